@@ -1,0 +1,78 @@
+package io.loadgate.ledger.db;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * The default ledger database: PostgreSQL 17 from zonky's linux-amd64 binaries, with its data directory kept
+ * under {@code $LOADGATE_HOME/pg} so that runs survive a restart.
+ */
+public final class EmbeddedPostgres implements AutoCloseable {
+    private final io.zonky.test.db.postgres.embedded.EmbeddedPostgres postgres;
+
+    private EmbeddedPostgres(io.zonky.test.db.postgres.embedded.EmbeddedPostgres postgres) {
+        this.postgres = postgres;
+    }
+
+    /** Starts on {@code dataDirectory} (created when missing, kept on close); port 0 picks a free port. */
+    public static EmbeddedPostgres start(Path dataDirectory, int port) {
+        requireNonNull(dataDirectory, "dataDirectory is null");
+        try {
+            Files.createDirectories(dataDirectory);
+            var builder = io.zonky.test.db.postgres.embedded.EmbeddedPostgres.builder()
+                    .setDataDirectory(dataDirectory)
+                    .setCleanDataDirectory(false)
+                    .setServerConfig("max_connections", "200");
+            if (port > 0) {
+                builder.setPort(port);
+            }
+            return new EmbeddedPostgres(builder.start());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the embedded PostgreSQL in " + dataDirectory
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    public int port() {
+        return postgres.getPort();
+    }
+
+    public String jdbcUrl(String database) {
+        return "jdbc:postgresql://127.0.0.1:" + port() + "/" + database;
+    }
+
+    public String user() {
+        return "postgres";
+    }
+
+    /** Creates {@code database} unless it exists already. */
+    public void ensureDatabase(String database) {
+        if (!database.matches("[a-z_][a-z0-9_]*")) {
+            throw new IllegalArgumentException("invalid database name: " + database);
+        }
+        try (Connection c = postgres.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+            var rs = s.executeQuery("SELECT 1 FROM pg_database WHERE datname = '" + database + "'");
+            if (!rs.next()) {
+                s.execute("CREATE DATABASE " + database);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create database " + database + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            postgres.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

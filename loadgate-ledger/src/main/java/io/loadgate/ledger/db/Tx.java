@@ -1,0 +1,118 @@
+package io.loadgate.ledger.db;
+
+import static java.util.Objects.requireNonNull;
+
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.sql.Types;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/** One open transaction: parameterised statements only, values bound by position. */
+public final class Tx {
+    private final Connection connection;
+
+    Tx(Connection connection) {
+        this.connection = requireNonNull(connection, "connection is null");
+    }
+
+    public Connection connection() {
+        return connection;
+    }
+
+    public int update(String sql, Object... params) throws SQLException {
+        try (PreparedStatement statement = prepare(sql, params)) {
+            return statement.executeUpdate();
+        }
+    }
+
+    public <T> List<T> query(String sql, RowMapper<T> mapper, Object... params) throws SQLException {
+        try (PreparedStatement statement = prepare(sql, params); ResultSet rs = statement.executeQuery()) {
+            List<T> rows = new ArrayList<>();
+            while (rs.next()) {
+                rows.add(mapper.map(rs));
+            }
+            return rows;
+        }
+    }
+
+    public <T> Optional<T> queryOne(String sql, RowMapper<T> mapper, Object... params) throws SQLException {
+        List<T> rows = query(sql, mapper, params);
+        if (rows.size() > 1) {
+            throw new IllegalStateException("expected at most one row, got " + rows.size() + " for: " + sql);
+        }
+        return rows.stream().findFirst();
+    }
+
+    /** Runs {@code body} inside a savepoint, so that one failing step does not abort the transaction. */
+    public <T> T inSavepoint(Database.TransactionBody<T> body) throws SQLException {
+        var savepoint = connection.setSavepoint();
+        try {
+            T result = body.run(this);
+            connection.releaseSavepoint(savepoint);
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            connection.rollback(savepoint);
+            throw e;
+        }
+    }
+
+    private PreparedStatement prepare(String sql, Object... params) throws SQLException {
+        PreparedStatement statement = connection.prepareStatement(sql);
+        try {
+            for (int i = 0; i < params.length; i++) {
+                bind(statement, i + 1, params[i]);
+            }
+            return statement;
+        } catch (SQLException | RuntimeException e) {
+            statement.close();
+            throw e;
+        }
+    }
+
+    private static void bind(PreparedStatement statement, int index, Object value) throws SQLException {
+        if (value == null) {
+            statement.setNull(index, Types.NULL);
+        } else if (value instanceof Instant instant) {
+            statement.setTimestamp(index, Timestamp.from(instant));
+        } else if (value instanceof Enum<?> e) {
+            statement.setString(index, e.name());
+        } else if (value instanceof UUID || value instanceof BigDecimal || value instanceof String
+                || value instanceof Number || value instanceof Boolean) {
+            statement.setObject(index, value);
+        } else if (value instanceof Jsonb json) {
+            statement.setObject(index, json.text(), Types.OTHER);
+        } else {
+            throw new IllegalArgumentException("cannot bind " + value.getClass().getName());
+        }
+    }
+
+    @FunctionalInterface
+    public interface RowMapper<T> {
+        T map(ResultSet rs) throws SQLException;
+    }
+
+    /** A value bound as {@code jsonb}. */
+    public record Jsonb(String text) {
+        public Jsonb {
+            requireNonNull(text, "text is null");
+        }
+    }
+
+    public static Instant instant(ResultSet rs, String column) throws SQLException {
+        Timestamp ts = rs.getTimestamp(column);
+        return ts == null ? null : ts.toInstant();
+    }
+
+    public static Long nullableLong(ResultSet rs, String column) throws SQLException {
+        long value = rs.getLong(column);
+        return rs.wasNull() ? null : value;
+    }
+}
