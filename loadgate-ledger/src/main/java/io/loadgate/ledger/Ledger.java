@@ -1,0 +1,45 @@
+package io.loadgate.ledger;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.ledger.db.Database;
+import io.loadgate.ledger.partition.Partitions;
+import io.loadgate.ledger.run.RunViews;
+import io.loadgate.ledger.run.Runs;
+
+/** The ledger's decisions and reads, wired once per process over one database. */
+public final class Ledger {
+    private final Database database;
+    private final LedgerSettings settings;
+    private final Runs runs;
+    private final Partitions partitions;
+    private final RunViews views;
+
+    public Ledger(Database database, LedgerSettings settings) {
+        this.database = requireNonNull(database, "database is null");
+        this.settings = requireNonNull(settings, "settings is null");
+        this.runs = new Runs(database, settings);
+        this.partitions = new Partitions(database, settings);
+        this.views = new RunViews(database);
+    }
+
+    public Database database() {
+        return database;
+    }
+
+    public LedgerSettings settings() {
+        return settings;
+    }
+
+    public Runs runs() {
+        return runs;
+    }
+
+    public Partitions partitions() {
+        return partitions;
+    }
+
+    public RunViews views() {
+        return views;
+    }
+}

@@ -1,0 +1,8 @@
+package io.loadgate.ledger.dispatch;
+
+public enum DispatchStatus {
+    PENDING,
+    SENT,
+    ACKED,
+    DEAD
+}

@@ -1,0 +1,15 @@
+package io.loadgate.ledger.dispatch;
+
+/** The steps the ledger asks an executor to run next. */
+public enum DispatchType {
+    EXTRACT_PARTITION,
+    VALIDATE_RUN,
+    PUBLISH_RUN,
+    VALIDATE_TARGET,
+    REISSUE_PARTITION;
+
+    /** Push delivery (executor "http", a NiFi flow) knows only these two; the other steps are pull-only. */
+    public boolean isPushed() {
+        return this == VALIDATE_RUN || this == REISSUE_PARTITION;
+    }
+}

@@ -1,0 +1,17 @@
+package io.loadgate.ledger.partition;
+
+public enum PartitionStatus {
+    PENDING,
+    RUNNING,
+    SUCCESS,
+    FAILED,
+    RETRY,
+    TIMED_OUT;
+
+    public boolean isFinished() {
+        return switch (this) {
+            case SUCCESS, FAILED, TIMED_OUT -> true;
+            case PENDING, RUNNING, RETRY -> false;
+        };
+    }
+}

@@ -1,0 +1,340 @@
+package io.loadgate.ledger.partition;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.ledger.LedgerException;
+import io.loadgate.ledger.LedgerSettings;
+import io.loadgate.ledger.LedgerSettings.RecoveryMode;
+import io.loadgate.ledger.db.Database;
+import io.loadgate.ledger.db.Tx;
+import io.loadgate.ledger.dispatch.DispatchType;
+import io.loadgate.ledger.dispatch.Outbox;
+import io.loadgate.ledger.event.EventLog;
+import io.loadgate.ledger.run.RunRow;
+import io.loadgate.ledger.run.RunStatus;
+import io.loadgate.ledger.run.RunTransitions;
+import io.loadgate.ledger.run.StagePath;
+import java.sql.SQLException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+
+/** Partition ownership and the chunk reports that commit a partition's files. */
+public final class Partitions {
+    private static final String CLAIM = """
+            UPDATE load_partition p
+               SET status = 'RUNNING', claim_token = ?, worker_node = ?, attempt_count = attempt_count + 1,
+                   heartbeat_at = now(), started_at = now(), error_stage = NULL, error_class = NULL,
+                   error_code = NULL, error_message = NULL
+             WHERE run_id = ? AND partition_id = ? AND status IN ('PENDING', 'RETRY') AND attempt_count < ?
+               AND EXISTS (SELECT 1 FROM load_run r WHERE r.run_id = p.run_id AND r.status = 'EXTRACTING')
+            RETURNING attempt_count, (SELECT status FROM load_run r WHERE r.run_id = p.run_id) AS run_status
+            """;
+    private static final String READ = """
+            SELECT p.status, p.claim_token, p.attempt_count, r.status AS run_status
+              FROM load_partition p JOIN load_run r USING (run_id)
+             WHERE p.run_id = ? AND p.partition_id = ?
+            """;
+    private static final String COMMITTED_CHUNK = """
+            SELECT chunk_count, hdfs_path, record_count, byte_count, checksum
+              FROM load_file WHERE run_id = ? AND partition_id = ? AND chunk_index = ? AND status = 'COMMITTED'
+            """;
+    private static final String OTHER_CHUNK_COUNT = """
+            SELECT chunk_count FROM load_file
+             WHERE run_id = ? AND partition_id = ? AND status = 'COMMITTED' AND chunk_count <> ? LIMIT 1
+            """;
+    private static final String INSERT_FILE = """
+            INSERT INTO load_file (run_id, partition_id, chunk_index, chunk_count, claim_token, attempt,
+                                   fragment_identifier, hdfs_path, record_count, byte_count, checksum)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """;
+    private static final String HEARTBEAT = """
+            UPDATE load_partition SET heartbeat_at = now()
+             WHERE run_id = ? AND partition_id = ? AND claim_token = ? AND status = 'RUNNING'
+            """;
+    private static final String RUN_HEARTBEAT = "UPDATE load_run SET heartbeat_at = now() WHERE run_id = ?";
+    private static final String CHUNK_TOTALS = """
+            SELECT count(*) AS chunks, COALESCE(sum(record_count), 0) AS records
+              FROM load_file WHERE run_id = ? AND partition_id = ? AND status = 'COMMITTED'
+            """;
+    private static final String FINISH_PARTITION = """
+            UPDATE load_partition
+               SET status = ?, actual_row_count = ?, completed_at = now(), error_stage = ?, error_code = ?,
+                   error_message = ?
+             WHERE run_id = ? AND partition_id = ? AND status = 'RUNNING' AND claim_token = ?
+            """;
+    private static final String FAIL_PARTITION = """
+            UPDATE load_partition
+               SET status = 'FAILED', completed_at = now(), error_stage = ?, error_class = ?, error_code = ?,
+                   error_message = ?
+             WHERE run_id = ? AND partition_id = ? AND status = 'RUNNING' AND claim_token = ?
+            """;
+    private static final String RUN_TOTALS = """
+            SELECT count(*) FILTER (WHERE status <> 'SUCCESS') AS unfinished,
+                   COALESCE(sum(actual_row_count) FILTER (WHERE status = 'SUCCESS'), 0) AS extracted
+              FROM load_partition WHERE run_id = ?
+            """;
+    private static final String COMPLETE_EXTRACTION = """
+            UPDATE load_run SET status = 'EXTRACTED_VALIDATED', status_changed_at = now(),
+                   extracted_count = ?, extract_completed_at = now()
+             WHERE run_id = ? AND status = 'EXTRACTING'
+            """;
+
+    private final Database database;
+    private final LedgerSettings settings;
+
+    public Partitions(Database database, LedgerSettings settings) {
+        this.database = requireNonNull(database, "database is null");
+        this.settings = requireNonNull(settings, "settings is null");
+    }
+
+    public record ClaimResult(boolean claimed, RunStatus runStatus, PartitionStatus partitionStatus, int attempt) {
+    }
+
+    /**
+     * PENDING/RETRY to RUNNING by compare-and-set: of many concurrent claimers exactly one wins. The winner's token
+     * presented again wins again (its first response may have been lost); everyone else gets claimed=false.
+     */
+    public ClaimResult claim(UUID runId, String partitionId, UUID claimToken, String workerNode) {
+        return database.inTransaction(tx -> {
+            Optional<ClaimResult> won = tx.queryOne(CLAIM, rs -> new ClaimResult(true,
+                    RunStatus.valueOf(rs.getString("run_status")), PartitionStatus.RUNNING,
+                    rs.getInt("attempt_count")), claimToken, workerNode, runId, partitionId, settings.maxAttempts());
+            if (won.isPresent()) {
+                EventLog.append(tx, runId, partitionId, "PARTITION_CLAIMED", null, PartitionStatus.RUNNING, workerNode,
+                        Map.of("claimToken", claimToken.toString(), "attempt", won.get().attempt()));
+                // A reissued partition's dispatch is acknowledged by the claim that takes it up.
+                Outbox.ackOpen(tx, runId, DispatchType.REISSUE_PARTITION, partitionId);
+                Outbox.ackOpen(tx, runId, DispatchType.EXTRACT_PARTITION, partitionId);
+                return won.get();
+            }
+            var current = tx.queryOne(READ, rs -> new Object[] {PartitionStatus.valueOf(rs.getString(1)),
+                    rs.getObject(2, UUID.class), rs.getInt(3), RunStatus.valueOf(rs.getString(4))}, runId, partitionId);
+            if (current.isEmpty()) {
+                RunTransitions.read(tx, runId).orElseThrow(() -> RunTransitions.notFound(runId));
+                throw partitionNotFound(runId, partitionId);
+            }
+            Object[] row = current.get();
+            PartitionStatus status = (PartitionStatus) row[0];
+            boolean sameOwner = claimToken.equals(row[1]) && status == PartitionStatus.RUNNING
+                    && row[3] == RunStatus.EXTRACTING;
+            return new ClaimResult(sameOwner, (RunStatus) row[3], status, (int) row[2]);
+        });
+    }
+
+    public static LedgerException.NotFound partitionNotFound(UUID runId, String partitionId) {
+        return new LedgerException.NotFound("PARTITION_NOT_FOUND",
+                "run " + runId + " has no partition " + partitionId);
+    }
+
+    public record ChunkResult(boolean recorded, PartitionStatus partitionStatus, RunStatus runStatus,
+                              long receivedChunks, int chunkCount, boolean validationScheduled) {
+    }
+
+    /**
+     * Records one chunk. The run row is locked first (lock order run, partition, file, dispatch), which serialises
+     * the reports of a run: of two simultaneous last reports, the second sees the first's completion and its own
+     * completion compare-and-set finds the run no longer EXTRACTING, so the VALIDATE_RUN dispatch is inserted once.
+     */
+    public ChunkResult reportChunk(UUID runId, String partitionId, ChunkReport report) {
+        return database.inTransaction(tx -> {
+            RunRow run = RunTransitions.lock(tx, runId);
+            PartitionRow partition = lockPartition(tx, runId, partitionId);
+            if (run.status().isTerminal()) {
+                EventLog.append(tx, runId, partitionId, "CHUNK_IGNORED", null, null, null, Map.of(
+                        "reason", "run " + run.status(), "chunkIndex", report.chunkIndex(),
+                        "hdfsPath", report.hdfsPath(), "claimToken", report.claimToken().toString()));
+                return new ChunkResult(false, partition.status(), run.status(), 0, report.chunkCount(), false);
+            }
+            requireOwner(partition, report.claimToken());
+            if (report.chunkIndex() < 0 || report.chunkIndex() >= report.chunkCount()) {
+                throw new LedgerException.Invalid("CHUNK_INDEX_OUT_OF_RANGE", "chunkIndex " + report.chunkIndex()
+                        + " is outside 0.." + (report.chunkCount() - 1));
+            }
+            StagePath runPath = StagePath.parse(run.hdfsRunPath());
+            StagePath chunkPath;
+            try {
+                chunkPath = StagePath.parse(report.hdfsPath());
+            } catch (IllegalArgumentException e) {
+                throw new LedgerException.Invalid("HDFS_PATH_OUTSIDE_RUN", e.getMessage() + ": " + report.hdfsPath());
+            }
+            if (!runPath.strictlyContains(chunkPath)) {
+                throw new LedgerException.Invalid("HDFS_PATH_OUTSIDE_RUN", report.hdfsPath()
+                        + " is not under the run path " + run.hdfsRunPath());
+            }
+            var existing = tx.queryOne(COMMITTED_CHUNK, rs -> new Object[] {rs.getInt(1), rs.getString(2),
+                    rs.getLong(3), rs.getLong(4), rs.getString(5)}, runId, partitionId, report.chunkIndex());
+            if (existing.isPresent()) {
+                Object[] e = existing.get();
+                boolean identical = (int) e[0] == report.chunkCount() && e[1].equals(chunkPath.toString())
+                        && (long) e[2] == report.recordCount() && (long) e[3] == report.byteCount()
+                        && Objects.equals(e[4], report.checksum());
+                if (!identical) {
+                    throw chunkConflict(report, "chunk " + report.chunkIndex() + " is already recorded with "
+                            + "other content");
+                }
+                return chunkResult(tx, run, runId, partitionId, report, false);
+            }
+            if (partition.status() != PartitionStatus.RUNNING) {
+                throw chunkConflict(report, "partition " + partitionId + " is " + partition.status()
+                        + "; its files are final");
+            }
+            Optional<Integer> otherCount = tx.queryOne(OTHER_CHUNK_COUNT, rs -> rs.getInt(1), runId, partitionId,
+                    report.chunkCount());
+            if (otherCount.isPresent()) {
+                throw chunkConflict(report, "chunkCount " + report.chunkCount() + " differs from the chunkCount "
+                        + otherCount.get() + " already reported for this partition");
+            }
+            tx.update(INSERT_FILE, runId, partitionId, report.chunkIndex(), report.chunkCount(), report.claimToken(),
+                    partition.attemptCount(), report.fragmentIdentifier(), chunkPath.toString(), report.recordCount(),
+                    report.byteCount(), report.checksum());
+            tx.update(HEARTBEAT, runId, partitionId, report.claimToken());
+            tx.update(RUN_HEARTBEAT, runId);
+            return chunkResult(tx, run, runId, partitionId, report, true);
+        });
+    }
+
+    private static LedgerException.Conflict chunkConflict(ChunkReport report, String message) {
+        return new LedgerException.Conflict("CHUNK_CONFLICT", message, Map.of("chunkIndex", report.chunkIndex()));
+    }
+
+    private ChunkResult chunkResult(Tx tx, RunRow run, UUID runId, String partitionId, ChunkReport report,
+                                    boolean inserted) throws SQLException {
+        long[] totals = tx.queryOne(CHUNK_TOTALS, rs -> new long[] {rs.getLong(1), rs.getLong(2)}, runId, partitionId)
+                .orElseThrow();
+        long chunks = totals[0];
+        PartitionStatus partitionStatus = PartitionStatus.RUNNING;
+        RunStatus runStatus = run.status();
+        boolean validationScheduled = false;
+        if (inserted && chunks == report.chunkCount()) {
+            PartitionRow partition = lockPartition(tx, runId, partitionId);
+            if (totals[1] == partition.expectedRowCount()) {
+                finishPartition(tx, runId, partitionId, report.claimToken(), PartitionStatus.SUCCESS, totals[1], null);
+                partitionStatus = PartitionStatus.SUCCESS;
+                Completion completion = completeExtractionIfLast(tx, run);
+                runStatus = completion.runStatus();
+                validationScheduled = completion.validationScheduled();
+            } else {
+                String message = "partition " + partitionId + " staged " + totals[1] + " rows, expected "
+                        + partition.expectedRowCount();
+                finishPartition(tx, runId, partitionId, report.claimToken(), PartitionStatus.FAILED, totals[1], message);
+                partitionStatus = PartitionStatus.FAILED;
+                RunTransitions.transition(tx, runId, RunStatus.EXTRACTING, RunStatus.FAILED_EXTRACT,
+                        new RunTransitions.Failure("EXTRACT", "ROW_COUNT_MISMATCH", message), "ledger");
+                runStatus = RunTransitions.read(tx, runId).orElseThrow().status();
+            }
+        } else if (!inserted) {
+            partitionStatus = lockPartition(tx, runId, partitionId).status();
+        }
+        return new ChunkResult(true, partitionStatus, runStatus, chunks, report.chunkCount(), validationScheduled);
+    }
+
+    private static void finishPartition(Tx tx, UUID runId, String partitionId, UUID token, PartitionStatus to,
+                                        long rows, String message) throws SQLException {
+        int updated = tx.update(FINISH_PARTITION, to, rows, message == null ? null : "EXTRACT",
+                message == null ? null : "ROW_COUNT_MISMATCH", message, runId, partitionId, token);
+        if (updated != 1) {
+            throw new IllegalStateException("finishing a locked RUNNING partition changed " + updated + " rows");
+        }
+        EventLog.append(tx, runId, partitionId, "PARTITION_STATUS", PartitionStatus.RUNNING, to, null,
+                message == null ? Map.of("rows", rows) : Map.of("rows", rows, "message", message));
+    }
+
+    private record Completion(RunStatus runStatus, boolean validationScheduled) {
+    }
+
+    /** The completion compare-and-set: the one report that finishes the last partition moves the run on. */
+    private static Completion completeExtractionIfLast(Tx tx, RunRow run) throws SQLException {
+        long[] totals = tx.queryOne(RUN_TOTALS, rs -> new long[] {rs.getLong(1), rs.getLong(2)}, run.runId())
+                .orElseThrow();
+        if (totals[0] > 0) {
+            return new Completion(run.status(), false);
+        }
+        if (run.sourceCount() == null || totals[1] != run.sourceCount()) {
+            String message = "partitions staged " + totals[1] + " rows but the source has " + run.sourceCount();
+            RunTransitions.transition(tx, run.runId(), RunStatus.EXTRACTING, RunStatus.FAILED_EXTRACT,
+                    new RunTransitions.Failure("EXTRACT", "ROW_COUNT_MISMATCH", message), "ledger");
+            return new Completion(RunStatus.FAILED_EXTRACT, false);
+        }
+        if (tx.update(COMPLETE_EXTRACTION, totals[1], run.runId()) != 1) {
+            return new Completion(RunTransitions.read(tx, run.runId()).orElseThrow().status(), false);
+        }
+        EventLog.append(tx, run.runId(), null, "RUN_STATUS", RunStatus.EXTRACTING, RunStatus.EXTRACTED_VALIDATED,
+                "ledger", Map.of("extractedCount", totals[1]));
+        Outbox.insert(tx, run.runId(), run.executor(), DispatchType.VALIDATE_RUN, null, Map.of());
+        return new Completion(RunStatus.EXTRACTED_VALIDATED, true);
+    }
+
+    private static PartitionRow lockPartition(Tx tx, UUID runId, String partitionId) throws SQLException {
+        return tx.queryOne(PartitionRow.LOCK, PartitionRow::map, runId, partitionId)
+                .orElseThrow(() -> partitionNotFound(runId, partitionId));
+    }
+
+    private static void requireOwner(PartitionRow partition, UUID claimToken) {
+        if (!claimToken.equals(partition.claimToken())) {
+            throw new LedgerException.Conflict("CLAIM_MISMATCH", "claim token " + claimToken
+                    + " does not own partition " + partition.partitionId(),
+                    Map.of("partitionStatus", partition.status().name()));
+        }
+    }
+
+    public record FailResult(PartitionStatus partitionStatus, RunStatus runStatus, boolean changed) {
+    }
+
+    /**
+     * A worker gives up its partition. The run fails (FAILED_SNAPSHOT_EXPIRED when the snapshot is gone), except
+     * in REISSUE mode for a transient error with attempts left, where the partition is reissued at the same snapshot.
+     */
+    public FailResult fail(UUID runId, String partitionId, PartitionFailure failure) {
+        return database.inTransaction(tx -> {
+            RunRow run = RunTransitions.lock(tx, runId);
+            PartitionRow partition = lockPartition(tx, runId, partitionId);
+            requireOwner(partition, failure.claimToken());
+            if (partition.status() == PartitionStatus.FAILED || partition.status() == PartitionStatus.RETRY) {
+                return new FailResult(partition.status(), run.status(), false);
+            }
+            if (partition.status() != PartitionStatus.RUNNING) {
+                throw new LedgerException.Conflict("PARTITION_STATUS_MISMATCH", "partition " + partitionId + " is "
+                        + partition.status() + ", not RUNNING", Map.of("partitionStatus", partition.status().name()));
+            }
+            if (settings.recoveryMode() == RecoveryMode.REISSUE && failure.isTransient() && !failure.isSnapshotLoss()
+                    && partition.attemptCount() < settings.maxAttempts() && run.status() == RunStatus.EXTRACTING) {
+                Reissue.reissue(tx, run, partitionId, PartitionStatus.RUNNING, failure.errorCode(), "worker");
+                return new FailResult(PartitionStatus.RETRY, run.status(), true);
+            }
+            tx.update(FAIL_PARTITION, failure.errorStage(), failure.errorClass(), failure.errorCode(),
+                    failure.message(), runId, partitionId, failure.claimToken());
+            Map<String, Object> details = new LinkedHashMap<>();
+            details.put("errorClass", failure.errorClass());
+            details.put("errorCode", failure.errorCode());
+            details.put("message", failure.message());
+            EventLog.append(tx, runId, partitionId, "PARTITION_STATUS", PartitionStatus.RUNNING,
+                    PartitionStatus.FAILED, null, details);
+            RunStatus failStatus = failure.isSnapshotLoss() ? RunStatus.FAILED_SNAPSHOT_EXPIRED : RunStatus.FAILED_EXTRACT;
+            boolean moved = RunTransitions.transition(tx, runId, RunStatus.EXTRACTING, failStatus,
+                    new RunTransitions.Failure(failure.errorStage() == null ? "EXTRACT" : failure.errorStage(),
+                            failure.errorCode(), "partition " + partitionId + ": " + failure.message()), "worker");
+            return new FailResult(PartitionStatus.FAILED, moved ? failStatus : run.status(), true);
+        });
+    }
+
+    public record HeartbeatResult(PartitionStatus partitionStatus, RunStatus runStatus) {
+    }
+
+    public HeartbeatResult heartbeat(UUID runId, String partitionId, UUID claimToken) {
+        return database.inTransaction(tx -> {
+            if (tx.update(HEARTBEAT, runId, partitionId, claimToken) == 1) {
+                tx.update(RUN_HEARTBEAT, runId);
+                return new HeartbeatResult(PartitionStatus.RUNNING,
+                        RunTransitions.read(tx, runId).orElseThrow().status());
+            }
+            RunRow run = RunTransitions.read(tx, runId).orElseThrow(() -> RunTransitions.notFound(runId));
+            PartitionRow partition = tx.queryOne(PartitionRow.LOCK, PartitionRow::map, runId, partitionId)
+                    .orElseThrow(() -> partitionNotFound(runId, partitionId));
+            requireOwner(partition, claimToken);
+            return new HeartbeatResult(partition.status(), run.status());
+        });
+    }
+}

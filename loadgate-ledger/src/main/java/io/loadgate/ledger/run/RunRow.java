@@ -1,0 +1,52 @@
+package io.loadgate.ledger.run;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.ledger.db.Tx;
+import java.math.BigDecimal;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.UUID;
+
+/** The fields of a run that the ledger's decisions read, as locked at the start of a transaction. */
+public record RunRow(
+        UUID runId,
+        String jobKey,
+        String businessKey,
+        RunStatus status,
+        Executor executor,
+        String hdfsRunPath,
+        String stageTable,
+        boolean allowEmptySource,
+        Long sourceCount,
+        String snapshotScn,
+        String snapshotRef,
+        UUID publishToken) {
+
+    public RunRow {
+        requireNonNull(runId, "runId is null");
+        requireNonNull(status, "status is null");
+        requireNonNull(executor, "executor is null");
+    }
+
+    static final String COLUMNS = """
+            run_id, job_key, business_key, status, executor, hdfs_run_path, stage_table, allow_empty_source,
+            source_count, snapshot_scn, snapshot_ref, publish_token""";
+
+    static RunRow map(ResultSet rs) throws SQLException {
+        BigDecimal scn = rs.getBigDecimal("snapshot_scn");
+        return new RunRow(
+                rs.getObject("run_id", UUID.class),
+                rs.getString("job_key"),
+                rs.getString("business_key"),
+                RunStatus.valueOf(rs.getString("status")),
+                Executor.fromWire(rs.getString("executor")),
+                rs.getString("hdfs_run_path"),
+                rs.getString("stage_table"),
+                rs.getBoolean("allow_empty_source"),
+                Tx.nullableLong(rs, "source_count"),
+                scn == null ? null : scn.toPlainString(),
+                rs.getString("snapshot_ref"),
+                rs.getObject("publish_token", UUID.class));
+    }
+}

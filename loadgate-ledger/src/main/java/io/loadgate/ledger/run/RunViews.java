@@ -1,0 +1,147 @@
+package io.loadgate.ledger.run;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.ledger.db.Database;
+import io.loadgate.ledger.db.Tx;
+import io.loadgate.ledger.event.EventLog;
+import java.math.BigDecimal;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+/** Read models of runs for the API, the CLI and the monitor. Reads never lock. */
+public final class RunViews {
+    private static final String RUN_COLUMNS = """
+            r.run_id, r.job_key, r.business_key, r.status, r.executor, r.snapshot_scn, r.snapshot_ref, r.source_count,
+            r.expected_partition_count, r.hdfs_run_path, r.stage_table, r.started_at, r.heartbeat_at,
+            r.extract_completed_at, r.completed_at, r.error_stage, r.error_code, r.error_message, r.staging_count,
+            r.target_count, r.target_ref,
+            (SELECT count(*) FROM load_partition p WHERE p.run_id = r.run_id AND p.status = 'SUCCESS') AS success_partitions,
+            (SELECT count(*) FROM load_partition p WHERE p.run_id = r.run_id AND p.status IN ('FAILED', 'TIMED_OUT')) AS failed_partitions,
+            (SELECT COALESCE(sum(f.record_count), 0) FROM load_file f WHERE f.run_id = r.run_id AND f.status = 'COMMITTED') AS extracted
+            """;
+    private static final String ONE = "SELECT " + RUN_COLUMNS + " FROM load_run r WHERE r.run_id = ?";
+    private static final String LIST = "SELECT " + RUN_COLUMNS + """
+             FROM load_run r
+            WHERE (?::text IS NULL OR r.job_key = ?) AND (?::text IS NULL OR r.business_key = ?)
+              AND (?::text IS NULL OR r.status = ?)
+            ORDER BY r.started_at DESC, r.run_id LIMIT ?
+            """;
+    private static final String PARTITIONS = """
+            SELECT p.partition_id, p.status, p.expected_row_count, p.actual_row_count, p.attempt_count, p.worker_node,
+                   p.error_code, (SELECT count(*) FROM load_file f WHERE f.run_id = p.run_id
+                                     AND f.partition_id = p.partition_id AND f.status = 'COMMITTED') AS file_count
+              FROM load_partition p WHERE p.run_id = ? ORDER BY p.partition_id
+            """;
+    private static final String DISPATCHES = """
+            SELECT dispatch_id, dispatch_type, partition_id, status, attempt_count, sent_at, acked_at
+              FROM load_dispatch WHERE run_id = ? ORDER BY created_at, dispatch_id
+            """;
+
+    private final Database database;
+
+    public RunViews(Database database) {
+        this.database = requireNonNull(database, "database is null");
+    }
+
+    public Optional<Map<String, Object>> run(UUID runId) {
+        return database.inTransaction(tx -> {
+            Optional<Map<String, Object>> run = tx.queryOne(ONE, RunViews::summary, runId);
+            if (run.isEmpty()) {
+                return run;
+            }
+            Map<String, Object> view = run.get();
+            List<Map<String, Object>> partitions = tx.query(PARTITIONS, RunViews::partition, runId);
+            Map<String, Long> counts = new LinkedHashMap<>();
+            for (Map<String, Object> p : partitions) {
+                counts.merge((String) p.get("status"), 1L, Long::sum);
+            }
+            view.put("partitionCounts", counts);
+            view.put("partitions", partitions);
+            view.put("dispatches", tx.query(DISPATCHES, RunViews::dispatch, runId));
+            return Optional.of(view);
+        });
+    }
+
+    public record RunFilter(String jobKey, String businessKey, RunStatus status, int limit) {
+    }
+
+    public List<Map<String, Object>> list(RunFilter filter) {
+        String status = filter.status() == null ? null : filter.status().name();
+        return database.inTransaction(tx -> tx.query(LIST, RunViews::summary, filter.jobKey(), filter.jobKey(),
+                filter.businessKey(), filter.businessKey(), status, status, filter.limit()));
+    }
+
+    public List<EventLog.Event> events(UUID runId, long afterEventId, int limit) {
+        return database.inTransaction(tx -> {
+            RunTransitions.read(tx, runId).orElseThrow(() -> RunTransitions.notFound(runId));
+            return EventLog.list(tx, runId, afterEventId, limit);
+        });
+    }
+
+    private static Map<String, Object> summary(ResultSet rs) throws SQLException {
+        Map<String, Object> view = new LinkedHashMap<>();
+        view.put("runId", rs.getObject("run_id", UUID.class).toString());
+        view.put("jobKey", rs.getString("job_key"));
+        view.put("businessKey", rs.getString("business_key"));
+        view.put("status", rs.getString("status"));
+        view.put("executor", rs.getString("executor"));
+        BigDecimal scn = rs.getBigDecimal("snapshot_scn");
+        view.put("snapshotScn", scn == null ? null : scn.toPlainString());
+        view.put("snapshotRef", rs.getString("snapshot_ref"));
+        view.put("sourceCount", Tx.nullableLong(rs, "source_count"));
+        view.put("expectedPartitionCount", Tx.nullableLong(rs, "expected_partition_count"));
+        view.put("successPartitionCount", rs.getLong("success_partitions"));
+        view.put("failedPartitionCount", rs.getLong("failed_partitions"));
+        view.put("extractedCount", rs.getLong("extracted"));
+        view.put("stagingCount", Tx.nullableLong(rs, "staging_count"));
+        view.put("targetCount", Tx.nullableLong(rs, "target_count"));
+        view.put("targetRef", rs.getString("target_ref"));
+        view.put("hdfsRunPath", rs.getString("hdfs_run_path"));
+        view.put("stageTable", rs.getString("stage_table"));
+        view.put("startedAt", text(Tx.instant(rs, "started_at")));
+        view.put("heartbeatAt", text(Tx.instant(rs, "heartbeat_at")));
+        view.put("extractCompletedAt", text(Tx.instant(rs, "extract_completed_at")));
+        view.put("completedAt", text(Tx.instant(rs, "completed_at")));
+        view.put("errorStage", rs.getString("error_stage"));
+        view.put("errorCode", rs.getString("error_code"));
+        view.put("errorMessage", rs.getString("error_message"));
+        return view;
+    }
+
+    private static Map<String, Object> partition(ResultSet rs) throws SQLException {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("partitionId", rs.getString("partition_id"));
+        p.put("status", rs.getString("status"));
+        p.put("expectedRowCount", rs.getLong("expected_row_count"));
+        p.put("actualRowCount", Tx.nullableLong(rs, "actual_row_count"));
+        p.put("fileCount", rs.getLong("file_count"));
+        p.put("attemptCount", rs.getInt("attempt_count"));
+        p.put("workerNode", rs.getString("worker_node"));
+        p.put("errorCode", rs.getString("error_code"));
+        return p;
+    }
+
+    private static Map<String, Object> dispatch(ResultSet rs) throws SQLException {
+        Map<String, Object> d = new LinkedHashMap<>();
+        d.put("dispatchId", rs.getObject("dispatch_id", UUID.class).toString());
+        d.put("dispatchType", rs.getString("dispatch_type"));
+        d.put("partitionId", rs.getString("partition_id"));
+        d.put("status", rs.getString("status"));
+        d.put("attemptCount", rs.getInt("attempt_count"));
+        d.put("sentAt", text(Tx.instant(rs, "sent_at")));
+        d.put("ackedAt", text(Tx.instant(rs, "acked_at")));
+        return d;
+    }
+
+    static String text(Instant instant) {
+        return instant == null ? null : instant.toString();
+    }
+
+}

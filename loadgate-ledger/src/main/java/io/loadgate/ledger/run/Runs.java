@@ -1,0 +1,257 @@
+package io.loadgate.ledger.run;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.ledger.LedgerException;
+import io.loadgate.ledger.LedgerJson;
+import io.loadgate.ledger.LedgerSettings;
+import io.loadgate.ledger.db.Database;
+import io.loadgate.ledger.db.Tx;
+import io.loadgate.ledger.dispatch.DispatchType;
+import io.loadgate.ledger.dispatch.Outbox;
+import io.loadgate.ledger.event.EventLog;
+import io.loadgate.ledger.partition.PartitionStatus;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+/** Run-level decisions: create, register the manifest, fail. */
+public final class Runs {
+    private static final String INSERT = """
+            INSERT INTO load_run (run_id, job_key, business_key, status, executor, hdfs_root, hdfs_run_path,
+                                  stage_table, allow_empty_source, parameters, created_by)
+            VALUES (?, ?, ?, 'CREATED', ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (job_key, business_key)
+               WHERE status IN ('CREATED', 'EXTRACTING', 'EXTRACTED_VALIDATED', 'STAGE_VALIDATING',
+                                'STAGING_VALIDATED', 'PUBLISHING', 'PUBLISHED', 'PUBLISH_UNKNOWN')
+            DO NOTHING
+            """;
+    private static final String ACTIVE_RUN = """
+            SELECT run_id FROM load_run
+             WHERE job_key = ? AND business_key = ?
+               AND status IN ('CREATED', 'EXTRACTING', 'EXTRACTED_VALIDATED', 'STAGE_VALIDATING',
+                              'STAGING_VALIDATED', 'PUBLISHING', 'PUBLISHED', 'PUBLISH_UNKNOWN')
+            """;
+    // jsonb equality ignores key order and number representation, which a resend may change.
+    private static final String SAME_MANIFEST = """
+            SELECT manifest_response FROM load_run
+             WHERE run_id = ? AND manifest_response IS NOT NULL AND manifest = ?
+            """;
+    private static final String REGISTER_MANIFEST = """
+            UPDATE load_run
+               SET status = ?, status_changed_at = now(), heartbeat_at = now(),
+                   snapshot_scn = ?, snapshot_ref = ?, source_count = ?, source_null_split_count = ?,
+                   source_min_split = ?, source_max_split = ?, planned_partition_count = ?, source_metrics = ?,
+                   source_metrics_version = ?, manifest = ?, manifest_response = ?, expected_partition_count = ?,
+                   extract_completed_at = CASE WHEN ? THEN now() END
+             WHERE run_id = ? AND status = 'CREATED'
+            """;
+    private static final String STORE_FAILED_MANIFEST = "UPDATE load_run SET manifest = ? WHERE run_id = ?";
+    private static final String INSERT_PARTITION = """
+            INSERT INTO load_partition (run_id, partition_id, status, lower_bound, upper_bound, upper_inclusive,
+                                        is_null_partition, expected_row_count, source_ref, spec, completed_at,
+                                        actual_row_count)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CASE WHEN ? THEN now() END, ?)
+            """;
+
+    private final Database database;
+    private final LedgerSettings settings;
+
+    public Runs(Database database, LedgerSettings settings) {
+        this.database = requireNonNull(database, "database is null");
+        this.settings = requireNonNull(settings, "settings is null");
+    }
+
+    public record CreateRun(String jobKey, String businessKey, String hdfsRoot, String stageTablePrefix,
+                            boolean allowEmptySource, Map<String, Object> parameters, Executor executor, String actor) {
+        public CreateRun {
+            requireNonNull(jobKey, "jobKey is null");
+            requireNonNull(businessKey, "businessKey is null");
+            requireNonNull(hdfsRoot, "hdfsRoot is null");
+            requireNonNull(stageTablePrefix, "stageTablePrefix is null");
+            parameters = parameters == null ? Map.of() : new LinkedHashMap<>(parameters);
+            requireNonNull(executor, "executor is null");
+        }
+    }
+
+    public record CreatedRun(UUID runId, RunStatus status, String hdfsRunPath, String stageTable) {
+    }
+
+    public CreatedRun create(CreateRun request) {
+        StagePath root = StagePath.parse(request.hdfsRoot(), "INVALID_HDFS_ROOT");
+        if (settings.allowedRoots().stream().noneMatch(allowed -> allowed.contains(root))) {
+            throw new LedgerException.Invalid("INVALID_HDFS_ROOT", "hdfsRoot " + root
+                    + " is not under an allowed root " + settings.allowedRoots());
+        }
+        UUID runId = UUID.randomUUID();
+        String runPath = root.resolve(request.jobKey(), "run_id=" + runId).toString();
+        String stageTable = request.stageTablePrefix() + runId.toString().replace("-", "");
+        return database.inTransaction(tx -> {
+            int inserted = tx.update(INSERT, runId, request.jobKey(), request.businessKey(),
+                    request.executor().wireName(), root.toString(), runPath, stageTable, request.allowEmptySource(),
+                    LedgerJson.jsonb(request.parameters()), request.actor());
+            if (inserted == 0) {
+                Optional<UUID> active = tx.queryOne(ACTIVE_RUN, rs -> rs.getObject(1, UUID.class),
+                        request.jobKey(), request.businessKey());
+                throw new LedgerException.Conflict("DUPLICATE_ACTIVE_RUN", "job " + request.jobKey()
+                        + " already has an active run for business key " + request.businessKey(),
+                        active.<Map<String, Object>>map(id -> Map.of("activeRunId", id.toString())).orElse(Map.of()));
+            }
+            EventLog.append(tx, runId, null, "RUN_STATUS", null, RunStatus.CREATED, request.actor(),
+                    Map.of("jobKey", request.jobKey(), "businessKey", request.businessKey(),
+                            "executor", request.executor().wireName()));
+            return new CreatedRun(runId, RunStatus.CREATED, runPath, stageTable);
+        });
+    }
+
+    /**
+     * Registers the manifest. Every invariant is checked; a manifest that breaks any of them fails the run
+     * (committed) and is then reported as 422 MANIFEST_INVALID with every violation.
+     */
+    public Map<String, Object> registerManifest(UUID runId, Manifest manifest, String actor) {
+        Map<String, Object> canonical = manifest.toWire();
+        ManifestOutcome outcome = database.inTransaction(tx -> {
+            RunRow run = RunTransitions.lock(tx, runId);
+            if (run.status() != RunStatus.CREATED) {
+                return resend(tx, run, canonical);
+            }
+            List<ManifestViolation> violations = ManifestValidator.validate(manifest, run.allowEmptySource());
+            if (!violations.isEmpty()) {
+                tx.update(STORE_FAILED_MANIFEST, LedgerJson.jsonb(canonical), runId);
+                RunTransitions.transition(tx, runId, RunStatus.CREATED, RunStatus.FAILED_MANIFEST,
+                        new RunTransitions.Failure("MANIFEST", "MANIFEST_INVALID",
+                                violations.size() + " manifest invariant(s) violated"), actor);
+                return new ManifestOutcome(null, violations);
+            }
+            return new ManifestOutcome(accept(tx, run, manifest, canonical, actor), List.of());
+        });
+        if (!outcome.violations().isEmpty()) {
+            throw new LedgerException.Invalid("MANIFEST_INVALID", "the manifest violates "
+                    + outcome.violations().size() + " invariant(s); the run is FAILED_MANIFEST",
+                    Map.of("violations", outcome.violations().stream().map(ManifestViolation::toWire).toList(),
+                            "runStatus", RunStatus.FAILED_MANIFEST.name()));
+        }
+        return outcome.response();
+    }
+
+    private record ManifestOutcome(Map<String, Object> response, List<ManifestViolation> violations) {
+    }
+
+    private ManifestOutcome resend(Tx tx, RunRow run, Map<String, Object> canonical) throws SQLException {
+        Optional<String> stored = tx.queryOne(SAME_MANIFEST, rs -> rs.getString(1), run.runId(),
+                LedgerJson.jsonb(canonical));
+        if (stored.isPresent()) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> response = LedgerJson.MAPPER.convertValue(LedgerJson.read(stored.get()), Map.class);
+            return new ManifestOutcome(response, List.of());
+        }
+        throw new LedgerException.Conflict("RUN_STATUS_MISMATCH", "run " + run.runId() + " is " + run.status()
+                + " and already has a different manifest", Map.of("runStatus", run.status().name()));
+    }
+
+    private Map<String, Object> accept(Tx tx, RunRow run, Manifest manifest, Map<String, Object> canonical,
+                                       String actor) throws SQLException {
+        List<Manifest.Partition> dispatchPartitions = new ArrayList<>();
+        int emptyPartitions = 0;
+        for (Manifest.Partition p : manifest.partitions()) {
+            boolean empty = p.expectedRowCount() == 0;
+            tx.update(INSERT_PARTITION, run.runId(), p.partitionId(),
+                    empty ? PartitionStatus.SUCCESS : PartitionStatus.PENDING,
+                    decimal(p.lowerBound()), decimal(p.upperBound()), p.upperInclusive(), p.isNullPartition(),
+                    p.expectedRowCount(), p.sourceRef(), LedgerJson.jsonb(p.toWire()), empty, empty ? 0L : null);
+            if (empty) {
+                emptyPartitions++;
+            } else {
+                dispatchPartitions.add(p);
+            }
+        }
+        boolean allEmpty = dispatchPartitions.isEmpty();
+        RunStatus next = allEmpty ? RunStatus.EXTRACTED_VALIDATED : RunStatus.EXTRACTING;
+        Map<String, Object> response = new LinkedHashMap<>();
+        response.put("runId", run.runId().toString());
+        response.put("status", next.name());
+        response.put("dispatchPartitions", dispatchPartitions.stream().map(Manifest.Partition::toWire).toList());
+        response.put("emptyPartitionCount", emptyPartitions);
+        response.put("validationScheduled", allEmpty);
+
+        int updated = tx.update(REGISTER_MANIFEST, next, decimal(manifest.snapshotScn()), manifest.snapshotRef(),
+                manifest.sourceCount(), manifest.sourceNullSplitCount(), decimal(manifest.sourceMinSplit()),
+                decimal(manifest.sourceMaxSplit()), manifest.plannedPartitionCount(),
+                LedgerJson.jsonb(manifest.sourceMetrics()), manifest.sourceMetricsVersion(),
+                LedgerJson.jsonb(canonical), LedgerJson.jsonb(response), manifest.partitions().size(), allEmpty,
+                run.runId());
+        if (updated != 1) {
+            throw new IllegalStateException("manifest update of a locked CREATED run changed " + updated + " rows");
+        }
+        EventLog.append(tx, run.runId(), null, "RUN_STATUS", RunStatus.CREATED, next, actor,
+                Map.of("partitions", manifest.partitions().size(), "emptyPartitions", emptyPartitions,
+                        "sourceCount", manifest.sourceCount()));
+        for (Manifest.Partition p : dispatchPartitions) {
+            Outbox.insert(tx, run.runId(), run.executor(), DispatchType.EXTRACT_PARTITION, p.partitionId(),
+                    extractPayload(run, manifest, p));
+        }
+        if (allEmpty) {
+            Outbox.insert(tx, run.runId(), run.executor(), DispatchType.VALIDATE_RUN, null, Map.of());
+        }
+        return response;
+    }
+
+    /** What a worker needs to extract one partition without asking again: the partition and the snapshot. */
+    public static Map<String, Object> extractPayload(RunRow run, Manifest manifest, Manifest.Partition p) {
+        Map<String, Object> payload = new LinkedHashMap<>();
+        payload.put("partition", p.toWire());
+        payload.put("snapshotScn", manifest.snapshotScn() == null ? null : manifest.snapshotScn().toString());
+        payload.put("snapshotRef", manifest.snapshotRef());
+        payload.put("hdfsRunPath", run.hdfsRunPath());
+        return payload;
+    }
+
+    private static java.math.BigDecimal decimal(java.math.BigInteger value) {
+        return value == null ? null : new java.math.BigDecimal(value);
+    }
+
+    public record FailRun(RunStatus expectedStatus, RunStatus failStatus, String errorStage, String errorCode,
+                          String message) {
+        public FailRun {
+            requireNonNull(expectedStatus, "expectedStatus is null");
+            requireNonNull(failStatus, "failStatus is null");
+        }
+    }
+
+    private static final Map<RunStatus, RunStatus> ALLOWED_FAILS = Map.of(
+            RunStatus.CREATED, RunStatus.FAILED_MANIFEST,
+            RunStatus.EXTRACTING, RunStatus.FAILED_EXTRACT,
+            RunStatus.STAGE_VALIDATING, RunStatus.FAILED_STAGE_VALIDATION,
+            RunStatus.STAGING_VALIDATED, RunStatus.FAILED_PUBLISH,
+            RunStatus.PUBLISHED, RunStatus.FAILED_TARGET_VALIDATION);
+
+    public Map<String, Object> fail(UUID runId, FailRun request, String actor) {
+        if (ALLOWED_FAILS.get(request.expectedStatus()) != request.failStatus()) {
+            throw new LedgerException.Invalid("FAIL_TRANSITION_NOT_ALLOWED", request.expectedStatus() + " -> "
+                    + request.failStatus() + " is not an allowed failure transition");
+        }
+        return database.inTransaction(tx -> {
+            RunRow run = RunTransitions.lock(tx, runId);
+            boolean changed;
+            if (run.status() == request.failStatus()) {
+                changed = false;
+            } else if (run.status() != request.expectedStatus()) {
+                throw new LedgerException.Conflict("RUN_STATUS_MISMATCH", "run " + runId + " is " + run.status()
+                        + ", not " + request.expectedStatus(), Map.of("runStatus", run.status().name()));
+            } else {
+                changed = RunTransitions.transition(tx, runId, request.expectedStatus(), request.failStatus(),
+                        new RunTransitions.Failure(request.errorStage(), request.errorCode(), request.message()),
+                        actor);
+            }
+            Map<String, Object> response = new LinkedHashMap<>();
+            response.put("runId", runId.toString());
+            response.put("runStatus", request.failStatus().name());
+            response.put("changed", changed);
+            return response;
+        });
+    }
+}

@@ -1,0 +1,185 @@
+package io.loadgate.server.http;
+
+import static java.util.Objects.requireNonNull;
+
+import io.javalin.Javalin;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import io.loadgate.ledger.Ledger;
+import io.loadgate.ledger.LedgerException;
+import io.loadgate.ledger.db.DatabaseException;
+import io.loadgate.server.auth.Authenticator;
+import io.loadgate.server.auth.Role;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ledger's HTTP API, {@code ../shared/spec/ledger-api-v1.md}. Every error leaves through {@link #error}, so
+ * each response has the same envelope and an {@code X-Request-Id}; a client's mistake is never a 500.
+ */
+public final class ApiServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
+    private static final Pattern REQUEST_ID = Pattern.compile("[A-Za-z0-9._:\\-]{1,100}");
+    static final Set<Role> WORKER = Set.of(Role.WORKER);
+    static final Set<Role> OPERATOR = Set.of(Role.OPERATOR);
+    static final Set<Role> READERS = Set.of(Role.WORKER, Role.OPERATOR, Role.VIEWER);
+
+    private final Javalin app;
+
+    /** Everything the routes need, wired by the caller. */
+    public record Wiring(Ledger ledger, Authenticator authenticator, PrometheusMeterRegistry metrics) {
+        public Wiring {
+            requireNonNull(ledger, "ledger is null");
+            requireNonNull(authenticator, "authenticator is null");
+            requireNonNull(metrics, "metrics is null");
+        }
+    }
+
+    private ApiServer(Javalin app) {
+        this.app = app;
+    }
+
+    public static ApiServer start(Wiring wiring, String host, int port) {
+        Javalin app = Javalin.create(config -> {
+            config.startup.showJavalinBanner = false;
+            config.requestLogger.http((ctx, ms) -> recordRequest(wiring.metrics(), ctx, ms));
+            RoutesConfig routes = config.routes;
+            routes.before(ApiServer::assignRequestId);
+            routes.exception(Exception.class, (e, ctx) -> error(ctx, e));
+            routes.error(404, "*", ctx -> {
+                if (ctx.result() == null || ctx.result().isEmpty() || !ctx.res().getContentType().contains("json")) {
+                    write(ctx, 404, envelope(ctx, "NOT_FOUND", "no endpoint " + ctx.method() + " " + ctx.path(),
+                            Map.of()));
+                }
+            });
+            routes.error(405, "*", ctx -> write(ctx, 405, envelope(ctx, "METHOD_NOT_ALLOWED",
+                    ctx.method() + " is not allowed on " + ctx.path(), Map.of())));
+            Routes r = new Routes(routes, wiring.authenticator());
+            HealthRoutes.register(r, wiring.ledger(), wiring.metrics());
+            RunRoutes.register(r, wiring.ledger());
+            PartitionRoutes.register(r, wiring.ledger());
+        });
+        app.start(host, port);
+        return new ApiServer(app);
+    }
+
+    public int port() {
+        return app.port();
+    }
+
+    @Override
+    public void close() {
+        app.stop();
+    }
+
+    private static void assignRequestId(Context ctx) {
+        String given = ctx.header("X-Request-Id");
+        String id = given != null && REQUEST_ID.matcher(given).matches() ? given : UUID.randomUUID().toString();
+        ctx.attribute("requestId", id);
+        ctx.header("X-Request-Id", id);
+    }
+
+    private static void recordRequest(PrometheusMeterRegistry metrics, Context ctx, float ms) {
+        String route;
+        try {
+            route = ctx.endpoint().path;
+        } catch (RuntimeException e) {
+            route = "unmatched";
+        }
+        Timer.builder("loadgate_http_requests").tag("method", ctx.method().name()).tag("route", route)
+                .tag("status", Integer.toString(ctx.statusCode())).register(metrics)
+                .record(Duration.ofNanos((long) (ms * 1_000_000)));
+    }
+
+    static void error(Context ctx, Exception e) {
+        if (e instanceof LedgerException le) {
+            int status = le instanceof LedgerException.Invalid ? 422 : le instanceof LedgerException.Conflict ? 409 : 404;
+            write(ctx, status, envelope(ctx, le.code(), le.getMessage(), le.details()));
+        } else if (e instanceof ApiException api) {
+            write(ctx, api.status(), envelope(ctx, api.code(), api.getMessage(), api.details()));
+        } else if (e instanceof DatabaseException db && db.unavailable()) {
+            LOG.warn("database unavailable on {} {}: {}", ctx.method(), ctx.path(), db.getMessage());
+            write(ctx, 503, envelope(ctx, "DATABASE_UNAVAILABLE", "the ledger database is unavailable", Map.of()));
+        } else {
+            LOG.error("request {} {} failed (requestId {})", ctx.method(), ctx.path(), ctx.attribute("requestId"), e);
+            write(ctx, 500, envelope(ctx, "INTERNAL_ERROR", "internal error; see the server log for request id "
+                    + ctx.attribute("requestId"), Map.of()));
+        }
+    }
+
+    static Map<String, Object> envelope(Context ctx, String code, String message, Map<String, Object> details) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("code", code);
+        body.put("message", message);
+        body.put("requestId", ctx.attribute("requestId"));
+        body.put("details", details);
+        return body;
+    }
+
+    static void write(Context ctx, int status, Object body) {
+        ctx.status(status).contentType("application/json").result(Json.write(body));
+    }
+
+    /** Route registration with the roles allowed to call each route, checked before the body is read. */
+    static final class Routes {
+        private final RoutesConfig routes;
+        private final Authenticator authenticator;
+
+        Routes(RoutesConfig routes, Authenticator authenticator) {
+            this.routes = routes;
+            this.authenticator = authenticator;
+        }
+
+        void get(String path, Set<Role> roles, Handler handler) {
+            routes.get(path, guarded(roles, handler));
+        }
+
+        void post(String path, Set<Role> roles, Handler handler) {
+            routes.post(path, guarded(roles, handler));
+        }
+
+        void open(String path, Handler handler) {
+            routes.get(path, handler);
+        }
+
+        private Handler guarded(Set<Role> roles, Handler handler) {
+            return ctx -> {
+                var principal = authenticator.authenticate(ctx.header("Authorization"))
+                        .orElseThrow(() -> new ApiException(401, "UNAUTHENTICATED", "a valid bearer token is required"));
+                if (!roles.contains(principal.role())) {
+                    throw new ApiException(403, "FORBIDDEN", "role " + principal.role().name().toLowerCase()
+                            + " may not call " + ctx.method() + " " + ctx.endpoint().path);
+                }
+                ctx.attribute("principal", principal);
+                handler.handle(ctx);
+            };
+        }
+    }
+
+    /** The caller's identity for events: role and token id. */
+    public static String actor(Context ctx) {
+        Authenticator.Principal principal = ctx.attribute("principal");
+        return principal == null ? null : principal.role().name().toLowerCase() + ":" + principal.tokenId();
+    }
+
+    public static void ok(Context ctx, Object body) {
+        write(ctx, 200, body);
+    }
+
+    public static UUID runId(Context ctx) {
+        try {
+            return UUID.fromString(ctx.pathParam("runId"));
+        } catch (IllegalArgumentException e) {
+            throw new LedgerException.NotFound("RUN_NOT_FOUND", "run " + ctx.pathParam("runId") + " does not exist");
+        }
+    }
+}

@@ -1,0 +1,107 @@
+package io.loadgate.server.http;
+
+import io.javalin.http.Context;
+import io.loadgate.ledger.Ledger;
+import io.loadgate.ledger.partition.ChunkReport;
+import io.loadgate.ledger.partition.PartitionFailure;
+import io.loadgate.ledger.partition.Partitions;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+/** {@code /v1/runs/{runId}/partitions/{partitionId}/...}: claim, chunks, fail, heartbeat. */
+final class PartitionRoutes {
+    private static final String BASE = "/v1/runs/{runId}/partitions/{partitionId}";
+
+    private PartitionRoutes() {
+    }
+
+    static void register(ApiServer.Routes routes, Ledger ledger) {
+        routes.post(BASE + "/claim", ApiServer.WORKER, ctx -> claim(ctx, ledger));
+        routes.post(BASE + "/chunks", ApiServer.WORKER, ctx -> chunk(ctx, ledger));
+        routes.post(BASE + "/fail", ApiServer.WORKER, ctx -> fail(ctx, ledger));
+        routes.post(BASE + "/heartbeat", ApiServer.WORKER, ctx -> heartbeat(ctx, ledger));
+    }
+
+    private static String partitionId(Context ctx, UUID runId) {
+        String id = ctx.pathParam("partitionId");
+        if (!Formats.PARTITION_ID.matcher(id).matches()) {
+            throw Partitions.partitionNotFound(runId, id);
+        }
+        return id;
+    }
+
+    private static void claim(Context ctx, Ledger ledger) {
+        UUID runId = ApiServer.runId(ctx);
+        String partitionId = partitionId(ctx, runId);
+        RequestBody body = RequestBody.parse(ctx.body());
+        UUID token = body.uuid("claimToken", true);
+        String node = body.string("workerNode", false, 200);
+        body.finish();
+        var result = ledger.partitions().claim(runId, partitionId, token, node);
+        Map<String, Object> response = new LinkedHashMap<>();
+        response.put("claimed", result.claimed());
+        response.put("runStatus", result.runStatus().name());
+        response.put("partitionStatus", result.partitionStatus().name());
+        response.put("attempt", result.attempt());
+        ApiServer.ok(ctx, response);
+    }
+
+    private static void chunk(Context ctx, Ledger ledger) {
+        UUID runId = ApiServer.runId(ctx);
+        String partitionId = partitionId(ctx, runId);
+        RequestBody body = RequestBody.parse(ctx.body());
+        UUID token = body.uuid("claimToken", true);
+        Integer index = body.int32("chunkIndex", true, Integer.MIN_VALUE, Integer.MAX_VALUE);
+        Integer count = body.int32("chunkCount", true, 1, 1_000_000);
+        String fragment = body.string("fragmentIdentifier", false, 200);
+        String path = body.string("hdfsPath", true, Formats.PATH);
+        Long records = body.integer("recordCount", true, 0, Long.MAX_VALUE);
+        Long bytes = body.integer("byteCount", true, 0, Long.MAX_VALUE);
+        String checksum = body.string("checksum", false, 200);
+        body.finish();
+        var result = ledger.partitions().reportChunk(runId, partitionId,
+                new ChunkReport(token, index, count, fragment, path, records, bytes, checksum));
+        Map<String, Object> response = new LinkedHashMap<>();
+        response.put("recorded", result.recorded());
+        response.put("partitionStatus", result.partitionStatus().name());
+        response.put("runStatus", result.runStatus().name());
+        response.put("receivedChunks", result.receivedChunks());
+        response.put("chunkCount", result.chunkCount());
+        response.put("validationScheduled", result.validationScheduled());
+        ApiServer.ok(ctx, response);
+    }
+
+    private static void fail(Context ctx, Ledger ledger) {
+        UUID runId = ApiServer.runId(ctx);
+        String partitionId = partitionId(ctx, runId);
+        RequestBody body = RequestBody.parse(ctx.body());
+        UUID token = body.uuid("claimToken", true);
+        String stage = body.string("errorStage", false, Formats.CODE);
+        String errorClass = body.string("errorClass", false, Formats.CODE);
+        String code = body.string("errorCode", false, Formats.CODE);
+        String message = body.string("message", false, Formats.MESSAGE);
+        Integer attempt = body.int32("attempt", false, 0, 1_000_000);
+        body.finish();
+        var result = ledger.partitions().fail(runId, partitionId,
+                new PartitionFailure(token, stage, errorClass, code, message, attempt));
+        Map<String, Object> response = new LinkedHashMap<>();
+        response.put("partitionStatus", result.partitionStatus().name());
+        response.put("runStatus", result.runStatus().name());
+        response.put("changed", result.changed());
+        ApiServer.ok(ctx, response);
+    }
+
+    private static void heartbeat(Context ctx, Ledger ledger) {
+        UUID runId = ApiServer.runId(ctx);
+        String partitionId = partitionId(ctx, runId);
+        RequestBody body = RequestBody.parse(ctx.body());
+        UUID token = body.uuid("claimToken", true);
+        body.finish();
+        var result = ledger.partitions().heartbeat(runId, partitionId, token);
+        Map<String, Object> response = new LinkedHashMap<>();
+        response.put("partitionStatus", result.partitionStatus().name());
+        response.put("runStatus", result.runStatus().name());
+        ApiServer.ok(ctx, response);
+    }
+}

@@ -1,0 +1,160 @@
+package io.loadgate.server.http;
+
+import io.javalin.http.Context;
+import io.loadgate.ledger.Ledger;
+import io.loadgate.ledger.LedgerException;
+import io.loadgate.ledger.run.Executor;
+import io.loadgate.ledger.run.Manifest;
+import io.loadgate.ledger.run.RunStatus;
+import io.loadgate.ledger.run.RunTransitions;
+import io.loadgate.ledger.run.RunViews;
+import io.loadgate.ledger.run.Runs;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** {@code /v1/runs}: create, manifest, fail, and the reads. */
+final class RunRoutes {
+    private RunRoutes() {
+    }
+
+    static void register(ApiServer.Routes routes, Ledger ledger) {
+        routes.post("/v1/runs", ApiServer.WORKER, ctx -> create(ctx, ledger));
+        routes.post("/v1/runs/{runId}/manifest", ApiServer.WORKER, ctx -> manifest(ctx, ledger));
+        routes.post("/v1/runs/{runId}/fail", ApiServer.WORKER, ctx -> fail(ctx, ledger));
+        routes.get("/v1/runs", ApiServer.READERS, ctx -> list(ctx, ledger));
+        routes.get("/v1/runs/{runId}", ApiServer.READERS, ctx -> ApiServer.ok(ctx, ledger.views()
+                .run(ApiServer.runId(ctx)).orElseThrow(() -> RunTransitions.notFound(ctx.pathParam("runId")))));
+        routes.get("/v1/runs/{runId}/events", ApiServer.READERS, ctx -> events(ctx, ledger));
+    }
+
+    private static void create(Context ctx, Ledger ledger) {
+        RequestBody body = RequestBody.parse(ctx.body());
+        String jobKey = body.string("jobKey", true, 200, Formats.JOB_KEY);
+        String businessKey = body.string("businessKey", true, 200, Formats.BUSINESS_KEY);
+        String hdfsRoot = body.string("hdfsRoot", true, Formats.PATH);
+        String prefix = body.string("stageTablePrefix", true, 61, Formats.STAGE_TABLE_PREFIX);
+        boolean allowEmpty = body.bool("allowEmptySource", false, false);
+        Map<String, Object> parameters = body.object("parameters", false);
+        String executor = body.string("executor", false, 10, Formats.EXECUTOR);
+        body.finish();
+        var created = ledger.runs().create(new Runs.CreateRun(jobKey, businessKey, hdfsRoot, prefix, allowEmpty,
+                parameters, executor == null ? Executor.HTTP : Executor.fromWire(executor), ApiServer.actor(ctx)));
+        Map<String, Object> response = new LinkedHashMap<>();
+        response.put("runId", created.runId().toString());
+        response.put("status", created.status().name());
+        response.put("hdfsRunPath", created.hdfsRunPath());
+        response.put("stageTable", created.stageTable());
+        ApiServer.ok(ctx, response);
+    }
+
+    private static void manifest(Context ctx, Ledger ledger) {
+        var runId = ApiServer.runId(ctx);
+        RequestBody body = RequestBody.parse(ctx.body());
+        var snapshotScn = body.decimal("snapshotScn", false);
+        String snapshotRef = body.string("snapshotRef", false, Formats.MESSAGE);
+        Long sourceCount = body.integer("sourceCount", true, 0, Long.MAX_VALUE);
+        Long nullCount = body.integer("sourceNullSplitCount", false, 0, Long.MAX_VALUE);
+        var minSplit = body.decimal("sourceMinSplit", false);
+        var maxSplit = body.decimal("sourceMaxSplit", false);
+        Integer planned = body.int32("plannedPartitionCount", true, 0, 10_000);
+        Map<String, String> metrics = body.stringMap("sourceMetrics", false, Formats.METRIC_NAME, 200);
+        String metricsVersion = body.string("sourceMetricsVersion", false, Formats.CODE);
+        List<RequestBody> items = body.objects("partitions", true, 1, 10_000);
+        List<Manifest.Partition> partitions = new ArrayList<>();
+        if (items != null) {
+            for (RequestBody item : items) {
+                String id = item.string("partitionId", true, 4, Formats.PARTITION_ID);
+                var lower = item.decimal("lowerBound", false);
+                var upper = item.decimal("upperBound", false);
+                boolean upperInclusive = item.bool("upperInclusive", false, false);
+                boolean isNull = item.bool("isNullPartition", false, false);
+                Long expected = item.integer("expectedRowCount", true, 0, Long.MAX_VALUE);
+                String sourceRef = item.string("sourceRef", false, Formats.PATH);
+                item.finishItem();
+                if (id != null && expected != null) {
+                    partitions.add(new Manifest.Partition(id, lower, upper, upperInclusive, isNull, expected, sourceRef));
+                }
+            }
+        }
+        if (snapshotScn == null && snapshotRef == null && !body.hasErrors()) {
+            body.decimal("snapshotScn", true);
+        }
+        body.finish();
+        Manifest manifest = new Manifest(snapshotScn, snapshotRef, sourceCount, nullCount == null ? 0 : nullCount,
+                minSplit, maxSplit, planned, metrics == null ? Map.of() : metrics, metricsVersion, partitions);
+        ApiServer.ok(ctx, ledger.runs().registerManifest(runId, manifest, ApiServer.actor(ctx)));
+    }
+
+    private static void fail(Context ctx, Ledger ledger) {
+        var runId = ApiServer.runId(ctx);
+        RequestBody body = RequestBody.parse(ctx.body());
+        RunStatus expected = body.enumValue("expectedStatus", true, RunStatus.class);
+        RunStatus failStatus = body.enumValue("failStatus", true, RunStatus.class);
+        String stage = body.string("errorStage", false, Formats.CODE);
+        String code = body.string("errorCode", false, Formats.CODE);
+        String message = body.string("message", false, Formats.MESSAGE);
+        body.finish();
+        ApiServer.ok(ctx, ledger.runs().fail(runId, new Runs.FailRun(expected, failStatus, stage, code, message),
+                ApiServer.actor(ctx)));
+    }
+
+    private static void list(Context ctx, Ledger ledger) {
+        String jobKey = ctx.queryParam("jobKey");
+        String businessKey = ctx.queryParam("businessKey");
+        String status = ctx.queryParam("status");
+        String limitText = ctx.queryParam("limit");
+        List<Map<String, String>> errors = new ArrayList<>();
+        if (jobKey != null && !Formats.JOB_KEY.matcher(jobKey).matches()) {
+            errors.add(RequestBody.error("jobKey", "must match " + Formats.JOB_KEY.pattern()));
+        }
+        if (businessKey != null && !Formats.BUSINESS_KEY.matcher(businessKey).matches()) {
+            errors.add(RequestBody.error("businessKey", "must match " + Formats.BUSINESS_KEY.pattern()));
+        }
+        RunStatus runStatus = null;
+        if (status != null) {
+            try {
+                runStatus = RunStatus.valueOf(status);
+            } catch (IllegalArgumentException e) {
+                errors.add(RequestBody.error("status", "is not a run status"));
+            }
+        }
+        int limit = 100;
+        if (limitText != null) {
+            try {
+                limit = Integer.parseInt(limitText);
+            } catch (NumberFormatException e) {
+                limit = -1;
+            }
+            if (limit < 1 || limit > 1000) {
+                errors.add(RequestBody.error("limit", "must be an integer between 1 and 1000"));
+            }
+        }
+        if (!errors.isEmpty()) {
+            throw new LedgerException.Invalid("REQUEST_INVALID", "invalid query parameters", Map.of("errors", errors));
+        }
+        ApiServer.ok(ctx, ledger.views().list(new RunViews.RunFilter(jobKey, businessKey, runStatus, limit)));
+    }
+
+    private static void events(Context ctx, Ledger ledger) {
+        var runId = ApiServer.runId(ctx);
+        long after = 0;
+        int limit = 1000;
+        try {
+            if (ctx.queryParam("after") != null) {
+                after = Long.parseLong(ctx.queryParam("after"));
+            }
+            if (ctx.queryParam("limit") != null) {
+                limit = Integer.parseInt(ctx.queryParam("limit"));
+            }
+        } catch (NumberFormatException e) {
+            limit = -1;
+        }
+        if (after < 0 || limit < 1 || limit > 10_000) {
+            throw new LedgerException.Invalid("REQUEST_INVALID", "after must be >= 0 and limit 1..10000",
+                    Map.of("errors", List.of(RequestBody.error("limit", "must be an integer between 1 and 10000"))));
+        }
+        ApiServer.ok(ctx, ledger.views().events(runId, after, limit));
+    }
+}

@@ -1,0 +1,140 @@
+package io.loadgate.server.testing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.zaxxer.hikari.HikariDataSource;
+import io.loadgate.ledger.Ledger;
+import io.loadgate.ledger.LedgerSettings;
+import io.loadgate.ledger.db.ConnectionPool;
+import io.loadgate.ledger.db.Database;
+import io.loadgate.ledger.db.LedgerSchema;
+import io.loadgate.ledger.run.StagePath;
+import io.loadgate.ledger.testing.TestDatabases;
+import io.loadgate.server.auth.Authenticator;
+import io.loadgate.server.auth.Role;
+import io.loadgate.server.auth.Tokens;
+import io.loadgate.server.http.ApiServer;
+import io.loadgate.server.http.Json;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/** A real ledger for tests: its own PostgreSQL database, the real HTTP API on a loopback port, a token per role. */
+public final class TestLedger implements AutoCloseable {
+    public static final String STAGE_ROOT = "/data/loadgate/stage";
+
+    public final TestDatabases.TestDatabase db;
+    public final HikariDataSource dataSource;
+    public final Ledger ledger;
+    public final ApiServer server;
+    public final String workerToken = Tokens.generate();
+    public final String operatorToken = Tokens.generate();
+    public final String viewerToken = Tokens.generate();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    public TestLedger() {
+        this(new LedgerSettings(List.of(StagePath.parse(STAGE_ROOT), StagePath.parse("file:///tmp/loadgate-stage")),
+                LedgerSettings.RecoveryMode.FAIL, 3));
+    }
+
+    public TestLedger(LedgerSettings settings) {
+        db = TestDatabases.create();
+        dataSource = ConnectionPool.open(db.jdbcUrl(), db.user(), db.password(), 30);
+        LedgerSchema.migrate(dataSource);
+        ledger = new Ledger(new Database(dataSource), settings);
+        Authenticator authenticator = new Authenticator(Map.of(
+                Role.WORKER, List.of(Tokens.digest(workerToken)),
+                Role.OPERATOR, List.of(Tokens.digest(operatorToken)),
+                Role.VIEWER, List.of(Tokens.digest(viewerToken))));
+        server = ApiServer.start(new ApiServer.Wiring(ledger, authenticator,
+                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)), "127.0.0.1", 0);
+    }
+
+    public String baseUrl() {
+        return "http://127.0.0.1:" + server.port();
+    }
+
+    /** A response: status and parsed JSON body (null when the body is not JSON). */
+    public record Response(int status, JsonNode body, HttpResponse<String> raw) {
+        public String code() {
+            return body == null || body.get("code") == null ? null : body.get("code").asText();
+        }
+
+        public String text(String field) {
+            JsonNode value = body.get(field);
+            return value == null || value.isNull() ? null : value.asText();
+        }
+
+        @Override
+        public String toString() {
+            return status + " " + raw.body();
+        }
+    }
+
+    public Response post(String path, Object body) {
+        return send("POST", path, body, workerToken);
+    }
+
+    public Response get(String path) {
+        return send("GET", path, null, workerToken);
+    }
+
+    public Response send(String method, String path, Object body, String token) {
+        String text = body == null ? null : body instanceof String s ? s : Json.write(body);
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl() + path))
+                .timeout(Duration.ofSeconds(30))
+                .method(method, text == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(text))
+                .header("Content-Type", "application/json");
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        try {
+            HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            JsonNode json = null;
+            try {
+                json = response.body().isEmpty() ? null : Json.MAPPER.readTree(response.body());
+            } catch (IOException notJson) {
+                // leave null: the caller asserts on the raw body
+            }
+            return new Response(response.statusCode(), json, response);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public long count(String sql) {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            var rs = s.executeQuery(sql);
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public void execute(String sql) {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        server.close();
+        dataSource.close();
+    }
+}
