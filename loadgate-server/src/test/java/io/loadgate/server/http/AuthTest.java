@@ -1,0 +1,85 @@
+package io.loadgate.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loadgate.server.testing.TestLedger;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Who may call what: 401 without a known token, 403 for the wrong role, for every protected endpoint. */
+class AuthTest {
+    private static TestLedger ledger;
+    private static final String RUN = "/v1/runs/" + UUID.randomUUID();
+    private static final List<String[]> WORKER_POSTS = List.of(
+            new String[] {"POST", "/v1/runs"},
+            new String[] {"POST", RUN + "/manifest"},
+            new String[] {"POST", RUN + "/fail"},
+            new String[] {"POST", RUN + "/partitions/0000/claim"},
+            new String[] {"POST", RUN + "/partitions/0000/chunks"},
+            new String[] {"POST", RUN + "/partitions/0000/fail"},
+            new String[] {"POST", RUN + "/partitions/0000/heartbeat"});
+    private static final List<String[]> READS = List.of(
+            new String[] {"GET", "/v1/runs"},
+            new String[] {"GET", RUN},
+            new String[] {"GET", RUN + "/events"});
+
+    @BeforeAll
+    static void start() {
+        ledger = new TestLedger();
+    }
+
+    @AfterAll
+    static void stop() {
+        ledger.close();
+    }
+
+    @Test
+    void noTokenOrAnUnknownTokenIs401() {
+        for (String[] endpoint : concat(WORKER_POSTS, READS)) {
+            for (String token : new String[] {null, "", "wrong", ledger.workerToken + "x"}) {
+                var response = ledger.send(endpoint[0], endpoint[1], Map.of(), token);
+                assertThat(response.status()).as(endpoint[1] + " with " + token).isEqualTo(401);
+                assertThat(response.code()).isEqualTo("UNAUTHENTICATED");
+            }
+        }
+    }
+
+    @Test
+    void operatorsAndViewersCannotMoveData() {
+        for (String[] endpoint : WORKER_POSTS) {
+            for (String token : new String[] {ledger.operatorToken, ledger.viewerToken}) {
+                var response = ledger.send(endpoint[0], endpoint[1], Map.of(), token);
+                assertThat(response.status()).as(endpoint[1]).isEqualTo(403);
+                assertThat(response.code()).isEqualTo("FORBIDDEN");
+            }
+            assertThat(ledger.send(endpoint[0], endpoint[1], Map.of(), ledger.workerToken).status())
+                    .as(endpoint[1]).isNotIn(401, 403);
+        }
+    }
+
+    @Test
+    void everyRoleCanRead() {
+        for (String[] endpoint : READS) {
+            for (String token : new String[] {ledger.workerToken, ledger.operatorToken, ledger.viewerToken}) {
+                assertThat(ledger.send(endpoint[0], endpoint[1], null, token).status()).as(endpoint[1])
+                        .isIn(200, 404);
+            }
+        }
+    }
+
+    @Test
+    void authenticationComesBeforeBodyValidation() {
+        assertThat(ledger.send("POST", "/v1/runs", "{broken", null).status()).isEqualTo(401);
+        assertThat(ledger.send("POST", "/v1/runs", "{broken", ledger.viewerToken).status()).isEqualTo(403);
+    }
+
+    private static List<String[]> concat(List<String[]> a, List<String[]> b) {
+        var all = new java.util.ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+}
