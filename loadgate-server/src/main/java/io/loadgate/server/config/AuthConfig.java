@@ -81,7 +81,8 @@ public record AuthConfig(Map<String, List<String>> tokenDigests, List<String> al
         }
         if (!valid) {
             throw new ConfigException("auth.allowed_roots",
-                    "auth.allowed_roots entries must be absolute paths or URIs such as file:///data, got '" + root + "'");
+                    "auth.allowed_roots entries must be absolute paths or URIs such as file:///data, got '"
+                            + root + "'");
         }
     }
 }

@@ -41,12 +41,22 @@ public record DispatchConfig(
                 Duration.ofMinutes(10), Duration.ofSeconds(60), Duration.ofSeconds(5), 20);
     }
 
+    /** Masks credentials in the receiver URL, since this ends up in start-up logs. */
+    @Override
+    public String toString() {
+        return "DispatchConfig[receiverUrl=" + receiverUrl.map(Masking::uri).orElse("<none>")
+                + ", maxAttempts=" + maxAttempts + ", backoffMin=" + backoffMin + ", backoffMax=" + backoffMax
+                + ", ackTimeout=" + ackTimeout + ", lease=" + lease + ", pollInterval=" + pollInterval
+                + ", batch=" + batch + "]";
+    }
+
     private static void requireHttp(URI url) {
         String scheme = url.getScheme();
         boolean http = "http".equalsIgnoreCase(scheme) || "https".equalsIgnoreCase(scheme);
         if (!http || url.getHost() == null) {
             throw new ConfigException("dispatch.receiver_url",
-                    "dispatch.receiver_url must be an http:// or https:// URL with a host, got '" + url + "'");
+                    "dispatch.receiver_url must be an http:// or https:// URL with a host, got '"
+                            + Masking.uri(url) + "'");
         }
     }
 }

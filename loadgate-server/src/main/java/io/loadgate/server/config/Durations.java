@@ -31,7 +31,8 @@ public final class Durations {
         requireNonNull(text, "text is null");
         Matcher m = DURATION.matcher(text);
         if (!m.matches()) {
-            throw new IllegalArgumentException("expected a duration such as 500ms, 10s, 90m, 2h or 3d, got '" + text + "'");
+            throw new IllegalArgumentException(
+                    "expected a duration such as 500ms, 10s, 90m, 2h or 3d, got '" + text + "'");
         }
         long amount = Long.parseLong(m.group(1));
         Duration unit = UNITS_LARGEST_FIRST.stream().filter(u -> u.suffix().equals(m.group(2))).findFirst()

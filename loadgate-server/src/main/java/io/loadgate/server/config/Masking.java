@@ -15,9 +15,12 @@ final class Masking {
         return secret.isEmpty() ? "<none>" : "****";
     }
 
-    /** A receiver URL may carry basic-auth credentials as user info. */
+    /** A receiver URL may carry basic-auth credentials before the {@code @} of its authority. */
     static String uri(URI uri) {
-        return uri.getRawUserInfo() == null ? uri.toString() : uri.toString().replace(uri.getRawUserInfo(), "****");
+        // The raw authority, not the user info: the latter is null when the host is missing or malformed.
+        String authority = uri.getRawAuthority();
+        int at = authority == null ? -1 : authority.lastIndexOf('@');
+        return at < 0 ? uri.toString() : uri.toString().replace(authority, "****" + authority.substring(at));
     }
 
     static String url(String url) {

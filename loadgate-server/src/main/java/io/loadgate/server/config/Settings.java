@@ -124,7 +124,8 @@ final class Settings {
             try {
                 return Enum.valueOf(type, text);
             } catch (IllegalArgumentException e) {
-                String allowed = Arrays.stream(type.getEnumConstants()).map(Enum::name).collect(Collectors.joining(", "));
+                String allowed = Arrays.stream(type.getEnumConstants()).map(Enum::name)
+                        .collect(Collectors.joining(", "));
                 throw error(values.get(key), key + " must be one of " + allowed + ", got '" + text + "'");
             }
         }).orElse(defaultValue);
@@ -230,7 +231,7 @@ final class Settings {
             return;
         }
         if (!root.isObject()) {
-            throw new ConfigException("the config " + origin.substring("in ".length()) + " must be a mapping of sections");
+            throw new ConfigException("the config file must be a mapping of sections (" + origin + ")");
         }
         addYaml("", root, origin);
     }
