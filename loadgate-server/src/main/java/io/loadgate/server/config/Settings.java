@@ -2,6 +2,7 @@ package io.loadgate.server.config;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -216,8 +217,13 @@ final class Settings {
         }
         // Without duplicate detection the second `stale:` would silently win.
         YAMLMapper mapper = YAMLMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
-        try {
-            return mapper.readTree(file.toFile());
+        try (JsonParser parser = mapper.createParser(file.toFile())) {
+            JsonNode root = mapper.readTree(parser);
+            // readTree stops after the first document; settings after a `---` would be ignored silently.
+            if (parser.nextToken() != null) {
+                throw new ConfigException("the config file holds more than one YAML document (in " + file + ")");
+            }
+            return root;
         } catch (JsonProcessingException e) {
             String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr();
             throw new ConfigException("cannot parse " + file + where + ": " + firstLine(e.getOriginalMessage()));
@@ -237,7 +243,7 @@ final class Settings {
     }
 
     private void addYaml(String path, JsonNode mapping, String origin) {
-        mapping.fields().forEachRemaining(field -> {
+        mapping.properties().forEach(field -> {
             String key = path.isEmpty() ? field.getKey() : path + "." + field.getKey();
             JsonNode value = field.getValue();
             if (SECTIONS.contains(key)) {

@@ -283,6 +283,7 @@ class ConfigLoaderTest {
         Path duplicate = write("recovery:\n  stale: 90m\n  stale: 10m\n");
         Path list = write("- server\n");
         Path broken = write("server: {port: 1\n");
+        Path twoDocuments = write("server: {port: 1}\n---\nserver: {port: 2}\n");
         Map<String, String> env = Map.of("LOADGATE_HOME", HOME);
 
         assertThatThrownBy(() -> ConfigLoader.load(Optional.of(missing), env))
@@ -298,6 +299,9 @@ class ConfigLoaderTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("cannot parse " + broken + " at line ")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+        assertThatThrownBy(() -> ConfigLoader.load(Optional.of(twoDocuments), env))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("the config file holds more than one YAML document (in " + twoDocuments + ")");
     }
 
     @ParameterizedTest
