@@ -1,0 +1,39 @@
+package io.loadgate.server.config;
+
+import static io.loadgate.server.config.ConfigChecks.positive;
+import static java.util.Objects.requireNonNull;
+
+import java.time.Duration;
+
+/** What the sweeper treats as stuck and what it then does ({@code recovery.*}). */
+public record RecoveryConfig(
+        RecoveryMode mode,
+        int maxAttempts,
+        Duration stale,
+        Duration runTimeout,
+        Duration extractQueryTimeout,
+        Duration validationStale,
+        Duration publishStale,
+        Duration sweeperInterval) {
+    public RecoveryConfig {
+        requireNonNull(mode, "recovery.mode is null");
+        positive(maxAttempts, "recovery.max_attempts");
+        positive(stale, "recovery.stale");
+        positive(runTimeout, "recovery.run_timeout");
+        positive(extractQueryTimeout, "recovery.extract_query_timeout");
+        positive(validationStale, "recovery.validation_stale");
+        positive(publishStale, "recovery.publish_stale");
+        positive(sweeperInterval, "recovery.sweeper_interval");
+        // A worker sends no heartbeat while its source query runs, so a stale window no longer than that query
+        // would reissue (or time out) healthy partitions.
+        if (stale.compareTo(extractQueryTimeout) <= 0) {
+            throw new ConfigException("recovery.stale", "recovery.stale (" + Durations.format(stale)
+                    + ") must exceed recovery.extract_query_timeout (" + Durations.format(extractQueryTimeout) + ")");
+        }
+    }
+
+    static RecoveryConfig defaults() {
+        return new RecoveryConfig(RecoveryMode.FAIL, 3, Duration.ofMinutes(90), Duration.ofHours(6),
+                Duration.ofMinutes(60), Duration.ofHours(2), Duration.ofHours(2), Duration.ofMinutes(1));
+    }
+}
