@@ -46,7 +46,8 @@ public record AuthConfig(Map<String, List<String>> tokenDigests, List<String> al
     }
 
     static List<String> defaultAllowedRoots(Path home) {
-        return List.of("/data/loadgate/stage", home.resolve("stage").toString());
+        // Both spellings of the local stage: workers write file:// URIs, NiFi flows send bare paths.
+        return List.of("/data/loadgate/stage", home.resolve("stage").toString(), home.resolve("stage").toUri().toString());
     }
 
     /** The digests of {@code role}'s tokens, empty when it has none. */

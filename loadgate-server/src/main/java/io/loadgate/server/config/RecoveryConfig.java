@@ -1,5 +1,6 @@
 package io.loadgate.server.config;
 
+import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import static io.loadgate.server.config.ConfigChecks.positive;
 import static java.util.Objects.requireNonNull;
 

@@ -1,5 +1,6 @@
 package io.loadgate.server.config;
 
+import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -34,7 +35,7 @@ class ConfigLoaderTest {
                 new DatabaseConfig(Optional.empty(), "loadgate", "", 10),
                 new AuthConfig(
                         Map.of("worker", List.of(), "operator", List.of(), "viewer", List.of()),
-                        List.of("/data/loadgate/stage", "/srv/loadgate/stage")),
+                        List.of("/data/loadgate/stage", "/srv/loadgate/stage", "file:///srv/loadgate/stage")),
                 new RecoveryConfig(RecoveryMode.FAIL, 3, Duration.ofMinutes(90), Duration.ofHours(6),
                         Duration.ofMinutes(60), Duration.ofHours(2), Duration.ofHours(2), Duration.ofMinutes(1)),
                 new DispatchConfig(Optional.empty(), 20, Duration.ofSeconds(5), Duration.ofMinutes(5),
@@ -49,7 +50,8 @@ class ConfigLoaderTest {
 
         Path home = Path.of(System.getProperty("user.home"), ".loadgate");
         assertThat(config.home()).isEqualTo(home);
-        assertThat(config.auth().allowedRoots()).containsExactly("/data/loadgate/stage", home + "/stage");
+        assertThat(config.auth().allowedRoots()).containsExactly("/data/loadgate/stage", home + "/stage",
+                home.resolve("stage").toUri().toString());
     }
 
     @Test
@@ -356,7 +358,7 @@ class ConfigLoaderTest {
                         "server: https://0.0.0.0:8080 (key store /etc/k.p12)",
                         "database: jdbc:postgresql://db/l?password=**** as lg, password ****, pool 10",
                         "auth: token digests operator 1, viewer 0, worker 0; allowed roots /data/loadgate/stage, "
-                                + "/srv/loadgate/stage",
+                                + "/srv/loadgate/stage, file:///srv/loadgate/stage",
                         "recovery: mode FAIL, max_attempts 3, stale 90m, run_timeout 6h, extract_query_timeout 1h, "
                                 + "validation_stale 2h, publish_stale 2h, sweeper_interval 1m",
                         "dispatch: receiver http://****@nifi-01:9099/control, max_attempts 20, backoff 5s..5m, "
