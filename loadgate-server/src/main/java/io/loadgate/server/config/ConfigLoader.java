@@ -1,8 +1,8 @@
 package io.loadgate.server.config;
 
-import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;

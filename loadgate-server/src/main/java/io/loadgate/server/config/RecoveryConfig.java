@@ -1,9 +1,9 @@
 package io.loadgate.server.config;
 
-import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import static io.loadgate.server.config.ConfigChecks.positive;
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import java.time.Duration;
 
 /** What the sweeper treats as stuck and what it then does ({@code recovery.*}). */

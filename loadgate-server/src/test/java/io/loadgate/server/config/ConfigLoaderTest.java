@@ -1,9 +1,9 @@
 package io.loadgate.server.config;
 
-import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;

@@ -1,0 +1,16 @@
+package io.loadgate.cli;
+
+import picocli.CommandLine.Command;
+
+@Command(name = "loadgate", mixinStandardHelpOptions = true, version = "loadgate 0.1.0",
+        description = "Loads tables and files into a data lake exactly once.",
+        subcommands = {ServerCommand.class, TokenCommand.class})
+final class LoadgateCommand implements Runnable {
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+}

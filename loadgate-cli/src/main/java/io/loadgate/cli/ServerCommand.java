@@ -1,0 +1,45 @@
+package io.loadgate.cli;
+
+import io.loadgate.server.LoadgateHome;
+import io.loadgate.server.LoadgateServer;
+import io.loadgate.server.config.ConfigLoader;
+import io.loadgate.server.config.LoadgateConfig;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+@Command(name = "server", mixinStandardHelpOptions = true,
+        description = "Runs the ledger: the HTTP API and its background loops. Without --config it uses an "
+                + "embedded PostgreSQL under $LOADGATE_HOME (default ~/.loadgate) and creates tokens on first start.")
+final class ServerCommand implements Callable<Integer> {
+    private static final Logger LOG = LoggerFactory.getLogger(ServerCommand.class);
+
+    @Option(names = "--config", paramLabel = "FILE", description = "YAML configuration (a real PostgreSQL, tokens...)")
+    Path config;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        LoadgateConfig loaded = Configs.load(Optional.ofNullable(config));
+        loaded.describe().forEach(line -> LOG.info("config {}", line));
+        LoadgateServer server = LoadgateServer.start(loaded);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "loadgate-shutdown"));
+        String host = loaded.server().host().equals("0.0.0.0") ? "127.0.0.1" : loaded.server().host();
+        System.out.println("Loadgate ledger listening on http://" + host + ":" + server.port() + "/v1");
+        LoadgateHome home = new LoadgateHome(loaded.home());
+        if (config == null) {
+            System.out.println("Tokens (worker, operator) are in " + home.tokensFile());
+        }
+        System.out.println("Ledger database: " + server.jdbcUrl());
+        stopped.await();
+        return 0;
+    }
+}

@@ -1,0 +1,139 @@
+package io.loadgate.server;
+
+import static java.util.Objects.requireNonNull;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.loadgate.ledger.Ledger;
+import io.loadgate.ledger.LedgerSettings;
+import io.loadgate.ledger.db.ConnectionPool;
+import io.loadgate.ledger.db.Database;
+import io.loadgate.ledger.db.EmbeddedPostgres;
+import io.loadgate.ledger.db.LedgerSchema;
+import io.loadgate.ledger.run.StagePath;
+import io.loadgate.server.auth.Authenticator;
+import io.loadgate.server.auth.Role;
+import io.loadgate.server.config.LoadgateConfig;
+import io.loadgate.server.http.ApiServer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** One ledger process: database (embedded unless configured), schema, API, background loops. Wired by hand. */
+public final class LoadgateServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LoadgateServer.class);
+
+    private final List<AutoCloseable> resources;
+    private final Ledger ledger;
+    private final ApiServer api;
+    private final String jdbcUrl;
+
+    private LoadgateServer(List<AutoCloseable> resources, Ledger ledger, ApiServer api, String jdbcUrl) {
+        this.resources = resources;
+        this.ledger = ledger;
+        this.api = api;
+        this.jdbcUrl = jdbcUrl;
+    }
+
+    public static LoadgateServer start(LoadgateConfig config) {
+        requireNonNull(config, "config is null");
+        List<AutoCloseable> resources = new ArrayList<>();
+        try {
+            LedgerDatabase db = LedgerDatabase.open(config);
+            resources.add(db);
+            Ledger ledger = new Ledger(new Database(db.dataSource()), settings(config));
+            PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            ApiServer api = ApiServer.start(new ApiServer.Wiring(ledger, authenticator(config), metrics),
+                    config.server().host(), config.server().port());
+            resources.add(0, api);
+            return new LoadgateServer(resources, ledger, api, db.jdbcUrl());
+        } catch (RuntimeException e) {
+            closeAll(resources);
+            throw e;
+        }
+    }
+
+    static LedgerSettings settings(LoadgateConfig config) {
+        List<StagePath> roots = config.auth().allowedRoots().stream().map(StagePath::parse).toList();
+        return new LedgerSettings(roots, config.recovery().mode(), config.recovery().maxAttempts());
+    }
+
+    static Authenticator authenticator(LoadgateConfig config) {
+        Map<Role, List<String>> digests = new EnumMap<>(Role.class);
+        config.auth().tokenDigests().forEach((name, list) ->
+                Role.fromConfigName(name).ifPresent(role -> digests.put(role, list)));
+        return new Authenticator(digests);
+    }
+
+    public int port() {
+        return api.port();
+    }
+
+    public Ledger ledger() {
+        return ledger;
+    }
+
+    public String jdbcUrl() {
+        return jdbcUrl;
+    }
+
+    @Override
+    public void close() {
+        closeAll(resources);
+    }
+
+    private static void closeAll(List<AutoCloseable> resources) {
+        for (AutoCloseable resource : resources) {
+            try {
+                resource.close();
+            } catch (Exception e) {
+                LOG.warn("closing {} failed: {}", resource.getClass().getSimpleName(), e.getMessage());
+            }
+        }
+    }
+
+    /** The ledger's PostgreSQL: the configured one, or the embedded one under {@code $LOADGATE_HOME/pg}. */
+    public record LedgerDatabase(HikariDataSource dataSource, EmbeddedPostgres embedded, String jdbcUrl)
+            implements AutoCloseable {
+        public static LedgerDatabase open(LoadgateConfig config) {
+            EmbeddedPostgres embedded = null;
+            String url;
+            String user;
+            String password;
+            if (config.database().url().isPresent()) {
+                url = config.database().url().get();
+                user = config.database().user();
+                password = config.database().password();
+            } else {
+                embedded = EmbeddedPostgres.start(config.home().resolve("pg"), 0);
+                embedded.ensureDatabase("loadgate");
+                url = embedded.jdbcUrl("loadgate");
+                user = embedded.user();
+                password = "";
+            }
+            HikariDataSource pool = ConnectionPool.open(url, user, password, config.database().poolSize());
+            try {
+                LedgerSchema.migrate(pool);
+            } catch (RuntimeException e) {
+                pool.close();
+                if (embedded != null) {
+                    embedded.close();
+                }
+                throw e;
+            }
+            return new LedgerDatabase(pool, embedded, url);
+        }
+
+        @Override
+        public void close() {
+            dataSource.close();
+            if (embedded != null) {
+                embedded.close();
+            }
+        }
+    }
+}
