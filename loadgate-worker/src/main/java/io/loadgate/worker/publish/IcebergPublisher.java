@@ -151,7 +151,6 @@ public final class IcebergPublisher implements Publisher {
         // replace from the added files, so an empty file list would silently keep the old rows.
         OverwriteFiles overwrite = table.newOverwrite()
                 .overwriteByRowFilter(partition)
-                .validateAddedFilesMatchOverwriteFilter()
                 .conflictDetectionFilter(partition)
                 .validateNoConflictingData()
                 .validateNoConflictingDeletes()
@@ -162,6 +161,11 @@ public final class IcebergPublisher implements Publisher {
         Snapshot start = table.currentSnapshot();
         if (start != null) {
             overwrite.validateFromSnapshot(start.snapshotId());
+        }
+        if (!request.files().isEmpty()) {
+            // Checks each file's partition against the filter; Iceberg needs an added file to run the check
+            // (and with none there is nothing to check).
+            overwrite.validateAddedFilesMatchOverwriteFilter();
         }
         MetricsConfig metricsConfig = MetricsConfig.forTable(table);
         for (StagedFile file : request.files()) {

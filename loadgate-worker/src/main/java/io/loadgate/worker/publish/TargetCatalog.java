@@ -76,24 +76,23 @@ public final class TargetCatalog implements AutoCloseable {
     public Table createIfAbsent(TargetTable target) {
         requireNonNull(target, "target is null");
         TableIdentifier identifier = target.identifier();
-        Table table;
-        if (catalog.tableExists(identifier)) {
-            table = catalog.loadTable(identifier);
-        } else {
+        if (!catalog.tableExists(identifier)) {
             createNamespaceIfAbsent(identifier.namespace());
             try {
                 // Format 2 pinned, not left to the library default: the engines that read the lake must
                 // support the format, and a library upgrade must not silently change it for new tables.
-                table = catalog.buildTable(identifier, target.schema())
+                catalog.buildTable(identifier, target.schema())
                         .withPartitionSpec(target.partitionSpec())
                         .withProperty(TableProperties.FORMAT_VERSION, "2")
                         .create();
                 log.info("created target table {} partitioned by {}", identifier, target.businessKeyColumn());
             } catch (AlreadyExistsException e) {
-                // Another worker created it between our check and our create; theirs is the table.
-                table = catalog.loadTable(identifier);
+                log.debug("target table {} was created by another worker at the same time", identifier);
             }
         }
+        // Loaded rather than taken from create(), so the creator and the workers that lost the race get the
+        // table the same way, and the table is checked against the job the same way.
+        Table table = catalog.loadTable(identifier);
         target.checkMatches(table.schema(), table.spec());
         return table;
     }
