@@ -39,6 +39,10 @@ public record CatalogConfig(Type type, String name, String uri, String warehouse
 
     public enum Type {
         JDBC("org.apache.iceberg.jdbc.JdbcCatalog"),
+        /**
+         * Commits by renaming metadata files, so it is only safe for several writers on a file system whose
+         * rename is atomic and fails when the target exists (HDFS); on a local disk, one process only.
+         */
         HADOOP("org.apache.iceberg.hadoop.HadoopCatalog"),
         REST("org.apache.iceberg.rest.RESTCatalog");
 

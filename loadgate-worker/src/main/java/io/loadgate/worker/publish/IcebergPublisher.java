@@ -211,8 +211,11 @@ public final class IcebergPublisher implements Publisher {
     }
 
     private static String describe(PublishRequest request, RuntimeException e) {
+        // The cause often says more than the wrapper (UncheckedSQLException's "Database Connection failed"
+        // over the driver's message); both go to the run's event log.
+        Throwable cause = e.getCause();
         return "publish of run " + request.runId() + " to " + request.target().identifier() + " for business key "
-                + request.businessKey() + ": " + e;
+                + request.businessKey() + ": " + e + (cause == null ? "" : " (caused by " + cause + ")");
     }
 
     private record PreparedCommit(Table table, OverwriteFiles overwrite) {

@@ -26,6 +26,9 @@ public record PublishRequest(
         requireNonNull(publishToken, "publishToken is null");
         requireNonNull(target, "target is null");
         files = List.copyOf(requireNonNull(files, "files is null"));
+        // Parsed once here so that a business key the column cannot hold is rejected as invalid input, not
+        // discovered half-way through a publish.
+        target.businessKeyValue(businessKey);
         Set<String> seen = new HashSet<>();
         for (StagedFile file : files) {
             // The same file twice would be two copies of its rows in the table.

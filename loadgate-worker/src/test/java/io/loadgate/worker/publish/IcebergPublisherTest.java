@@ -26,6 +26,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.StreamSupport;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -228,7 +229,7 @@ class IcebergPublisherTest {
     @Test
     void aTableWithAnotherSchemaIsATargetMismatch() {
         assertPublished(publisher.publish(request(DAY_1, StagedFiles.write(staging, orders(DAY_1, 1, 10)))));
-        var widerSchema = new org.apache.iceberg.Schema(List.of(ORDERS.columns().get(0), ORDERS.columns().get(1),
+        Schema widerSchema = new Schema(List.of(ORDERS.columns().get(0), ORDERS.columns().get(1),
                 Types.NestedField.optional(3, "amount", Types.DecimalType.of(18, 2)), ORDERS.columns().get(3)));
         TargetTable changed = new TargetTable(ORDERS_TABLE.identifier(), widerSchema, "order_date");
         PublishRequest request = new PublishRequest("run-x", "orders-daily", DAY_2.toString(), UUID.randomUUID(),
@@ -260,9 +261,9 @@ class IcebergPublisherTest {
                 outcomes.add(pool.submit(() -> {
                     // Each worker has its own catalog connection, as separate processes would.
                     try (TargetCatalog own = TargetCatalog.open(config)) {
-                        IcebergPublisher own_publisher = new IcebergPublisher(own);
+                        IcebergPublisher ownPublisher = new IcebergPublisher(own);
                         start.await(30, TimeUnit.SECONDS);
-                        return own_publisher.publish(request);
+                        return ownPublisher.publish(request);
                     }
                 }));
             }
