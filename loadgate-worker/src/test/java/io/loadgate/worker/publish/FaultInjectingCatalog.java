@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Schema;
@@ -41,6 +42,7 @@ final class FaultInjectingCatalog implements Catalog {
 
     private final Catalog delegate;
     private volatile Fault fault;
+    private final AtomicReference<Runnable> beforeNextCommit = new AtomicReference<>();
     private final AtomicInteger commitCalls = new AtomicInteger();
     private final AtomicInteger landedCommits = new AtomicInteger();
 
@@ -51,6 +53,11 @@ final class FaultInjectingCatalog implements Catalog {
     /** Every commit from now on fails this way; null turns faults off. */
     void failCommits(Fault newFault) {
         this.fault = newFault;
+    }
+
+    /** Runs {@code action} once, at the start of the next commit, before anything reaches the catalog. */
+    void beforeNextCommit(Runnable action) {
+        beforeNextCommit.set(requireNonNull(action, "action is null"));
     }
 
     int commitCalls() {
@@ -112,6 +119,10 @@ final class FaultInjectingCatalog implements Catalog {
         @Override
         public void commit(TableMetadata base, TableMetadata metadata) {
             commitCalls.incrementAndGet();
+            Runnable action = beforeNextCommit.getAndSet(null);
+            if (action != null) {
+                action.run();
+            }
             Fault current = fault;
             if (current == null) {
                 land(base, metadata);

@@ -203,6 +203,37 @@ class IcebergPublisherTest {
     }
 
     @Test
+    void aCommitOvertakenByAnotherBusinessKeyIsRetriedOnTopOfIt() {
+        List<Record> day1 = orders(DAY_1, 1, 100);
+        List<Record> day2 = orders(DAY_2, 500, 60);
+        PublishRequest overtaking = request(DAY_2, StagedFiles.write(staging, day2));
+        assertPublished(publisher.publish(request(DAY_2, StagedFiles.write(staging, orders(DAY_2, 900, 5)))));
+        faulty.beforeNextCommit(() -> assertPublished(new IcebergPublisher(realCatalog).publish(overtaking)));
+
+        assertPublished(publisher.publish(request(DAY_1, StagedFiles.write(staging, day1))));
+
+        assertThat(faulty.commitCalls()).as("first publish, refused attempt, retry").isEqualTo(3);
+        assertThat(rows(realCatalog.loadTable(ORDERS_TABLE.identifier())))
+                .containsExactlyInAnyOrderElementsOf(concat(day1, day2));
+    }
+
+    @Test
+    void aCommitOvertakenByDataForTheSameBusinessKeyFailsInsteadOfOverwritingIt() {
+        List<Record> theirs = orders(DAY_1, 500, 60);
+        PublishRequest overtaking = request(DAY_1, StagedFiles.write(staging, theirs));
+        faulty.beforeNextCommit(() -> assertPublished(new IcebergPublisher(realCatalog).publish(overtaking)));
+        PublishRequest request = request(DAY_1, StagedFiles.write(staging, orders(DAY_1, 1, 100)));
+
+        PublishOutcome outcome = publisher.publish(request);
+
+        assertThat(outcome.status()).as("outcome %s", outcome).isEqualTo(Status.FAILED_PUBLISH);
+        assertThat(outcome.errorCode()).isEqualTo(ErrorCode.COMMIT_VALIDATION_FAILED);
+        assertThat(publisher.probe(ORDERS_TABLE.identifier(), request.runId(), request.publishToken()).status())
+                .isEqualTo(ProbeResult.Status.NOT_FOUND);
+        assertThat(rows(realCatalog.loadTable(ORDERS_TABLE.identifier()))).containsExactlyInAnyOrderElementsOf(theirs);
+    }
+
+    @Test
     void ledgerCountsThatDisagreeWithTheFileFailBeforeCommitting() {
         StagedFile real = StagedFiles.write(staging, orders(DAY_1, 1, 10));
         StagedFile wrongCount = new StagedFile(real.location(), 11, real.byteCount());
