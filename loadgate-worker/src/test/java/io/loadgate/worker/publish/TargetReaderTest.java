@@ -1,0 +1,99 @@
+package io.loadgate.worker.publish;
+
+import static io.loadgate.worker.publish.StagedFiles.ORDERS_TABLE;
+import static io.loadgate.worker.publish.StagedFiles.orders;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.loadgate.ledger.testing.TestDatabases;
+import io.loadgate.ledger.testing.TestDatabases.TestDatabase;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TargetReaderTest {
+    private static final LocalDate DAY_1 = LocalDate.of(2026, 11, 28);
+    private static final LocalDate DAY_2 = LocalDate.of(2026, 11, 29);
+
+    @TempDir
+    Path warehouse;
+    @TempDir
+    Path staging;
+
+    private TargetCatalog tables;
+    private IcebergPublisher publisher;
+    private TargetReader reader;
+
+    @BeforeEach
+    void openCatalog() {
+        TestDatabase lakehouse = TestDatabases.create();
+        tables = TargetCatalog.open(
+                CatalogConfig.jdbc(lakehouse.jdbcUrl(), lakehouse.user(), lakehouse.password(), warehouse));
+        publisher = new IcebergPublisher(tables);
+        reader = new TargetReader(tables);
+    }
+
+    @AfterEach
+    void closeCatalog() {
+        tables.close();
+    }
+
+    @Test
+    void readsOneBusinessKeyAsTheRunsOwnSnapshotHoldsIt() throws IOException {
+        List<Record> day1 = orders(DAY_1, 1, 120);
+        List<Record> day2 = orders(DAY_2, 1000, 80);
+        List<Record> day1Again = orders(DAY_1, 5000, 10);
+        long firstRun = snapshotOf(publish(DAY_1, StagedFiles.write(staging, day1)));
+        long secondRun = snapshotOf(publish(DAY_2, StagedFiles.write(staging, day2)));
+        long thirdRun = snapshotOf(publish(DAY_1, StagedFiles.write(staging, day1Again)));
+
+        assertThat(read(DAY_1, firstRun)).as("day 1 at the first run").containsExactlyInAnyOrderElementsOf(day1);
+        assertThat(read(DAY_1, secondRun)).as("day 1 still the first run's").containsExactlyInAnyOrderElementsOf(day1);
+        assertThat(read(DAY_2, secondRun)).as("day 2 at its run").containsExactlyInAnyOrderElementsOf(day2);
+        assertThat(read(DAY_1, thirdRun)).as("day 1 replaced").containsExactlyInAnyOrderElementsOf(day1Again);
+        assertThatThrownBy(() -> reader.readBusinessKey(ORDERS_TABLE, DAY_1.toString(), 42L))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("has no snapshot 42");
+    }
+
+    @Test
+    void referencedFilesIncludeReplacedOnesStillHeldBySnapshotsButNotUnpublishedOnes() {
+        StagedFile first = StagedFiles.write(staging, orders(DAY_1, 1, 10));
+        StagedFile second = StagedFiles.write(staging, orders(DAY_1, 100, 10));
+        StagedFile neverPublished = StagedFiles.write(staging, orders(DAY_1, 200, 10));
+        publish(DAY_1, first);
+        publish(DAY_1, second);
+
+        assertThat(reader.referencedDataFiles(ORDERS_TABLE.identifier()))
+                .containsExactlyInAnyOrder(first.location(), second.location())
+                .doesNotContain(neverPublished.location());
+    }
+
+    private PublishOutcome publish(LocalDate day, StagedFile file) {
+        PublishOutcome outcome = publisher.publish(new PublishRequest("run-" + UUID.randomUUID(), "orders-daily",
+                day.toString(), UUID.randomUUID(), ORDERS_TABLE, List.of(file)));
+        assertThat(outcome.status()).as("outcome %s", outcome).isEqualTo(PublishOutcome.Status.PUBLISHED);
+        return outcome;
+    }
+
+    private static long snapshotOf(PublishOutcome outcome) {
+        return Long.parseLong(outcome.targetRef());
+    }
+
+    private List<Record> read(LocalDate day, long snapshotId) throws IOException {
+        List<Record> rows = new ArrayList<>();
+        try (CloseableIterable<Record> records = reader.readBusinessKey(ORDERS_TABLE, day.toString(), snapshotId)) {
+            records.forEach(record -> rows.add(record.copy()));
+        }
+        return rows;
+    }
+}
