@@ -2,10 +2,13 @@ package io.loadgate.ledger;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.ledger.cleanup.Cleanup;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.partition.Partitions;
+import io.loadgate.ledger.publish.Publishing;
 import io.loadgate.ledger.run.RunViews;
 import io.loadgate.ledger.run.Runs;
+import io.loadgate.ledger.validation.Validations;
 
 /** The ledger's decisions and reads, wired once per process over one database. */
 public final class Ledger {
@@ -14,6 +17,9 @@ public final class Ledger {
     private final Runs runs;
     private final Partitions partitions;
     private final RunViews views;
+    private final Validations validations;
+    private final Publishing publishing;
+    private final Cleanup cleanup;
 
     public Ledger(Database database, LedgerSettings settings) {
         this.database = requireNonNull(database, "database is null");
@@ -21,6 +27,9 @@ public final class Ledger {
         this.runs = new Runs(database, settings);
         this.partitions = new Partitions(database, settings);
         this.views = new RunViews(database);
+        this.validations = new Validations(database);
+        this.publishing = new Publishing(database);
+        this.cleanup = new Cleanup(database, settings.retention());
     }
 
     public Database database() {
@@ -41,5 +50,17 @@ public final class Ledger {
 
     public RunViews views() {
         return views;
+    }
+
+    public Validations validations() {
+        return validations;
+    }
+
+    public Publishing publishing() {
+        return publishing;
+    }
+
+    public Cleanup cleanup() {
+        return cleanup;
     }
 }

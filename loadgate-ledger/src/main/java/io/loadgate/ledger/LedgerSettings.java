@@ -3,15 +3,31 @@ package io.loadgate.ledger;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.ledger.run.StagePath;
+import java.time.Duration;
 import java.util.List;
 
 /** What the ledger's decisions depend on beyond the request: where runs may stage, and how partitions recover. */
-public record LedgerSettings(List<StagePath> allowedRoots, RecoveryMode recoveryMode, int maxAttempts) {
+public record LedgerSettings(List<StagePath> allowedRoots, RecoveryMode recoveryMode, int maxAttempts,
+                             Retention retention) {
     public LedgerSettings {
+        requireNonNull(retention, "retention is null");
         allowedRoots = List.copyOf(requireNonNull(allowedRoots, "allowedRoots is null"));
         requireNonNull(recoveryMode, "recoveryMode is null");
         if (maxAttempts < 1) {
             throw new IllegalArgumentException("maxAttempts must be at least 1");
+        }
+    }
+
+    /** The contract's default retention: 3 days after success, 14 after a failure, 200 candidates a page. */
+    public LedgerSettings(List<StagePath> allowedRoots, RecoveryMode recoveryMode, int maxAttempts) {
+        this(allowedRoots, recoveryMode, maxAttempts, new Retention(Duration.ofDays(3), Duration.ofDays(14), 200));
+    }
+
+    /** How long a finished run's staged files and tables are kept before they become cleanup candidates. */
+    public record Retention(Duration afterSuccess, Duration afterFailure, int maxBatch) {
+        public Retention {
+            requireNonNull(afterSuccess, "afterSuccess is null");
+            requireNonNull(afterFailure, "afterFailure is null");
         }
     }
 

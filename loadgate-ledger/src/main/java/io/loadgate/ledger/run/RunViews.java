@@ -44,6 +44,36 @@ public final class RunViews {
               FROM load_dispatch WHERE run_id = ? ORDER BY created_at, dispatch_id
             """;
 
+    private static final String STATUS_COUNTS = """
+            SELECT status, count(*) FROM load_run
+             WHERE status IN ('CREATED', 'EXTRACTING', 'EXTRACTED_VALIDATED', 'STAGE_VALIDATING', 'STAGING_VALIDATED',
+                              'PUBLISHING', 'PUBLISHED', 'PUBLISH_UNKNOWN')
+                OR completed_at > now() - interval '24 hours'
+             GROUP BY status ORDER BY status
+            """;
+    private static final String DISPATCH_COUNTS = "SELECT status, count(*) FROM load_dispatch GROUP BY status ORDER BY status";
+    // What an operator woken at night must look at first, with why and since when.
+    private static final String ATTENTION = """
+            SELECT r.run_id, r.job_key, r.business_key, r.status, r.status_changed_at AS since,
+                   CASE WHEN r.status = 'PUBLISH_UNKNOWN' THEN 'publish outcome unknown: resolve it'
+                        ELSE 'failed in the last 24 hours: ' || COALESCE(r.error_code, r.status) END AS reason
+              FROM load_run r
+             WHERE r.status = 'PUBLISH_UNKNOWN'
+                OR (r.status LIKE 'FAILED%' OR r.status = 'TIMED_OUT') AND r.completed_at > now() - interval '24 hours'
+            UNION ALL
+            SELECT d.run_id, r.job_key, r.business_key, r.status, d.created_at,
+                   'dispatch ' || d.dispatch_type || ' ' || d.dispatch_id || ' is DEAD: ' || COALESCE(d.last_error, '')
+              FROM load_dispatch d JOIN load_run r USING (run_id)
+             WHERE d.status = 'DEAD' AND r.status IN ('EXTRACTED_VALIDATED', 'STAGING_VALIDATED', 'PUBLISHED', 'EXTRACTING')
+            ORDER BY since LIMIT 100
+            """;
+    private static final String ACTIVE = "SELECT " + RUN_COLUMNS + """
+             FROM load_run r
+            WHERE r.status IN ('CREATED', 'EXTRACTING', 'EXTRACTED_VALIDATED', 'STAGE_VALIDATING', 'STAGING_VALIDATED',
+                               'PUBLISHING', 'PUBLISHED', 'PUBLISH_UNKNOWN')
+            ORDER BY r.started_at LIMIT 200
+            """;
+
     private final Database database;
 
     public RunViews(Database database) {
@@ -83,6 +113,36 @@ public final class RunViews {
             RunTransitions.read(tx, runId).orElseThrow(() -> RunTransitions.notFound(runId));
             return EventLog.list(tx, runId, afterEventId, limit);
         });
+    }
+
+    /** The operator's overview: counts, what needs attention, and the active runs. */
+    public Map<String, Object> monitorSummary() {
+        return database.inTransaction(tx -> {
+            Map<String, Object> summary = new LinkedHashMap<>();
+            summary.put("generatedAt", Instant.now().toString());
+            summary.put("runsByStatus", counts(tx, STATUS_COUNTS));
+            summary.put("dispatchesByStatus", counts(tx, DISPATCH_COUNTS));
+            summary.put("attention", tx.query(ATTENTION, rs -> {
+                Map<String, Object> a = new LinkedHashMap<>();
+                a.put("runId", rs.getObject("run_id", UUID.class).toString());
+                a.put("jobKey", rs.getString("job_key"));
+                a.put("businessKey", rs.getString("business_key"));
+                a.put("status", rs.getString("status"));
+                a.put("since", text(Tx.instant(rs, "since")));
+                a.put("reason", rs.getString("reason"));
+                return a;
+            }));
+            summary.put("activeRuns", tx.query(ACTIVE, RunViews::summary));
+            return summary;
+        });
+    }
+
+    private static Map<String, Long> counts(Tx tx, String sql) throws SQLException {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        for (Object[] row : tx.query(sql, rs -> new Object[] {rs.getString(1), rs.getLong(2)})) {
+            counts.put((String) row[0], (Long) row[1]);
+        }
+        return counts;
     }
 
     private static Map<String, Object> summary(ResultSet rs) throws SQLException {

@@ -32,6 +32,8 @@ public final class ApiServer implements AutoCloseable {
     static final Set<Role> WORKER = Set.of(Role.WORKER);
     static final Set<Role> OPERATOR = Set.of(Role.OPERATOR);
     static final Set<Role> READERS = Set.of(Role.WORKER, Role.OPERATOR, Role.VIEWER);
+    // Cleanup is done by a worker's cleanup phase or by an operator by hand.
+    static final Set<Role> CLEANERS = Set.of(Role.WORKER, Role.OPERATOR);
 
     private final Javalin app;
 
@@ -67,6 +69,8 @@ public final class ApiServer implements AutoCloseable {
             HealthRoutes.register(r, wiring.ledger(), wiring.metrics());
             RunRoutes.register(r, wiring.ledger());
             PartitionRoutes.register(r, wiring.ledger());
+            StepRoutes.register(r, wiring.ledger());
+            OperatorRoutes.register(r, wiring.ledger());
         });
         app.start(host, port);
         return new ApiServer(app);

@@ -335,6 +335,13 @@ final class RequestBody {
         checkUnknown();
     }
 
+    /** Records a rule of the endpoint's own that a field breaks. */
+    void check(String field, boolean ok, String message) {
+        if (!ok) {
+            fail(field, message);
+        }
+    }
+
     boolean hasErrors() {
         return !errors.isEmpty();
     }

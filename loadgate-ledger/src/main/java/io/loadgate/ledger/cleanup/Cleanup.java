@@ -1,0 +1,101 @@
+package io.loadgate.ledger.cleanup;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.ledger.LedgerException;
+import io.loadgate.ledger.LedgerSettings;
+import io.loadgate.ledger.db.Database;
+import io.loadgate.ledger.db.Tx;
+import io.loadgate.ledger.event.EventLog;
+import io.loadgate.ledger.run.RunRow;
+import io.loadgate.ledger.run.RunTransitions;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Which finished runs' staging may go, and the record that it went. Only ended runs past their retention are
+ * candidates; PUBLISH_UNKNOWN is active, so a run whose publish is in doubt is never one.
+ */
+public final class Cleanup {
+    private static final String DUE = """
+            r.status IN ('SUCCESS', 'FAILED_MANIFEST', 'FAILED_EXTRACT', 'FAILED_SNAPSHOT_EXPIRED',
+                         'FAILED_STAGE_VALIDATION', 'FAILED_PUBLISH', 'FAILED_TARGET_VALIDATION', 'TIMED_OUT', 'CANCELLED')
+            AND r.completed_at < now() - CASE WHEN r.status = 'SUCCESS' THEN ?::interval ELSE ?::interval END
+            """;
+    private static final String CANDIDATES = """
+            SELECT r.run_id, r.job_key, r.business_key, r.status, r.completed_at, r.hdfs_run_path, r.stage_table,
+                   r.target_ref
+              FROM load_run r
+             WHERE r.cleaned_at IS NULL
+            """ + " AND (" + DUE + ") ORDER BY r.completed_at LIMIT ?";
+    private static final String IS_DUE = "SELECT 1 FROM load_run r WHERE r.run_id = ? AND (" + DUE + ")";
+    private static final String CLEANED_AT = "SELECT cleaned_at FROM load_run WHERE run_id = ?";
+    private static final String MARK = "UPDATE load_run SET cleaned_at = now() WHERE run_id = ? AND cleaned_at IS NULL";
+    private static final String ALL_FILES = """
+            SELECT hdfs_path, status FROM load_file WHERE run_id = ? ORDER BY partition_id, chunk_index, file_id
+            """;
+
+    private final Database database;
+    private final LedgerSettings.Retention retention;
+
+    public Cleanup(Database database, LedgerSettings.Retention retention) {
+        this.database = requireNonNull(database, "database is null");
+        this.retention = requireNonNull(retention, "retention is null");
+    }
+
+    public List<Map<String, Object>> candidates() {
+        return database.inTransaction(tx -> {
+            List<Map<String, Object>> runs = tx.query(CANDIDATES, Cleanup::candidate, interval(retention.afterSuccess()),
+                    interval(retention.afterFailure()), retention.maxBatch());
+            for (Map<String, Object> run : runs) {
+                run.put("files", tx.query(ALL_FILES, rs -> Map.of("hdfsPath", rs.getString(1), "status", rs.getString(2)),
+                        UUID.fromString((String) run.get("runId"))));
+            }
+            return runs;
+        });
+    }
+
+    public record Cleaned(UUID runId, boolean changed) {
+    }
+
+    public Cleaned markCleaned(UUID runId, String droppedTable, String deletedPath, String actor) {
+        return database.inTransaction(tx -> {
+            RunRow run = RunTransitions.lock(tx, runId);
+            if (tx.queryOne(CLEANED_AT, rs -> rs.getTimestamp(1) != null, runId).orElse(false)) {
+                return new Cleaned(runId, false);
+            }
+            if (tx.queryOne(IS_DUE, rs -> true, runId, interval(retention.afterSuccess()),
+                    interval(retention.afterFailure())).isEmpty()) {
+                throw new LedgerException.Conflict("CLEANUP_NOT_DUE", "run " + runId + " is " + run.status()
+                        + " and not past its retention", Map.of("runStatus", run.status().name()));
+            }
+            tx.update(MARK, runId);
+            Map<String, Object> details = new LinkedHashMap<>();
+            details.put("droppedTable", droppedTable);
+            details.put("deletedPath", deletedPath);
+            EventLog.append(tx, runId, null, "CLEANED", run.status(), run.status(), actor, details);
+            return new Cleaned(runId, true);
+        });
+    }
+
+    private static Map<String, Object> candidate(ResultSet rs) throws SQLException {
+        Map<String, Object> c = new LinkedHashMap<>();
+        c.put("runId", rs.getObject("run_id", UUID.class).toString());
+        c.put("jobKey", rs.getString("job_key"));
+        c.put("businessKey", rs.getString("business_key"));
+        c.put("status", rs.getString("status"));
+        c.put("completedAt", String.valueOf(Tx.instant(rs, "completed_at")));
+        c.put("hdfsRunPath", rs.getString("hdfs_run_path"));
+        c.put("stageTable", rs.getString("stage_table"));
+        c.put("targetRef", rs.getString("target_ref"));
+        return c;
+    }
+
+    static String interval(java.time.Duration d) {
+        return d.toMillis() + " milliseconds";
+    }
+}

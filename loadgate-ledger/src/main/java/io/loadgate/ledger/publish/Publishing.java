@@ -1,0 +1,142 @@
+package io.loadgate.ledger.publish;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.ledger.LedgerException;
+import io.loadgate.ledger.db.Database;
+import io.loadgate.ledger.db.Tx;
+import io.loadgate.ledger.dispatch.DispatchType;
+import io.loadgate.ledger.dispatch.Outbox;
+import io.loadgate.ledger.event.EventLog;
+import io.loadgate.ledger.run.RunRow;
+import io.loadgate.ledger.run.RunStatus;
+import io.loadgate.ledger.run.RunTransitions;
+import java.sql.SQLException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Publishing under a publish token. A publish is never retried by the ledger: when its outcome cannot be known the
+ * run waits in PUBLISH_UNKNOWN for evidence — an operator's word, or the publish probe's look at the target.
+ */
+public final class Publishing {
+    private static final String CLAIM = """
+            UPDATE load_run SET status = 'PUBLISHING', status_changed_at = now(), publish_token = ?,
+                   publish_started_at = now()
+             WHERE run_id = ? AND status = 'STAGING_VALIDATED'
+            """;
+    private static final String SET_TARGET_REF = "UPDATE load_run SET target_ref = ? WHERE run_id = ?";
+
+    private final Database database;
+
+    public Publishing(Database database) {
+        this.database = requireNonNull(database, "database is null");
+    }
+
+    public record Claim(boolean claimed, RunStatus runStatus) {
+    }
+
+    /** STAGING_VALIDATED to PUBLISHING by compare-and-set; the winner's token presented again wins again. */
+    public Claim claim(UUID runId, UUID publishToken, String actor) {
+        return database.inTransaction(tx -> {
+            RunRow run = RunTransitions.lock(tx, runId);
+            if (tx.update(CLAIM, publishToken, runId) == 1) {
+                EventLog.append(tx, runId, null, "RUN_STATUS", RunStatus.STAGING_VALIDATED, RunStatus.PUBLISHING,
+                        actor, Map.of("publishToken", publishToken.toString()));
+                Outbox.ackOpen(tx, runId, DispatchType.PUBLISH_RUN, null);
+                return new Claim(true, RunStatus.PUBLISHING);
+            }
+            boolean same = publishToken.equals(run.publishToken()) && run.status() == RunStatus.PUBLISHING;
+            return new Claim(same, run.status());
+        });
+    }
+
+    public enum Outcome {
+        PUBLISHED,
+        FAILED_PUBLISH,
+        PUBLISH_UNKNOWN;
+
+        RunStatus status() {
+            return RunStatus.valueOf(name());
+        }
+    }
+
+    public record Result(RunStatus runStatus, boolean changed) {
+    }
+
+    public Result result(UUID runId, UUID publishToken, Outcome outcome, String errorCode, String message,
+                         String targetRef, String actor) {
+        return database.inTransaction(tx -> {
+            RunRow run = RunTransitions.lock(tx, runId);
+            if (!publishToken.equals(run.publishToken())) {
+                throw new LedgerException.Conflict("PUBLISH_TOKEN_MISMATCH", "publish token " + publishToken
+                        + " does not hold run " + runId, Map.of("runStatus", run.status().name()));
+            }
+            if (run.status() == outcome.status()) {
+                return new Result(run.status(), false);
+            }
+            if (run.status() != RunStatus.PUBLISHING) {
+                throw new LedgerException.Conflict("RUN_STATUS_MISMATCH", "run " + runId + " is " + run.status()
+                        + ", not PUBLISHING", Map.of("runStatus", run.status().name()));
+            }
+            RunTransitions.Failure failure = outcome == Outcome.PUBLISHED ? null
+                    : new RunTransitions.Failure("PUBLISH", errorCode == null ? outcome.name() : errorCode, message);
+            RunTransitions.transition(tx, runId, RunStatus.PUBLISHING, outcome.status(), failure, actor);
+            if (targetRef != null) {
+                tx.update(SET_TARGET_REF, targetRef, runId);
+            }
+            if (outcome == Outcome.PUBLISHED) {
+                Outbox.insert(tx, runId, run.executor(), DispatchType.VALIDATE_TARGET, null, Map.of());
+            }
+            return new Result(outcome.status(), true);
+        });
+    }
+
+    public enum Resolution {
+        PUBLISHED,
+        FAILED_PUBLISH;
+
+        RunStatus status() {
+            return RunStatus.valueOf(name());
+        }
+    }
+
+    /**
+     * Leaves PUBLISH_UNKNOWN on evidence: an operator who looked at the target, or the publish probe. The reason and
+     * who gave it are kept as an event.
+     */
+    public Result resolve(UUID runId, Resolution resolution, String reason, Map<String, Object> evidence, String actor) {
+        return database.inTransaction(tx -> {
+            RunRow run = RunTransitions.lock(tx, runId);
+            if (run.status() == resolution.status() && resolvedBefore(tx, runId)) {
+                return new Result(run.status(), false);
+            }
+            if (run.status() != RunStatus.PUBLISH_UNKNOWN) {
+                throw new LedgerException.Conflict("RUN_STATUS_MISMATCH", "run " + runId + " is " + run.status()
+                        + ", not PUBLISH_UNKNOWN", Map.of("runStatus", run.status().name()));
+            }
+            RunTransitions.Failure failure = resolution == Resolution.FAILED_PUBLISH
+                    ? new RunTransitions.Failure("PUBLISH", "PUBLISH_RESOLVED_FAILED", reason) : null;
+            RunTransitions.transition(tx, runId, RunStatus.PUBLISH_UNKNOWN, resolution.status(), failure, actor);
+            Map<String, Object> details = new LinkedHashMap<>();
+            details.put("resolution", resolution.name());
+            details.put("reason", reason);
+            details.put("evidence", evidence == null ? Map.of() : evidence);
+            EventLog.append(tx, runId, null, "PUBLISH_UNKNOWN_RESOLVED", RunStatus.PUBLISH_UNKNOWN,
+                    resolution.status(), actor, details);
+            if (evidence != null && evidence.get("targetRef") != null) {
+                tx.update(SET_TARGET_REF, evidence.get("targetRef").toString(), runId);
+            }
+            if (resolution == Resolution.PUBLISHED) {
+                Outbox.insert(tx, runId, run.executor(), DispatchType.VALIDATE_TARGET, null, Map.of());
+            }
+            return new Result(resolution.status(), true);
+        });
+    }
+
+    private static boolean resolvedBefore(Tx tx, UUID runId) throws SQLException {
+        return tx.queryOne("SELECT 1 FROM load_event WHERE run_id = ? AND event_type = 'PUBLISH_UNKNOWN_RESOLVED' LIMIT 1",
+                rs -> true, runId).isPresent();
+    }
+}

@@ -1,0 +1,263 @@
+package io.loadgate.ledger.validation;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.ledger.LedgerException;
+import io.loadgate.ledger.LedgerJson;
+import io.loadgate.ledger.db.Database;
+import io.loadgate.ledger.db.Tx;
+import io.loadgate.ledger.dispatch.DispatchType;
+import io.loadgate.ledger.dispatch.Outbox;
+import io.loadgate.ledger.run.RunRow;
+import io.loadgate.ledger.run.RunStatus;
+import io.loadgate.ledger.run.RunTransitions;
+import java.math.BigDecimal;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+/** Staging and target validation: start, record metrics, and the ledger's own verdict on them. */
+public final class Validations {
+    private static final String DISPATCH_RUN = "SELECT run_id FROM load_dispatch WHERE dispatch_id = ?";
+    private static final String START = """
+            UPDATE load_run SET status = 'STAGE_VALIDATING', status_changed_at = now()
+             WHERE run_id = ? AND status = 'EXTRACTED_VALIDATED'
+            """;
+    private static final String RUN_FACTS = """
+            SELECT source_count, extracted_count, source_metrics::text, staging_count FROM load_run WHERE run_id = ?
+            """;
+    private static final String FILES = """
+            SELECT partition_id, chunk_index, hdfs_path, record_count, byte_count, checksum
+              FROM load_file WHERE run_id = ? AND status = 'COMMITTED' ORDER BY partition_id, chunk_index
+            """;
+    private static final String INSERT_METRIC = """
+            INSERT INTO load_validation (run_id, stage, metric_name, query_version, expected_value, actual_value,
+                                         tolerance, result, details)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (run_id, stage, metric_name, query_version) DO NOTHING
+            """;
+    private static final String METRICS = """
+            SELECT stage, metric_name, query_version, expected_value, actual_value, tolerance, result, details::text,
+                   created_at
+              FROM load_validation WHERE run_id = ? AND (?::text IS NULL OR stage = ?) ORDER BY validation_id
+            """;
+    private static final String SET_STAGING_COUNT = "UPDATE load_run SET staging_count = ? WHERE run_id = ?";
+    private static final String SET_TARGET_COUNT = "UPDATE load_run SET target_count = ? WHERE run_id = ?";
+
+    private final Database database;
+
+    public Validations(Database database) {
+        this.database = requireNonNull(database, "database is null");
+    }
+
+    /**
+     * EXTRACTED_VALIDATED to STAGE_VALIDATING: of concurrent starters only the first gets started=true. The
+     * dispatch is acknowledged either way: it was delivered, and someone is validating.
+     */
+    public Map<String, Object> start(UUID runId, UUID dispatchId, String node) {
+        return database.inTransaction(tx -> {
+            RunRow run = RunTransitions.lock(tx, runId);
+            if (dispatchId != null) {
+                Optional<UUID> owner = tx.queryOne(DISPATCH_RUN, rs -> rs.getObject(1, UUID.class), dispatchId);
+                if (owner.isEmpty()) {
+                    throw new LedgerException.NotFound("DISPATCH_NOT_FOUND", "dispatch " + dispatchId + " does not exist");
+                }
+                if (!owner.get().equals(runId)) {
+                    throw new LedgerException.Conflict("DISPATCH_MISMATCH", "dispatch " + dispatchId
+                            + " belongs to run " + owner.get() + ", not " + runId);
+                }
+                Outbox.ack(tx, dispatchId);
+            }
+            boolean started = tx.update(START, runId) == 1;
+            RunStatus status = run.status();
+            if (started) {
+                io.loadgate.ledger.event.EventLog.append(tx, runId, null, "RUN_STATUS", RunStatus.EXTRACTED_VALIDATED,
+                        RunStatus.STAGE_VALIDATING, node, Map.of("dispatchId", String.valueOf(dispatchId)));
+                status = RunStatus.STAGE_VALIDATING;
+            }
+            Object[] facts = tx.queryOne(RUN_FACTS, rs -> new Object[] {Tx.nullableLong(rs, "source_count"),
+                    rs.getLong("extracted_count"), rs.getString(3)}, runId).orElseThrow();
+            Map<String, Object> response = new LinkedHashMap<>();
+            response.put("started", started);
+            response.put("runStatus", status.name());
+            response.put("jobKey", run.jobKey());
+            response.put("businessKey", run.businessKey());
+            response.put("snapshotScn", run.snapshotScn());
+            response.put("snapshotRef", run.snapshotRef());
+            response.put("hdfsRunPath", run.hdfsRunPath());
+            response.put("stageTable", run.stageTable());
+            response.put("sourceCount", facts[0]);
+            response.put("extractedCount", facts[1]);
+            response.put("sourceMetrics", facts[2] == null ? Map.of() : LedgerJson.read((String) facts[2]));
+            response.put("files", files(tx, runId));
+            return response;
+        });
+    }
+
+    /** The committed chunk files of a run: the only files validation and publishing may read. */
+    public static List<Map<String, Object>> files(Tx tx, UUID runId) throws SQLException {
+        return tx.query(FILES, rs -> {
+            Map<String, Object> f = new LinkedHashMap<>();
+            f.put("partitionId", rs.getString("partition_id"));
+            f.put("chunkIndex", rs.getInt("chunk_index"));
+            f.put("hdfsPath", rs.getString("hdfs_path"));
+            f.put("recordCount", rs.getLong("record_count"));
+            f.put("byteCount", rs.getLong("byte_count"));
+            f.put("checksum", rs.getString("checksum"));
+            return f;
+        }, runId);
+    }
+
+    public record Recorded(int recorded, int failCount, RunStatus runStatus) {
+    }
+
+    public Recorded record(UUID runId, Metric.Stage stage, String queryVersion, List<Metric> metrics) {
+        RunStatus required = stage == Metric.Stage.STAGING ? RunStatus.STAGE_VALIDATING : RunStatus.PUBLISHED;
+        return database.inTransaction(tx -> {
+            RunRow run = RunTransitions.lock(tx, runId);
+            if (run.status() != required) {
+                throw mismatch(run, required);
+            }
+            int failCount = 0;
+            for (Metric m : metrics) {
+                tx.update(INSERT_METRIC, runId, stage, m.metricName(), queryVersion, m.expectedValue(),
+                        m.actualValue(), m.tolerance(), m.result(), LedgerJson.jsonb(m.details()));
+                if (Judge.judge(m) == Metric.Result.FAIL) {
+                    failCount++;
+                }
+            }
+            return new Recorded(metrics.size(), failCount, run.status());
+        });
+    }
+
+    public record Verdict(boolean passed, RunStatus runStatus, List<String> reasons) {
+    }
+
+    /** STAGE_VALIDATING to STAGING_VALIDATED, or FAILED_STAGE_VALIDATION, on the ledger's own judgement. */
+    public Verdict stageValidated(UUID runId, String actor) {
+        return database.inTransaction(tx -> {
+            RunRow run = RunTransitions.lock(tx, runId);
+            if (run.status() == RunStatus.STAGING_VALIDATED) {
+                return new Verdict(true, run.status(), List.of());
+            }
+            if (run.status() != RunStatus.STAGE_VALIDATING) {
+                throw mismatch(run, RunStatus.STAGE_VALIDATING);
+            }
+            List<Metric> metrics = stored(tx, runId, Metric.Stage.STAGING);
+            List<String> reasons = failures(metrics);
+            if (metrics.isEmpty()) {
+                return new Verdict(false, run.status(), List.of("NO_METRICS"));
+            }
+            if (!reasons.isEmpty()) {
+                RunTransitions.transition(tx, runId, RunStatus.STAGE_VALIDATING, RunStatus.FAILED_STAGE_VALIDATION,
+                        new RunTransitions.Failure("STAGE_VALIDATION", "STAGE_VALIDATION_FAILED",
+                                String.join("; ", reasons)), actor);
+                return new Verdict(false, RunStatus.FAILED_STAGE_VALIDATION, reasons);
+            }
+            count(metrics, "STAGE_COUNT").ifPresent(c -> update(tx, SET_STAGING_COUNT, c, runId));
+            RunTransitions.transition(tx, runId, RunStatus.STAGE_VALIDATING, RunStatus.STAGING_VALIDATED, actor);
+            Outbox.insert(tx, runId, run.executor(), DispatchType.PUBLISH_RUN, null, Map.of());
+            return new Verdict(true, RunStatus.STAGING_VALIDATED, List.of());
+        });
+    }
+
+    /** PUBLISHED to SUCCESS once the target's metrics pass the ledger's judgement; a FAIL fails the run. */
+    public Verdict success(UUID runId, Long targetCount, String actor) {
+        return database.inTransaction(tx -> {
+            RunRow run = RunTransitions.lock(tx, runId);
+            if (run.status() == RunStatus.SUCCESS) {
+                return new Verdict(true, run.status(), List.of());
+            }
+            if (run.status() != RunStatus.PUBLISHED) {
+                throw mismatch(run, RunStatus.PUBLISHED);
+            }
+            Outbox.ackOpen(tx, runId, DispatchType.VALIDATE_TARGET, null);
+            List<Metric> metrics = stored(tx, runId, Metric.Stage.TARGET);
+            if (metrics.isEmpty()) {
+                return new Verdict(false, run.status(), List.of("NO_METRICS"));
+            }
+            List<String> reasons = new ArrayList<>(failures(metrics));
+            Long stagingCount = tx.queryOne(RUN_FACTS, rs -> Tx.nullableLong(rs, "staging_count"), runId).orElse(null);
+            if (targetCount != null && stagingCount != null && !targetCount.equals(stagingCount)) {
+                reasons.add("TARGET_COUNT_MISMATCH target " + targetCount + " staged " + stagingCount);
+            }
+            if (!reasons.isEmpty()) {
+                RunTransitions.transition(tx, runId, RunStatus.PUBLISHED, RunStatus.FAILED_TARGET_VALIDATION,
+                        new RunTransitions.Failure("TARGET_VALIDATION", "TARGET_VALIDATION_FAILED",
+                                String.join("; ", reasons)), actor);
+                return new Verdict(false, RunStatus.FAILED_TARGET_VALIDATION, reasons);
+            }
+            if (targetCount != null) {
+                update(tx, SET_TARGET_COUNT, targetCount, runId);
+            }
+            RunTransitions.transition(tx, runId, RunStatus.PUBLISHED, RunStatus.SUCCESS, actor);
+            return new Verdict(true, RunStatus.SUCCESS, List.of());
+        });
+    }
+
+    public List<Map<String, Object>> list(UUID runId, Metric.Stage stage) {
+        String s = stage == null ? null : stage.name();
+        return database.inTransaction(tx -> {
+            RunTransitions.read(tx, runId).orElseThrow(() -> RunTransitions.notFound(runId));
+            return tx.query(METRICS, rs -> {
+                Metric m = metric(rs);
+                Map<String, Object> v = new LinkedHashMap<>();
+                v.put("stage", rs.getString("stage"));
+                v.put("metricName", m.metricName());
+                v.put("queryVersion", rs.getString("query_version"));
+                v.put("expectedValue", m.expectedValue());
+                v.put("actualValue", m.actualValue());
+                v.put("tolerance", m.tolerance());
+                v.put("result", m.result().name());
+                v.put("judgedResult", Judge.judge(m).name());
+                v.put("details", m.details());
+                v.put("createdAt", String.valueOf(Tx.instant(rs, "created_at")));
+                return v;
+            }, runId, s, s);
+        });
+    }
+
+    private static List<Metric> stored(Tx tx, UUID runId, Metric.Stage stage) throws SQLException {
+        return tx.query(METRICS, Validations::metric, runId, stage.name(), stage.name());
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Metric metric(ResultSet rs) throws SQLException {
+        return new Metric(rs.getString("metric_name"), rs.getString("expected_value"), rs.getString("actual_value"),
+                rs.getString("tolerance"), Metric.Result.valueOf(rs.getString("result")),
+                LedgerJson.MAPPER.convertValue(LedgerJson.read(rs.getString("details")), Map.class));
+    }
+
+    private static List<String> failures(List<Metric> metrics) {
+        List<String> reasons = new ArrayList<>();
+        for (Metric m : metrics) {
+            if (Judge.judge(m) == Metric.Result.FAIL) {
+                reasons.add("FAIL " + m.metricName());
+            }
+        }
+        return reasons;
+    }
+
+    private static Optional<Long> count(List<Metric> metrics, String name) {
+        return metrics.stream().filter(m -> m.metricName().equals(name)).map(m -> Judge.decimal(m.actualValue()))
+                .filter(v -> v != null).map(BigDecimal::longValueExact).findFirst();
+    }
+
+    private static void update(Tx tx, String sql, Object value, UUID runId) {
+        try {
+            tx.update(sql, value, runId);
+        } catch (SQLException e) {
+            throw new io.loadgate.ledger.db.UncheckedSqlException(e);
+        }
+    }
+
+    static LedgerException.Conflict mismatch(RunRow run, RunStatus required) {
+        return new LedgerException.Conflict("RUN_STATUS_MISMATCH", "run " + run.runId() + " is " + run.status()
+                + ", not " + required, Map.of("runStatus", run.status().name()));
+    }
+}
