@@ -28,7 +28,7 @@ public final class Ledger {
         this.partitions = new Partitions(database, settings);
         this.views = new RunViews(database);
         this.validations = new Validations(database);
-        this.publishing = new Publishing(database);
+        this.publishing = new Publishing(database, settings.publishStale());
         this.cleanup = new Cleanup(database, settings.retention());
     }
 

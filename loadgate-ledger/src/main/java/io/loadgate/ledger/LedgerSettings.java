@@ -8,8 +8,9 @@ import java.util.List;
 
 /** What the ledger's decisions depend on beyond the request: where runs may stage, and how partitions recover. */
 public record LedgerSettings(List<StagePath> allowedRoots, RecoveryMode recoveryMode, int maxAttempts,
-                             Retention retention) {
+                             Duration publishStale, Retention retention) {
     public LedgerSettings {
+        requireNonNull(publishStale, "publishStale is null");
         requireNonNull(retention, "retention is null");
         allowedRoots = List.copyOf(requireNonNull(allowedRoots, "allowedRoots is null"));
         requireNonNull(recoveryMode, "recoveryMode is null");
@@ -18,9 +19,10 @@ public record LedgerSettings(List<StagePath> allowedRoots, RecoveryMode recovery
         }
     }
 
-    /** The contract's default retention: 3 days after success, 14 after a failure, 200 candidates a page. */
+    /** The contract's defaults: publish_stale 2 hours; retention 3 days after success, 14 after a failure. */
     public LedgerSettings(List<StagePath> allowedRoots, RecoveryMode recoveryMode, int maxAttempts) {
-        this(allowedRoots, recoveryMode, maxAttempts, new Retention(Duration.ofDays(3), Duration.ofDays(14), 200));
+        this(allowedRoots, recoveryMode, maxAttempts, Duration.ofHours(2),
+                new Retention(Duration.ofDays(3), Duration.ofDays(14), 200));
     }
 
     /** How long a finished run's staged files and tables are kept before they become cleanup candidates. */

@@ -59,7 +59,9 @@ public final class LoadgateServer implements AutoCloseable {
 
     static LedgerSettings settings(LoadgateConfig config) {
         List<StagePath> roots = config.auth().allowedRoots().stream().map(StagePath::parse).toList();
-        return new LedgerSettings(roots, config.recovery().mode(), config.recovery().maxAttempts());
+        return new LedgerSettings(roots, config.recovery().mode(), config.recovery().maxAttempts(),
+                config.recovery().publishStale(), new LedgerSettings.Retention(config.cleanup().successRetention(),
+                        config.cleanup().failedRetention(), config.cleanup().maxBatch()));
     }
 
     static Authenticator authenticator(LoadgateConfig config) {

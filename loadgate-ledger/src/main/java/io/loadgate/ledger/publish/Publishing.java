@@ -12,6 +12,7 @@ import io.loadgate.ledger.run.RunRow;
 import io.loadgate.ledger.run.RunStatus;
 import io.loadgate.ledger.run.RunTransitions;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -28,10 +29,16 @@ public final class Publishing {
             """;
     private static final String SET_TARGET_REF = "UPDATE load_run SET target_ref = ? WHERE run_id = ?";
 
-    private final Database database;
+    private static final String ATTEMPT_CERTAINLY_OVER = """
+            SELECT publish_started_at < now() - ?::interval FROM load_run WHERE run_id = ?
+            """;
 
-    public Publishing(Database database) {
+    private final Database database;
+    private final Duration publishStale;
+
+    public Publishing(Database database, Duration publishStale) {
         this.database = requireNonNull(database, "database is null");
+        this.publishStale = requireNonNull(publishStale, "publishStale is null");
     }
 
     public record Claim(boolean claimed, RunStatus runStatus) {
@@ -133,6 +140,46 @@ public final class Publishing {
             }
             return new Result(resolution.status(), true);
         });
+    }
+
+    /** What a worker saw when it looked for the publish token in the target's history. */
+    public record ProbeReport(UUID publishToken, boolean found, String snapshotId, boolean attemptReturned,
+                              Map<String, Object> evidence) {
+        public ProbeReport {
+            requireNonNull(publishToken, "publishToken is null");
+            evidence = evidence == null ? Map.of() : Map.copyOf(evidence);
+        }
+    }
+
+    /**
+     * The publish probe. The token found in the target proves the commit landed: PUBLISHED. The token absent proves
+     * nothing while the attempt might still land, so FAILED_PUBLISH needs the attempt to be certainly over: the
+     * publishing process saw its commit call return, or publish_stale has passed since the claim.
+     */
+    public Result probe(UUID runId, ProbeReport report, String actor) {
+        RunRow run = database.inTransaction(tx -> RunTransitions.read(tx, runId)
+                .orElseThrow(() -> RunTransitions.notFound(runId)));
+        if (!report.publishToken().equals(run.publishToken())) {
+            throw new LedgerException.Conflict("PUBLISH_TOKEN_MISMATCH", "publish token " + report.publishToken()
+                    + " is not the token run " + runId + " published with", Map.of("runStatus", run.status().name()));
+        }
+        Map<String, Object> evidence = new LinkedHashMap<>(report.evidence());
+        evidence.put("probe", report.found() ? "token found in target" : "token absent from target");
+        if (report.found()) {
+            evidence.put("targetRef", report.snapshotId());
+            return resolve(runId, Resolution.PUBLISHED, "publish probe found the publish token in snapshot "
+                    + report.snapshotId(), evidence, actor);
+        }
+        boolean staleOver = database.inTransaction(tx -> tx.queryOne(ATTEMPT_CERTAINLY_OVER, rs -> rs.getBoolean(1),
+                publishStale.toMillis() + " milliseconds", runId).orElse(false));
+        if (!report.attemptReturned() && !staleOver) {
+            throw new LedgerException.Conflict("PROBE_INCONCLUSIVE", "the publish token is not in the target yet,"
+                    + " but the publish attempt may still be running; probe again after publish_stale",
+                    Map.of("runStatus", run.status().name()));
+        }
+        evidence.put("attemptOver", report.attemptReturned() ? "the publishing process returned" : "publish_stale passed");
+        return resolve(runId, Resolution.FAILED_PUBLISH, "publish probe: the publish token is absent from the target"
+                + " and the attempt is over", evidence, actor);
     }
 
     private static boolean resolvedBefore(Tx tx, UUID runId) throws SQLException {

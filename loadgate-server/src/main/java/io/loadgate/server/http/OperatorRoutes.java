@@ -6,13 +6,14 @@ import io.loadgate.ledger.publish.Publishing;
 import java.util.Map;
 import java.util.UUID;
 
-/** What operators use: resolving an unknown publish, cleanup, and the monitor's summary. */
+/** Resolving an unknown publish (by an operator, or by the publish probe), cleanup, and the monitor's summary. */
 final class OperatorRoutes {
     private OperatorRoutes() {
     }
 
     static void register(ApiServer.Routes routes, Ledger ledger) {
         routes.post("/v1/runs/{runId}/publish-unknown/resolve", ApiServer.OPERATOR, ctx -> resolve(ctx, ledger));
+        routes.post("/v1/runs/{runId}/publish-unknown/probe", ApiServer.CLEANERS, ctx -> probe(ctx, ledger));
         routes.get("/v1/cleanup/candidates", ApiServer.CLEANERS, ctx -> ApiServer.ok(ctx,
                 ledger.cleanup().candidates()));
         routes.post("/v1/runs/{runId}/cleanup", ApiServer.CLEANERS, ctx -> cleanup(ctx, ledger));
@@ -27,6 +28,22 @@ final class OperatorRoutes {
         body.check("reason", reason == null || reason.strip().length() >= 5, "must be at least 5 characters");
         body.finish();
         var result = ledger.publishing().resolve(runId, resolution, reason.strip(), Map.of(), ApiServer.actor(ctx));
+        ApiServer.ok(ctx, Map.of("runId", runId.toString(), "runStatus", result.runStatus().name(),
+                "changed", result.changed()));
+    }
+
+    private static void probe(Context ctx, Ledger ledger) {
+        UUID runId = ApiServer.runId(ctx);
+        RequestBody body = RequestBody.parse(ctx.body());
+        UUID token = body.uuid("publishToken", true);
+        Boolean found = body.bool("found", true);
+        String snapshotId = body.string("snapshotId", false, Formats.MESSAGE);
+        boolean returned = body.bool("attemptReturned", false, false);
+        Map<String, Object> evidence = body.object("evidence", false);
+        body.check("snapshotId", !Boolean.TRUE.equals(found) || snapshotId != null, "is required when found is true");
+        body.finish();
+        var result = ledger.publishing().probe(runId, new Publishing.ProbeReport(token, found, snapshotId, returned,
+                evidence), ApiServer.actor(ctx));
         ApiServer.ok(ctx, Map.of("runId", runId.toString(), "runStatus", result.runStatus().name(),
                 "changed", result.changed()));
     }

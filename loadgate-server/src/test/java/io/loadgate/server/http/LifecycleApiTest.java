@@ -279,6 +279,49 @@ class LifecycleApiTest {
         assertThat(kept).isTrue();
     }
 
+    private static String[] publishUnknown() {
+        String runId = stagingValidated();
+        UUID token = UUID.randomUUID();
+        ledger.post("/v1/runs/" + runId + "/publish/claim", Map.of("publishToken", token.toString()));
+        ledger.post("/v1/runs/" + runId + "/publish/result", Map.of("publishToken", token.toString(),
+                "outcome", "PUBLISH_UNKNOWN"));
+        return new String[] {runId, token.toString()};
+    }
+
+    @Test
+    void theProbeResolvesPublishedWhenItFindsTheToken() {
+        String[] run = publishUnknown();
+        String path = "/v1/runs/" + run[0] + "/publish-unknown/probe";
+        assertThat(ledger.post(path, Map.of("publishToken", UUID.randomUUID().toString(), "found", false)).code())
+                .isEqualTo("PUBLISH_TOKEN_MISMATCH");
+        assertThat(ledger.post(path, Map.of("publishToken", run[1], "found", true)).code())
+                .isEqualTo("REQUEST_INVALID");
+        var probed = ledger.post(path, Map.of("publishToken", run[1], "found", true, "snapshotId", "8812"));
+        assertThat(probed.text("runStatus")).as(probed.toString()).isEqualTo("PUBLISHED");
+        assertThat(ledger.get("/v1/runs/" + run[0]).text("targetRef")).isEqualTo("8812");
+        assertThat(ledger.get("/v1/runs/" + run[0] + "/events").body().toString())
+                .contains("PUBLISH_UNKNOWN_RESOLVED", "token found in target");
+    }
+
+    @Test
+    void theProbeFailsThePublishOnlyOnceTheAttemptIsOver() {
+        String[] run = publishUnknown();
+        String path = "/v1/runs/" + run[0] + "/publish-unknown/probe";
+        var early = ledger.post(path, Map.of("publishToken", run[1], "found", false));
+        assertThat(early.status()).isEqualTo(409);
+        assertThat(early.code()).isEqualTo("PROBE_INCONCLUSIVE");
+        assertThat(ledger.get("/v1/runs/" + run[0]).text("status")).isEqualTo("PUBLISH_UNKNOWN");
+        var returned = ledger.post(path, Map.of("publishToken", run[1], "found", false, "attemptReturned", true));
+        assertThat(returned.text("runStatus")).isEqualTo("FAILED_PUBLISH");
+
+        String[] stale = publishUnknown();
+        ledger.execute("UPDATE loadgate.load_run SET publish_started_at = now() - interval '3 hours' WHERE run_id = '"
+                + stale[0] + "'");
+        var afterStale = ledger.post("/v1/runs/" + stale[0] + "/publish-unknown/probe",
+                Map.of("publishToken", stale[1], "found", false));
+        assertThat(afterStale.text("runStatus")).isEqualTo("FAILED_PUBLISH");
+    }
+
     @Test
     void resolvingARunThatIsNotUnknownConflicts() {
         String runId = stagingValidated();
