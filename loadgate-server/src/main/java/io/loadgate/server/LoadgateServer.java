@@ -47,8 +47,10 @@ public final class LoadgateServer implements AutoCloseable {
             resources.add(db);
             Ledger ledger = new Ledger(new Database(db.dataSource()), settings(config));
             PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            ApiServer.Tls tls = config.server().tls() == null ? null
+                    : new ApiServer.Tls(config.server().tls().keystore(), config.server().tls().password());
             ApiServer api = ApiServer.start(new ApiServer.Wiring(ledger, authenticator(config), metrics),
-                    config.server().host(), config.server().port());
+                    config.server().host(), config.server().port(), tls);
             resources.add(0, api);
             return new LoadgateServer(resources, ledger, api, db.jdbcUrl());
         } catch (RuntimeException e) {

@@ -50,9 +50,33 @@ public final class ApiServer implements AutoCloseable {
         this.app = app;
     }
 
+    /** A key store for HTTPS; without one the API speaks plain HTTP. */
+    public record Tls(java.nio.file.Path keystore, String password) {
+        public Tls {
+            requireNonNull(keystore, "keystore is null");
+            requireNonNull(password, "password is null");
+        }
+    }
+
     public static ApiServer start(Wiring wiring, String host, int port) {
+        return start(wiring, host, port, null);
+    }
+
+    public static ApiServer start(Wiring wiring, String host, int port, Tls tls) {
         Javalin app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
+            if (tls != null) {
+                // With a connector of our own, Jetty opens no plain HTTP one: the API is HTTPS only.
+                config.jetty.addConnector((server, httpConfig) -> {
+                    var ssl = new org.eclipse.jetty.util.ssl.SslContextFactory.Server();
+                    ssl.setKeyStorePath(tls.keystore().toString());
+                    ssl.setKeyStorePassword(tls.password());
+                    var connector = new org.eclipse.jetty.server.ServerConnector(server, ssl);
+                    connector.setHost(host);
+                    connector.setPort(port);
+                    return connector;
+                });
+            }
             config.requestLogger.http((ctx, ms) -> recordRequest(wiring.metrics(), ctx, ms));
             RoutesConfig routes = config.routes;
             routes.before(ApiServer::assignRequestId);
