@@ -2,6 +2,7 @@ package io.loadgate.ledger.run;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.ledger.LedgerJson;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.event.EventLog;
@@ -39,6 +40,7 @@ public final class RunViews {
                                      AND f.partition_id = p.partition_id AND f.status = 'COMMITTED') AS file_count
               FROM load_partition p WHERE p.run_id = ? ORDER BY p.partition_id
             """;
+    private static final String PARAMETERS = "SELECT parameters::text FROM load_run WHERE run_id = ?";
     private static final String DISPATCHES = """
             SELECT dispatch_id, dispatch_type, partition_id, status, attempt_count, sent_at, acked_at
               FROM load_dispatch WHERE run_id = ? ORDER BY created_at, dispatch_id
@@ -92,6 +94,7 @@ public final class RunViews {
             for (Map<String, Object> p : partitions) {
                 counts.merge((String) p.get("status"), 1L, Long::sum);
             }
+            view.put("parameters", LedgerJson.read(tx.queryOne(PARAMETERS, rs -> rs.getString(1), runId).orElse("{}")));
             view.put("partitionCounts", counts);
             view.put("partitions", partitions);
             view.put("dispatches", tx.query(DISPATCHES, RunViews::dispatch, runId));
