@@ -8,7 +8,9 @@ import java.math.BigInteger;
 public record PartitionBounds(String partitionId, BigInteger lowerBound, BigInteger upperBound, boolean upperInclusive) {
     public PartitionBounds {
         requireNonNull(partitionId, "partitionId is null");
-        if (isNullPartition() != (lowerBound == null && upperBound == null)) {
+        // Fields are not assigned yet inside a compact constructor: test the parameter, not isNullPartition().
+        boolean nullPartition = Partition.NULL_PARTITION_ID.equals(partitionId);
+        if (nullPartition != (lowerBound == null && upperBound == null) || (lowerBound == null) != (upperBound == null)) {
             throw new IllegalArgumentException("only partition NULL has no bounds: " + partitionId);
         }
     }
