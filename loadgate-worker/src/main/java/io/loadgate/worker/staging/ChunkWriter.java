@@ -54,18 +54,19 @@ public final class ChunkWriter {
     }
 
     /**
-     * Writes all of {@code rows} as chunks of at most {@code rows_per_chunk} records and returns them in index
-     * order. There is always at least one chunk, empty when there are no rows, so that the partition can still
-     * be reported (and judged) by the ledger. On failure the unfinished chunk is deleted and finished ones are
-     * left, unreported, for cleanup.
+     * Writes all of {@code rows} as chunks of at most {@code rows_per_chunk} records (none empty) and returns them
+     * in index order. No rows give an empty list: there is no chunk to report, and since the ledger dispatches
+     * only partitions that expect rows, the caller fails the partition. On failure the unfinished chunk is deleted
+     * and finished ones are left, unreported, for cleanup.
      */
     public List<StagedChunk> writePartition(ChunkNaming naming, Iterator<Record> rows) {
         requireNonNull(naming, "naming is null");
         requireNonNull(rows, "rows is null");
         List<StagedChunk> chunks = new ArrayList<>();
-        do {
+        // A chunk is started only when a row is waiting: Iceberg creates a Parquet file lazily, on its first row.
+        while (rows.hasNext()) {
             chunks.add(writeChunk(naming, chunks.size(), rows));
-        } while (rows.hasNext());
+        }
         return List.copyOf(chunks);
     }
 
@@ -86,7 +87,9 @@ public final class ChunkWriter {
                 }
             }
         } catch (IOException | RuntimeException e) {
-            deleteQuietly(path, e);
+            if (file.created()) {
+                deleteQuietly(path, e);
+            }
             if (e instanceof IOException io) {
                 throw new UncheckedIOException("writing chunk " + path + " failed: " + io.getMessage(), io);
             }

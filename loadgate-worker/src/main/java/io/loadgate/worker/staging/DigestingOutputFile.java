@@ -18,6 +18,7 @@ final class DigestingOutputFile implements OutputFile {
     private final OutputFile delegate;
     private final MessageDigest digest;
     private long bytes;
+    private boolean created;
     private boolean closed;
 
     DigestingOutputFile(OutputFile delegate) {
@@ -32,6 +33,7 @@ final class DigestingOutputFile implements OutputFile {
     @Override
     public PositionOutputStream create() {
         PositionOutputStream out = delegate.create();
+        created = true;
         return new PositionOutputStream() {
             @Override
             public long getPos() throws IOException {
@@ -78,6 +80,11 @@ final class DigestingOutputFile implements OutputFile {
     @Override
     public InputFile toInputFile() {
         return delegate.toInputFile();
+    }
+
+    /** Whether this object created the file: only then may a failed write delete it. */
+    boolean created() {
+        return created;
     }
 
     long byteCount() {
