@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
@@ -30,7 +31,8 @@ public final class MetricCalculator {
     private static final Comparator<Object> NATURAL = MetricCalculator::compare;
 
     private final ValidationSpec spec;
-    private final Map<String, Integer> positions = new HashMap<>();
+    // Case-insensitive like SQL identifiers: the spec may spell one column differently in different lists.
+    private final Map<String, Integer> positions = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
     private final Map<String, BigDecimal> sums = new LinkedHashMap<>();
     private final Map<String, Object> mins = new LinkedHashMap<>();
     private final Map<String, Object> maxs = new LinkedHashMap<>();
