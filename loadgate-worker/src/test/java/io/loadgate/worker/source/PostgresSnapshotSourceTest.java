@@ -33,6 +33,9 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.Record;
@@ -216,17 +219,28 @@ class PostgresSnapshotSourceTest {
     private record StagedRun(SourcePlan plan, Schema schema, List<URI> files, List<Record> records) {
     }
 
-    private StagedRun stageAll(Source source, SourcePlan plan, int rowsPerChunk) throws IOException {
+    /** Stages every partition at once, one thread each, as concurrent workers would. */
+    private StagedRun stageAll(Source source, SourcePlan plan, int rowsPerChunk) throws Exception {
         StagingSpec stagingSpec = new StagingSpec(staging.toUri(), rowsPerChunk, Compression.ZSTD);
-        List<URI> files = new ArrayList<>();
-        for (Partition partition : plan.partitions()) {
-            List<StagedChunk> chunks = stage(source, plan, partition, stagingSpec);
-            assertThat(chunks.stream().mapToLong(StagedChunk::recordCount).sum()).as("rows staged for %s", partition.partitionId())
-                    .isEqualTo(partition.expectedRowCount());
-            chunks.forEach(c -> files.add(c.path()));
+        ExecutorService workers = Executors.newFixedThreadPool(plan.partitions().size());
+        try {
+            List<Future<List<StagedChunk>>> results = new ArrayList<>();
+            for (Partition partition : plan.partitions()) {
+                results.add(workers.submit(() -> stage(source, plan, partition, stagingSpec)));
+            }
+            List<URI> files = new ArrayList<>();
+            for (int i = 0; i < results.size(); i++) {
+                Partition partition = plan.partitions().get(i);
+                List<StagedChunk> chunks = results.get(i).get();
+                assertThat(chunks.stream().mapToLong(StagedChunk::recordCount).sum()).as("rows staged for %s", partition.partitionId())
+                        .isEqualTo(partition.expectedRowCount());
+                chunks.forEach(c -> files.add(c.path()));
+            }
+            Schema schema = SourceSchemas.toIceberg(plan.columns());
+            return new StagedRun(plan, schema, files, read(schema, files));
+        } finally {
+            workers.shutdownNow();
         }
-        Schema schema = SourceSchemas.toIceberg(plan.columns());
-        return new StagedRun(plan, schema, files, read(schema, files));
     }
 
     private List<StagedChunk> stage(Source source, SourcePlan plan, Partition partition, StagingSpec stagingSpec) {
