@@ -1,31 +1,24 @@
 package io.loadgate.worker.source;
 
 /**
- * The column types Loadgate can move without loss. Each names the Java class a reader yields for it, which is
- * also the class Iceberg's generic records use, so values pass from source to Parquet unconverted.
+ * The column types Loadgate can move without loss. A reader yields each as the Java class Iceberg's generic
+ * records use for it, so values pass from source to Parquet unconverted: INT {@code Integer}, LONG {@code Long},
+ * DECIMAL {@code BigDecimal} (at the column's scale), FLOAT {@code Float}, DOUBLE {@code Double}, STRING
+ * {@code String}, BOOLEAN {@code Boolean}, DATE {@code LocalDate}, TIMESTAMP {@code LocalDateTime}, TIMESTAMPTZ
+ * {@code OffsetDateTime} (UTC), BINARY {@code ByteBuffer}.
  */
 public enum ColumnType {
-    INT(Integer.class),
-    LONG(Long.class),
-    DECIMAL(java.math.BigDecimal.class),
-    FLOAT(Float.class),
-    DOUBLE(Double.class),
-    STRING(String.class),
-    BOOLEAN(Boolean.class),
-    DATE(java.time.LocalDate.class),
-    TIMESTAMP(java.time.LocalDateTime.class),
-    TIMESTAMPTZ(java.time.OffsetDateTime.class),
-    BINARY(java.nio.ByteBuffer.class);
-
-    private final Class<?> javaClass;
-
-    ColumnType(Class<?> javaClass) {
-        this.javaClass = javaClass;
-    }
-
-    public Class<?> javaClass() {
-        return javaClass;
-    }
+    INT,
+    LONG,
+    DECIMAL,
+    FLOAT,
+    DOUBLE,
+    STRING,
+    BOOLEAN,
+    DATE,
+    TIMESTAMP,
+    TIMESTAMPTZ,
+    BINARY;
 
     /** True for the types a partition can be split on: whole numbers only, so bounds are exact. */
     public boolean isInteger() {

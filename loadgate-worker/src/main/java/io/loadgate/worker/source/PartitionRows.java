@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * The rows of one partition, read at the run's snapshot, as a forward-only cursor. Values are of the class
- * {@link ColumnType#javaClass()} names for their column, or null. Close it to end the reader's transaction.
+ * {@link ColumnType} names for their column, or null. Close it to end the reader's transaction.
  */
 public interface PartitionRows extends AutoCloseable {
     List<SourceColumn> columns();

@@ -296,11 +296,11 @@ public final class PostgresSnapshotSource implements Source {
                 : column.type().name().toLowerCase(java.util.Locale.ROOT);
     }
 
-    static String masked(String jdbcUrl) {
+    private static String masked(String jdbcUrl) {
         return jdbcUrl.replaceAll("(?i)(password=)[^&;]*", "$1***");
     }
 
-    static String firstLine(String message) {
+    private static String firstLine(String message) {
         if (message == null) {
             return "no message";
         }

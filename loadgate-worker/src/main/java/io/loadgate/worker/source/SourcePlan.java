@@ -23,9 +23,4 @@ public record SourcePlan(String snapshotRef, List<SourceColumn> columns, SplitSt
             throw new IllegalStateException("partitions expect " + expected + " rows, the source has " + split.rowCount());
         }
     }
-
-    public Partition partition(String partitionId) {
-        return partitions.stream().filter(p -> p.partitionId().equals(partitionId)).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("no partition " + partitionId));
-    }
 }
