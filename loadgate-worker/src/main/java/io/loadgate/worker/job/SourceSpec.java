@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
 /**
  * Where the rows come from. Exactly one of {@code table} and {@code query} is set; {@code columns} empty means all
  * columns of the relation. {@code filter} is a SQL predicate written by the job's author; {@code :business_key} in
- * it becomes a bind parameter. The password itself is never in the spec, only the name of the variable holding it.
+ * it becomes a bind parameter (only there: a {@code query} that needs the key leaves that condition to the filter). The password itself is never in the spec, only the name of the variable holding it.
  *
  * <p>The component list mirrors the YAML section one to one, which is why this record is wider than the usual
  * six-argument limit: it is built by the YAML loader, not by hand.

@@ -31,7 +31,9 @@ public final class MetricValues {
             return value.toString();
         }
         if (value instanceof Float || value instanceof Double) {
-            return decimal(new BigDecimal(value.toString()));
+            double number = ((Number) value).doubleValue();
+            // NaN and the infinities have no decimal form; their names are what PostgreSQL prints too.
+            return Double.isFinite(number) ? decimal(new BigDecimal(value.toString())) : value.toString();
         }
         if (value instanceof OffsetDateTime timestamp) {
             return timestamp.toInstant().toString();

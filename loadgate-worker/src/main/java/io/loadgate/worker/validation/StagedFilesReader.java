@@ -4,8 +4,12 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.staging.StagingFileSystems;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
@@ -55,6 +59,26 @@ public final class StagedFilesReader {
                     .build());
         }
         return CloseableIterable.concat(parts);
+    }
+
+    /**
+     * The SHA-256 (lower-case hex) of a file's bytes, to compare with the checksum the ledger recorded for it
+     * before trusting its content.
+     */
+    public String sha256(URI file) {
+        FileSystem fs = StagingFileSystems.forUri(file, hadoop);
+        try (InputStream in = fs.open(new Path(file))) {
+            MessageDigest digest = MessageDigest.getInstance("SHA-256");
+            byte[] buffer = new byte[1 << 16];
+            for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+                digest.update(buffer, 0, n);
+            }
+            return HexFormat.of().formatHex(digest.digest());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JVM", e);
+        }
     }
 
     /** Computes the job's metrics over {@code files}; see {@link MetricCalculator}. */

@@ -86,7 +86,8 @@ class ChunkWriterTest {
         for (StagedChunk chunk : chunks) {
             Path file = Path.of(chunk.path());
             assertThat(chunk.byteCount()).as("byteCount of %s", file).isEqualTo(Files.size(file));
-            assertThat(chunk.checksum()).as("checksum of %s", file).isEqualTo(sha256(file));
+            assertThat(chunk.checksum()).as("checksum of %s", file).isEqualTo(sha256(file))
+                    .isEqualTo(new StagedFilesReader(HADOOP).sha256(chunk.path()));
             assertThat(codecs(chunk.path())).as("codecs of %s", file).containsOnly(CompressionCodecName.ZSTD);
         }
         try (Stream<Path> files = Files.list(Path.of(runDirectory))) {

@@ -77,6 +77,9 @@ class MetricCalculatorTest {
         assertThat(MetricValues.format(OffsetDateTime.of(2024, 2, 29, 13, 5, 0, 0, ZoneOffset.ofHours(2)))).isEqualTo("2024-02-29T11:05:00Z");
         assertThat(MetricValues.format(ByteBuffer.wrap(new byte[] {0, (byte) 0xff}))).isEqualTo("00ff");
         assertThat(MetricValues.format(null)).isEqualTo("NULL");
+        assertThat(MetricValues.format(2.5e10)).isEqualTo("25000000000");
+        assertThat(MetricValues.format(Double.NaN)).isEqualTo("NaN");
+        assertThat(MetricValues.format(Float.NEGATIVE_INFINITY)).isEqualTo("-Infinity");
     }
 
     @Test
