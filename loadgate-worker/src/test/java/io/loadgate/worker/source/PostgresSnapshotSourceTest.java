@@ -49,7 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
  * hold with what the source held at that snapshot.
  */
 class PostgresSnapshotSourceTest {
-    private static final Configuration HADOOP = new Configuration();
+    private static final Configuration HADOOP = Staging.HADOOP;
     private static final String BUSINESS_KEY = "XX";
     private static final ValidationSpec VALIDATION = new ValidationSpec(
             List.of("amount", "qty", "order_no"),
@@ -115,11 +115,11 @@ class PostgresSnapshotSourceTest {
         }
 
         assertThat(run.records()).as("staged rows").hasSize(expected.size());
-        List<Record> staged = sortedByRowId(run.records());
+        List<Record> staged = Staging.sortedByRowId(run.records());
         assertThat(staged.stream().map(r -> r.getField("row_id")).distinct().count()).as("distinct staged keys").isEqualTo(expected.size());
         assertThat(staged.stream().map(r -> r.getField("row_id")).toList())
                 .isEqualTo(expected.stream().map(r -> r.getField("row_id")).toList());
-        assertThat(checksum(staged)).as("checksum of all staged values").isEqualTo(checksum(expected));
+        assertThat(Staging.checksum(staged)).as("checksum of all staged values").isEqualTo(Staging.checksum(expected));
 
         MetricSet stagedMetrics = new StagedFilesReader(HADOOP).metrics(run.schema(), run.files(), VALIDATION);
         assertThat(stagedMetrics.differences(run.plan().sourceMetrics())).as("staged vs source metrics").isEmpty();
@@ -155,9 +155,9 @@ class PostgresSnapshotSourceTest {
             run = new StagedRun(plan, SourceSchemas.toIceberg(plan.columns()), chunks.stream().map(StagedChunk::path).toList(), List.of());
         }
 
-        List<Record> staged = sortedByRowId(read(run.schema(), run.files()));
+        List<Record> staged = Staging.sortedByRowId(Staging.read(run.schema(), run.files()));
         assertThat(staged).as("rows at the snapshot").hasSize(before.size());
-        assertThat(checksum(staged)).as("checksum of the rows at the snapshot").isEqualTo(checksum(before));
+        assertThat(Staging.checksum(staged)).as("checksum of the rows at the snapshot").isEqualTo(Staging.checksum(before));
         assertThat(new StagedFilesReader(HADOOP).metrics(run.schema(), run.files(), new ValidationSpec(List.of("price"), null, null, List.of("id"), List.of("row_id")))
                 .differences(run.plan().sourceMetrics())).isEmpty();
     }
@@ -237,65 +237,20 @@ class PostgresSnapshotSourceTest {
                 chunks.forEach(c -> files.add(c.path()));
             }
             Schema schema = SourceSchemas.toIceberg(plan.columns());
-            return new StagedRun(plan, schema, files, read(schema, files));
+            return new StagedRun(plan, schema, files, Staging.read(schema, files));
         } finally {
             workers.shutdownNow();
         }
     }
 
     private List<StagedChunk> stage(Source source, SourcePlan plan, Partition partition, StagingSpec stagingSpec) {
-        URI runDirectory = staging.resolve("JOB/run_id=" + plan.snapshotRef()).toUri();
-        try (PartitionRows rows = source.readPartition(plan.snapshotRef(), partition, BUSINESS_KEY)) {
-            Schema schema = SourceSchemas.toIceberg(rows.columns());
-            ChunkWriter writer = new ChunkWriter(HADOOP, runDirectory, schema, stagingSpec);
-            return writer.writePartition(new ChunkNaming(partition.partitionId(), 1, UUID.randomUUID()), SourceRecords.of(schema, rows));
-        }
+        return Staging.stage(source, plan, partition, stagingSpec, BUSINESS_KEY);
     }
 
-    private static List<Record> read(Schema schema, List<URI> files) throws IOException {
-        List<Record> records = new ArrayList<>();
-        try (CloseableIterable<Record> read = new StagedFilesReader(HADOOP).read(schema, files)) {
-            read.forEach(records::add);
-        }
-        return records;
-    }
-
-    /** The source's rows read directly, without a snapshot or partitions, as records of the staged schema. */
     private static List<Record> sourceRows(String sql) throws SQLException {
-        try (Connection c = db.connect(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
-            List<SourceColumn> columns = JdbcValues.describe(rs.getMetaData());
-            Schema schema = SourceSchemas.toIceberg(columns);
-            List<Record> records = new ArrayList<>();
-            while (rs.next()) {
-                Record record = org.apache.iceberg.data.GenericRecord.create(schema);
-                for (int i = 0; i < columns.size(); i++) {
-                    record.set(i, JdbcValues.read(rs, i + 1, columns.get(i)));
-                }
-                records.add(record);
-            }
-            return records;
+        try (Connection c = db.connect()) {
+            return Staging.sourceRows(c, sql);
         }
-    }
-
-    private static List<Record> sortedByRowId(List<Record> records) {
-        List<Record> sorted = new ArrayList<>(records);
-        sorted.sort(Comparator.comparing(r -> (Integer) r.getField("row_id")));
-        return sorted;
-    }
-
-    private static String checksum(List<Record> records) throws Exception {
-        MessageDigest digest = MessageDigest.getInstance("SHA-256");
-        for (Record record : records) {
-            for (int i = 0; i < record.size(); i++) {
-                Object value = record.get(i);
-                // Float and double text goes through BigDecimal in MetricValues; exact enough to tell values apart.
-                digest.update((value == null ? "\u0000" : value.getClass().getSimpleName() + ":" + MetricValues.format(value))
-                        .getBytes(StandardCharsets.UTF_8));
-                digest.update((byte) '|');
-            }
-            digest.update((byte) '\n');
-        }
-        return HexFormat.of().formatHex(digest.digest());
     }
 
     private static SourceSpec orders(int partitions) {
