@@ -1,7 +1,5 @@
 package io.loadgate.worker.job;
 
-import static java.util.Objects.requireNonNull;
-
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;

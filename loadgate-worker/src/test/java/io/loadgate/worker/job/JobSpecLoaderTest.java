@@ -124,6 +124,8 @@ class JobSpecLoaderTest {
                 "staging.root must be a file:// or hdfs:// URI, got 's3://bucket/stage'");
         assertOneLine(VALID.replace("partitions: 8", "partitions: 0"), ":", "source.partitions must be between 1 and 9999, got 0");
         assertOneLine(VALID.replace("  table: lake.orders\n", ""), ":", "target.table is required");
+        assertOneLine(VALID.replace("staging:\n  root: hdfs://namenode:8020/data/loadgate/stage\n  rows_per_chunk: 250000\n  compression: snappy\n", ""),
+                ":", "staging is required");
     }
 
     @Test
