@@ -1,0 +1,22 @@
+package io.loadgate.worker.job;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.regex.Pattern;
+
+/** One load job, as read from its YAML file by {@link JobSpecLoader}. */
+public record JobSpec(String jobKey, SourceSpec source, TargetSpec target, StagingSpec staging,
+                      ValidationSpec validation, RecoverySpec recovery) {
+    private static final Pattern JOB_KEY = Pattern.compile("[A-Z0-9_]{1,200}");
+
+    public JobSpec {
+        if (jobKey == null || !JOB_KEY.matcher(jobKey).matches()) {
+            throw new IllegalArgumentException("job_key must match ^[A-Z0-9_]{1,200}$, got " + (jobKey == null ? "nothing" : "'" + jobKey + "'"));
+        }
+        requireNonNull(source, "source is required");
+        requireNonNull(target, "target is required");
+        requireNonNull(staging, "staging is required");
+        validation = validation == null ? ValidationSpec.COUNT_ONLY : validation;
+        recovery = recovery == null ? RecoverySpec.DEFAULT : recovery;
+    }
+}

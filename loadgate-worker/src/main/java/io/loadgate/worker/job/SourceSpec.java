@@ -1,0 +1,115 @@
+package io.loadgate.worker.job;
+
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Where the rows come from. Exactly one of {@code table} and {@code query} is set; {@code columns} empty means all
+ * columns of the relation. {@code filter} is a SQL predicate written by the job's author; {@code :business_key} in
+ * it becomes a bind parameter (only there: a {@code query} that needs the key leaves that condition to the filter). The password itself is never in the spec, only the name of the variable holding it.
+ *
+ * <p>The component list mirrors the YAML section one to one, which is why this record is wider than the usual
+ * six-argument limit: it is built by the YAML loader, not by hand.
+ */
+public record SourceSpec(
+        String jdbcUrl,
+        String user,
+        String passwordEnv,
+        String table,
+        String query,
+        List<String> columns,
+        String splitColumn,
+        Integer partitions,
+        String filter,
+        Integer fetchSize) {
+    public static final int DEFAULT_PARTITIONS = 4;
+    public static final int DEFAULT_FETCH_SIZE = 10_000;
+    public static final int MAX_PARTITIONS = 9_999;
+    public static final String BUSINESS_KEY_PARAMETER = ":business_key";
+
+    // A lookbehind keeps PostgreSQL casts such as x::business_key from being taken for the parameter.
+    private static final Pattern BUSINESS_KEY = Pattern.compile("(?<!:):business_key\\b");
+
+    public SourceSpec {
+        requireText("source.jdbc_url", jdbcUrl);
+        if (!jdbcUrl.startsWith("jdbc:")) {
+            throw new IllegalArgumentException("source.jdbc_url must start with jdbc:, got '" + jdbcUrl + "'");
+        }
+        if ((table == null) == (query == null)) {
+            throw new IllegalArgumentException("source needs exactly one of table and query");
+        }
+        if (table != null) {
+            SqlNames.table("source.table", table);
+        } else {
+            requireText("source.query", query);
+        }
+        if (passwordEnv != null && !passwordEnv.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+            throw new IllegalArgumentException("source.password_env must be an environment variable name, got '" + passwordEnv + "'");
+        }
+        columns = columns == null ? List.of() : List.copyOf(columns);
+        for (int i = 0; i < columns.size(); i++) {
+            SqlNames.column("source.columns[" + i + "]", columns.get(i));
+        }
+        SqlNames.column("source.split_column", splitColumn);
+        partitions = partitions == null ? DEFAULT_PARTITIONS : partitions;
+        if (partitions < 1 || partitions > MAX_PARTITIONS) {
+            throw new IllegalArgumentException("source.partitions must be between 1 and " + MAX_PARTITIONS + ", got " + partitions);
+        }
+        if (filter != null) {
+            requireText("source.filter", filter);
+        }
+        fetchSize = fetchSize == null ? DEFAULT_FETCH_SIZE : fetchSize;
+        if (fetchSize < 1) {
+            throw new IllegalArgumentException("source.fetch_size must be positive, got " + fetchSize);
+        }
+    }
+
+    /**
+     * The password from the variable {@code password_env} names, or null when the spec names none (trust or
+     * certificate authentication). Resolved at connect time, not at load time, so a spec can be checked on a host
+     * that does not hold the secret.
+     */
+    public String resolvePassword(Map<String, String> environment) {
+        if (passwordEnv == null) {
+            return null;
+        }
+        String password = environment.get(passwordEnv);
+        if (password == null) {
+            throw new JobSpecException("source.password_env names " + passwordEnv + ", which is not set in the environment");
+        }
+        return password;
+    }
+
+    /** The filter with each {@code :business_key} replaced by {@code ?}; see {@link #filterParameterCount()}. */
+    public String filterSql() {
+        return filter == null ? null : BUSINESS_KEY.matcher(filter).replaceAll("?");
+    }
+
+    /** How many times the business key must be bound, in order, for {@link #filterSql()}. */
+    public int filterParameterCount() {
+        if (filter == null) {
+            return 0;
+        }
+        Matcher matcher = BUSINESS_KEY.matcher(filter);
+        int count = 0;
+        while (matcher.find()) {
+            count++;
+        }
+        return count;
+    }
+
+    static void requireText(String key, String value) {
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException(key + " is required");
+        }
+    }
+
+    @Override
+    public String toString() {
+        // jdbc URLs may carry a password parameter; never log them whole.
+        return "SourceSpec[jdbcUrl=" + jdbcUrl.replaceAll("(?i)(password=)[^&;]*", "$1***") + ", user=" + user
+                + ", table=" + table + ", splitColumn=" + splitColumn + ", partitions=" + partitions + "]";
+    }
+}

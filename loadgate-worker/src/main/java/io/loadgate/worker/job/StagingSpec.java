@@ -1,0 +1,42 @@
+package io.loadgate.worker.job;
+
+import static java.util.Objects.requireNonNull;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+
+/**
+ * Where chunks are staged. {@code root} is a URI; a bare absolute path means {@code file://}. Only {@code file}
+ * and {@code hdfs} are accepted, because those are the file systems the commit rule was checked on.
+ */
+public record StagingSpec(URI root, Integer rowsPerChunk, Compression compression) {
+    public static final int DEFAULT_ROWS_PER_CHUNK = 1_000_000;
+    public static final Compression DEFAULT_COMPRESSION = Compression.ZSTD;
+
+    public StagingSpec {
+        requireNonNull(root, "staging.root is required");
+        root = withScheme(root);
+        if (!"file".equals(root.getScheme()) && !"hdfs".equals(root.getScheme())) {
+            throw new IllegalArgumentException("staging.root must be a file:// or hdfs:// URI, got '" + root + "'");
+        }
+        if (root.getPath() == null || !root.getPath().startsWith("/") || root.getPath().contains("..")) {
+            throw new IllegalArgumentException("staging.root must be an absolute path without '..', got '" + root + "'");
+        }
+        rowsPerChunk = rowsPerChunk == null ? DEFAULT_ROWS_PER_CHUNK : rowsPerChunk;
+        if (rowsPerChunk < 1) {
+            throw new IllegalArgumentException("staging.rows_per_chunk must be positive, got " + rowsPerChunk);
+        }
+        compression = compression == null ? DEFAULT_COMPRESSION : compression;
+    }
+
+    private static URI withScheme(URI root) {
+        if (root.getScheme() != null) {
+            return root;
+        }
+        try {
+            return new URI("file", null, root.getPath(), null);
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("staging.root is not a valid path: " + root, e);
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package io.loadgate.worker.source;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** A partition's rows from an open result set; {@code release} gives its connection back when it is closed. */
+final class CursorRows implements PartitionRows {
+    private static final Logger LOG = LoggerFactory.getLogger(CursorRows.class);
+    // snapshot_too_old, raised mid-scan by PostgreSQL 16 and older when old_snapshot_threshold is set.
+    static final String SNAPSHOT_TOO_OLD = "72000";
+
+    private final Statement statement;
+    private final ResultSet rs;
+    private final List<SourceColumn> columns;
+    private final Runnable release;
+    private final Object[] row;
+    private boolean closed;
+
+    CursorRows(Statement statement, ResultSet rs, List<SourceColumn> columns, Runnable release) {
+        this.statement = statement;
+        this.rs = rs;
+        this.columns = List.copyOf(columns);
+        this.release = release;
+        this.row = new Object[columns.size()];
+    }
+
+    @Override
+    public List<SourceColumn> columns() {
+        return columns;
+    }
+
+    @Override
+    public boolean next() {
+        try {
+            if (!rs.next()) {
+                return false;
+            }
+            for (int i = 0; i < row.length; i++) {
+                row[i] = JdbcValues.read(rs, i + 1, columns.get(i));
+            }
+            return true;
+        } catch (SQLException e) {
+            if (SNAPSHOT_TOO_OLD.equals(e.getSQLState())) {
+                throw new SnapshotExpiredException("the source snapshot is too old: " + SourceConnections.firstLine(e.getMessage()), e);
+            }
+            throw new SourceException("reading the source failed: " + SourceConnections.firstLine(e.getMessage()), e);
+        }
+    }
+
+    @Override
+    public Object value(int index) {
+        return row[index];
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            rs.close();
+            statement.close();
+        } catch (SQLException e) {
+            LOG.debug("closing a partition cursor failed", e);
+        }
+        release.run();
+    }
+}

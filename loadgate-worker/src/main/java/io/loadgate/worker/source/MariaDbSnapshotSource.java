@@ -1,0 +1,190 @@
+package io.loadgate.worker.source;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.worker.job.SourceSpec;
+import io.loadgate.worker.job.ValidationSpec;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A MariaDB/MySQL {@link Source}. Unlike PostgreSQL, MariaDB cannot hand a snapshot to another session, so the
+ * holder opens all its reader connections up front, the way mydumper does: under {@code FLUSH TABLES WITH READ
+ * LOCK} (no commit can happen meanwhile) each connection runs {@code START TRANSACTION WITH CONSISTENT SNAPSHOT},
+ * then the lock is released, after a moment. Every connection then sees the same committed state.
+ *
+ * <p>Consequence for callers: partitions can only be read in the process that holds the snapshot, through the
+ * holder's connections ({@code reader_connections} of them, shared by all partitions). A {@code snapshotRef}
+ * from another process, or from a closed holder, gives {@link SnapshotExpiredException}. The user needs the
+ * RELOAD privilege for the lock.
+ */
+public final class MariaDbSnapshotSource implements Source {
+    private static final Logger LOG = LoggerFactory.getLogger(MariaDbSnapshotSource.class);
+    // Holders by snapshotRef: readers may be built from another Source instance of the same process.
+    private static final Map<String, PooledHolder> HOLDERS = new ConcurrentHashMap<>();
+
+    private final SourceSpec source;
+    private final Map<String, String> environment;
+    private final int readerConnections;
+    private final SnapshotQueries queries;
+
+    /**
+     * @param readerConnections how many partitions can be read at once; at least 1
+     */
+    public MariaDbSnapshotSource(SourceSpec source, ValidationSpec validation, Map<String, String> environment, int readerConnections) {
+        this.source = requireNonNull(source, "source is null");
+        this.environment = Map.copyOf(environment);
+        if (!source.jdbcUrl().startsWith("jdbc:mariadb:") && !source.jdbcUrl().startsWith("jdbc:mysql:")) {
+            throw new SourceException("source.jdbc_url is not a MariaDB or MySQL URL: " + SourceConnections.masked(source.jdbcUrl()));
+        }
+        if (readerConnections < 1) {
+            throw new IllegalArgumentException("readerConnections must be positive, got " + readerConnections);
+        }
+        this.readerConnections = readerConnections;
+        String relation = source.table() != null ? source.table() : "(" + source.query() + ") src";
+        // A binary utf8mb4 collation orders by code point, as MetricCalculator does, whatever the column's collation.
+        SourceSql sql = new SourceSql(source, relation,
+                (column, type) -> type == ColumnType.STRING ? "CONVERT(" + column + " USING utf8mb4) COLLATE utf8mb4_bin" : column);
+        this.queries = new SnapshotQueries(source, validation, sql);
+    }
+
+    @Override
+    public SnapshotHolder openSnapshot(String businessKey) {
+        List<Connection> connections = new ArrayList<>();
+        try {
+            Connection lock = connect();
+            try {
+                execute(lock, "FLUSH TABLES WITH READ LOCK");
+                for (int i = 0; i < readerConnections; i++) {
+                    Connection connection = connect();
+                    connections.add(connection);
+                    execute(connection, "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+                    execute(connection, "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
+                }
+            } finally {
+                // Closing the session releases the lock even if UNLOCK TABLES cannot be sent.
+                SourceConnections.closeQuietly(lock);
+            }
+            String snapshotRef = UUID.randomUUID().toString();
+            SourcePlan plan = queries.measure(connections.get(0), snapshotRef, businessKey);
+            PooledHolder holder = new PooledHolder(plan, connections);
+            HOLDERS.put(snapshotRef, holder);
+            LOG.info("holding snapshot {} on {} connections: {} rows in {} partitions", snapshotRef, connections.size(),
+                    plan.split().rowCount(), plan.partitions().size());
+            return holder;
+        } catch (SQLException e) {
+            connections.forEach(SourceConnections::closeQuietly);
+            throw queries.failure(e);
+        } catch (RuntimeException e) {
+            connections.forEach(SourceConnections::closeQuietly);
+            throw e;
+        }
+    }
+
+    @Override
+    public PartitionRows readPartition(String snapshotRef, Partition partition, String businessKey) {
+        requireNonNull(partition, "partition is null");
+        PooledHolder holder = HOLDERS.get(snapshotRef);
+        if (holder == null) {
+            throw new SnapshotExpiredException("snapshot " + snapshotRef + " is not held in this process: MariaDB snapshots"
+                    + " cannot be shared, so partitions are read where the snapshot was taken", null);
+        }
+        Connection connection = holder.borrow();
+        try {
+            return queries.openCursor(connection, partition, businessKey, () -> holder.giveBack(connection));
+        } catch (SQLException e) {
+            holder.giveBack(connection);
+            throw queries.failure(e);
+        } catch (RuntimeException e) {
+            holder.giveBack(connection);
+            throw e;
+        }
+    }
+
+    private Connection connect() {
+        Properties properties = new Properties();
+        properties.setProperty("connectTimeout", "10000");
+        return SourceConnections.open(source, environment, properties);
+    }
+
+    private static void execute(Connection connection, String sql) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
+    }
+
+    /** The connections that see the snapshot; a reader borrows one for the length of a partition. */
+    private static final class PooledHolder implements SnapshotHolder {
+        private final SourcePlan plan;
+        private final BlockingQueue<Connection> idle;
+        private volatile boolean closed;
+
+        PooledHolder(SourcePlan plan, List<Connection> connections) {
+            this.plan = plan;
+            this.idle = new LinkedBlockingQueue<>(connections);
+        }
+
+        @Override
+        public SourcePlan plan() {
+            return plan;
+        }
+
+        @Override
+        public boolean isAlive() {
+            return !closed;
+        }
+
+        Connection borrow() {
+            try {
+                // Polls so that a reader waiting for a busy connection notices when the holder closes.
+                while (!closed) {
+                    Connection connection = idle.poll(1, TimeUnit.SECONDS);
+                    if (connection != null) {
+                        return connection;
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SourceException("interrupted while waiting for a source connection", e);
+            }
+            throw new SnapshotExpiredException("snapshot " + plan.snapshotRef() + " was released", null);
+        }
+
+        void giveBack(Connection connection) {
+            // After close() the queue is no longer drained: a connection coming back then is closed here.
+            if (closed) {
+                SourceConnections.closeQuietly(connection);
+            } else {
+                idle.add(connection);
+                if (closed && idle.remove(connection)) {
+                    SourceConnections.closeQuietly(connection);
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            HOLDERS.remove(plan.snapshotRef(), this);
+            for (Connection connection = idle.poll(); connection != null; connection = idle.poll()) {
+                SourceConnections.closeQuietly(connection);
+            }
+            LOG.info("released snapshot {}", plan.snapshotRef());
+        }
+    }
+}

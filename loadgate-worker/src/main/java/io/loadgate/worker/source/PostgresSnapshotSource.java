@@ -1,0 +1,151 @@
+package io.loadgate.worker.source;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.worker.job.SourceSpec;
+import io.loadgate.worker.job.ValidationSpec;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A PostgreSQL {@link Source}. The planner's transaction is REPEATABLE READ READ ONLY and exports its snapshot
+ * with {@code pg_export_snapshot()} as its first query, so every measurement it makes and every reader that runs
+ * {@code SET TRANSACTION SNAPSHOT} sees the same rows, on any host. PostgreSQL keeps an exported snapshot
+ * importable only while the exporting transaction is open, hence the {@link SnapshotHolder}.
+ */
+public final class PostgresSnapshotSource implements Source {
+    private static final Logger LOG = LoggerFactory.getLogger(PostgresSnapshotSource.class);
+    private static final Pattern SNAPSHOT_ID = Pattern.compile("[0-9A-Fa-f]{1,16}-[0-9A-Fa-f]{1,16}(-[0-9]{1,10})?");
+    // SQLSTATEs of SET TRANSACTION SNAPSHOT when the exporting transaction is gone: invalid_parameter_value
+    // (the snapshot file was removed) and object_not_in_prerequisite_state (its xmin can no longer be kept).
+    private static final Set<String> SNAPSHOT_GONE = Set.of("22023", "55000");
+
+    private final SourceSpec source;
+    private final Map<String, String> environment;
+    private final SnapshotQueries queries;
+
+    /** {@code environment} supplies the password variable the spec names; pass {@code System.getenv()}. */
+    public PostgresSnapshotSource(SourceSpec source, ValidationSpec validation, Map<String, String> environment) {
+        this.source = requireNonNull(source, "source is null");
+        this.environment = Map.copyOf(environment);
+        if (!source.jdbcUrl().startsWith("jdbc:postgresql:")) {
+            throw new SourceException("source.jdbc_url is not a PostgreSQL URL: " + SourceConnections.masked(source.jdbcUrl()));
+        }
+        String relation = source.table() != null ? source.table() : "(" + source.query() + ") src";
+        // COLLATE "C" orders text by UTF-8 bytes, i.e. by code point, as MetricCalculator does.
+        SourceSql sql = new SourceSql(source, relation, (column, type) -> type == ColumnType.STRING ? column + " COLLATE \"C\"" : column);
+        this.queries = new SnapshotQueries(source, validation, sql);
+    }
+
+    @Override
+    public SnapshotHolder openSnapshot(String businessKey) {
+        Connection connection = connect();
+        try {
+            beginRepeatableRead(connection);
+            String snapshotId;
+            try (Statement statement = connection.createStatement();
+                 ResultSet rs = statement.executeQuery("SELECT pg_export_snapshot()")) {
+                rs.next();
+                snapshotId = rs.getString(1);
+            }
+            SourcePlan plan = queries.measure(connection, snapshotId, businessKey);
+            LOG.info("exported snapshot {}: {} rows in {} partitions", snapshotId, plan.split().rowCount(), plan.partitions().size());
+            return new TransactionHolder(connection, plan);
+        } catch (SQLException e) {
+            SourceConnections.closeQuietly(connection);
+            throw queries.failure(e);
+        } catch (RuntimeException e) {
+            SourceConnections.closeQuietly(connection);
+            throw e;
+        }
+    }
+
+    @Override
+    public PartitionRows readPartition(String snapshotRef, Partition partition, String businessKey) {
+        requireNonNull(partition, "partition is null");
+        if (snapshotRef == null || !SNAPSHOT_ID.matcher(snapshotRef).matches()) {
+            throw new IllegalArgumentException("not a PostgreSQL snapshot id: " + snapshotRef);
+        }
+        Connection connection = connect();
+        try {
+            beginRepeatableRead(connection);
+            try (Statement statement = connection.createStatement()) {
+                // The id is checked against SNAPSHOT_ID above; SET TRANSACTION SNAPSHOT takes no parameters.
+                statement.execute("SET TRANSACTION SNAPSHOT '" + snapshotRef + "'");
+            } catch (SQLException e) {
+                if (SNAPSHOT_GONE.contains(e.getSQLState())) {
+                    throw new SnapshotExpiredException("snapshot " + snapshotRef + " is gone: " + SourceConnections.firstLine(e.getMessage()), e);
+                }
+                throw e;
+            }
+            return queries.openCursor(connection, partition, businessKey, () -> SourceConnections.closeQuietly(connection));
+        } catch (SQLException e) {
+            SourceConnections.closeQuietly(connection);
+            throw queries.failure(e);
+        } catch (RuntimeException e) {
+            SourceConnections.closeQuietly(connection);
+            throw e;
+        }
+    }
+
+    private Connection connect() {
+        Properties properties = new Properties();
+        properties.setProperty("connectTimeout", "10");
+        properties.setProperty("ApplicationName", "loadgate-worker");
+        return SourceConnections.open(source, environment, properties);
+    }
+
+    /**
+     * Autocommit off makes the driver send BEGIN before the first statement; SET TRANSACTION then fixes the
+     * isolation explicitly, as the transaction's first statement, rather than trusting session defaults.
+     */
+    private static void beginRepeatableRead(Connection connection) throws SQLException {
+        connection.setAutoCommit(false);
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+        }
+    }
+
+    /** The planner's open transaction; closing it ends the snapshot. */
+    private static final class TransactionHolder implements SnapshotHolder {
+        private final Connection connection;
+        private final SourcePlan plan;
+        private volatile boolean closed;
+
+        TransactionHolder(Connection connection, SourcePlan plan) {
+            this.connection = connection;
+            this.plan = plan;
+        }
+
+        @Override
+        public SourcePlan plan() {
+            return plan;
+        }
+
+        @Override
+        public boolean isAlive() {
+            try {
+                return !closed && connection.isValid(2);
+            } catch (SQLException e) {
+                return false;
+            }
+        }
+
+        @Override
+        public synchronized void close() {
+            if (!closed) {
+                closed = true;
+                SourceConnections.closeQuietly(connection);
+                LOG.info("released snapshot {}", plan.snapshotRef());
+            }
+        }
+    }
+}

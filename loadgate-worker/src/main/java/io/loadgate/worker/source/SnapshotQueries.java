@@ -1,0 +1,214 @@
+package io.loadgate.worker.source;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.worker.job.SourceSpec;
+import io.loadgate.worker.job.ValidationSpec;
+import io.loadgate.worker.validation.MetricNames;
+import io.loadgate.worker.validation.MetricSet;
+import io.loadgate.worker.validation.MetricValues;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What every snapshot source does on a connection that already sees the snapshot: check the job against the
+ * relation's columns, measure the manifest and source metrics, and open a partition's cursor.
+ */
+final class SnapshotQueries {
+    private static final Set<ColumnType> SUMMABLE = EnumSet.of(ColumnType.INT, ColumnType.LONG, ColumnType.DECIMAL);
+    // Floats are left out of MIN/MAX: their text form differs between databases and Java for some values.
+    private static final Set<ColumnType> ORDERABLE = EnumSet.of(ColumnType.INT, ColumnType.LONG, ColumnType.DECIMAL,
+            ColumnType.STRING, ColumnType.DATE, ColumnType.TIMESTAMP, ColumnType.TIMESTAMPTZ);
+    // undefined_table: PostgreSQL's and MySQL/MariaDB's codes.
+    private static final Set<String> NO_SUCH_TABLE = Set.of("42P01", "42S02");
+
+    private final SourceSpec source;
+    private final ValidationSpec validation;
+    private final SourceSql sql;
+
+    SnapshotQueries(SourceSpec source, ValidationSpec validation, SourceSql sql) {
+        this.source = requireNonNull(source, "source is null");
+        this.validation = requireNonNull(validation, "validation is null");
+        this.sql = requireNonNull(sql, "sql is null");
+    }
+
+    SourcePlan measure(Connection connection, String snapshotRef, String businessKey) throws SQLException {
+        List<SourceColumn> all = describe(connection);
+        SourceColumn split = splitColumn(all);
+        if (!split.isSplittable()) {
+            throw new SourceException("source.split_column " + source.splitColumn() + " is " + describeType(split)
+                    + "; a split column must be an integer type");
+        }
+        List<SourceColumn> selected = selected(all);
+        checkMetricColumns(selected);
+
+        Map<String, String> metrics = new HashMap<>();
+        SplitStats stats;
+        try (PreparedStatement statement = sql.stats(businessKey, validation, selected).prepare(connection);
+             ResultSet rs = statement.executeQuery()) {
+            rs.next();
+            stats = new SplitStats(rs.getLong(1), rs.getLong(2), integer(rs, 3), integer(rs, 4));
+            int index = 5;
+            metrics.put(MetricNames.COUNT, Long.toString(stats.rowCount()));
+            for (String column : validation.sum()) {
+                metrics.put(MetricNames.sum(column), MetricValues.format(rs.getBigDecimal(index++)));
+            }
+            for (String column : validation.min()) {
+                metrics.put(MetricNames.min(column), MetricValues.format(JdbcValues.read(rs, index++, column(selected, column))));
+            }
+            for (String column : validation.max()) {
+                metrics.put(MetricNames.max(column), MetricValues.format(JdbcValues.read(rs, index++, column(selected, column))));
+            }
+            for (String column : validation.nullCount()) {
+                metrics.put(MetricNames.nullCount(column), Long.toString(rs.getLong(index++)));
+            }
+        }
+        if (!validation.primaryKey().isEmpty()) {
+            try (PreparedStatement statement = sql.duplicateKeys(businessKey, validation.primaryKey()).prepare(connection);
+                 ResultSet rs = statement.executeQuery()) {
+                rs.next();
+                metrics.put(MetricNames.DUPLICATE_KEYS, Long.toString(rs.getLong(1)));
+            }
+        }
+        return new SourcePlan(snapshotRef, selected, stats, partitions(connection, businessKey, stats, split), new MetricSet(metrics));
+    }
+
+    /** A cursor over one partition; {@code release} runs when the caller closes it. */
+    CursorRows openCursor(Connection connection, Partition partition, String businessKey, Runnable release) throws SQLException {
+        List<SourceColumn> all = describe(connection);
+        List<SourceColumn> selected = selected(all);
+        ColumnType splitType = splitColumn(all).type();
+        BoundSql read = sql.readPartition(businessKey, selected.stream().map(SourceColumn::name).toList(), partition, splitType);
+        PreparedStatement statement = read.prepare(connection);
+        try {
+            // A fetch size makes the drivers stream (PostgreSQL through a cursor, with autocommit off) instead of
+            // buffering the whole partition in memory.
+            statement.setFetchSize(source.fetchSize());
+            return new CursorRows(statement, statement.executeQuery(), selected, release);
+        } catch (SQLException | RuntimeException e) {
+            statement.close();
+            throw e;
+        }
+    }
+
+    /** The one-line failure for an SQL error while planning or reading. */
+    SourceException failure(SQLException e) {
+        if (CursorRows.SNAPSHOT_TOO_OLD.equals(e.getSQLState())) {
+            return new SnapshotExpiredException("the source snapshot is too old: " + SourceConnections.firstLine(e.getMessage()), e);
+        }
+        if (NO_SUCH_TABLE.contains(e.getSQLState()) && source.table() != null) {
+            return new SourceException("source.table " + source.table() + " does not exist in "
+                    + SourceConnections.masked(source.jdbcUrl()), e);
+        }
+        return new SourceException("source query failed on " + relationName() + ": " + SourceConnections.firstLine(e.getMessage()), e);
+    }
+
+    private List<Partition> partitions(Connection connection, String businessKey, SplitStats stats, SourceColumn split) throws SQLException {
+        List<PartitionBounds> bounds = PartitionPlanner.plan(stats.min(), stats.max(), source.partitions(), stats.nullCount() > 0);
+        List<PartitionBounds> ranges = bounds.stream().filter(b -> !b.isNullPartition()).toList();
+        List<Partition> partitions = new ArrayList<>();
+        if (stats.min() == null) {
+            // No non-null split value: the ranges (the placeholder of an empty source) hold no rows.
+            ranges.forEach(range -> partitions.add(range.withExpectedRowCount(0)));
+        } else {
+            try (PreparedStatement statement = sql.partitionCounts(businessKey, ranges, split.type()).prepare(connection);
+                 ResultSet rs = statement.executeQuery()) {
+                rs.next();
+                for (int i = 0; i < ranges.size(); i++) {
+                    partitions.add(ranges.get(i).withExpectedRowCount(rs.getLong(i + 1)));
+                }
+            }
+        }
+        if (stats.nullCount() > 0) {
+            partitions.add(PartitionBounds.nullPartition().withExpectedRowCount(stats.nullCount()));
+        }
+        return partitions;
+    }
+
+    private List<SourceColumn> describe(Connection connection) throws SQLException {
+        try (PreparedStatement statement = sql.describe().prepare(connection); ResultSet rs = statement.executeQuery()) {
+            return JdbcValues.describe(rs.getMetaData());
+        }
+    }
+
+    private SourceColumn splitColumn(List<SourceColumn> all) {
+        return find(all, source.splitColumn()).orElseThrow(() -> new SourceException("source.split_column "
+                + source.splitColumn() + " is not a column of " + relationName() + "; it has " + names(all)));
+    }
+
+    private List<SourceColumn> selected(List<SourceColumn> all) {
+        if (source.columns().isEmpty()) {
+            return all;
+        }
+        List<SourceColumn> selected = new ArrayList<>();
+        for (String name : source.columns()) {
+            selected.add(find(all, name).orElseThrow(() -> new SourceException("source.columns names " + name
+                    + ", which is not a column of " + relationName() + "; it has " + names(all))));
+        }
+        return List.copyOf(selected);
+    }
+
+    private void checkMetricColumns(List<SourceColumn> selected) {
+        for (String name : validation.referencedColumns()) {
+            if (find(selected, name).isEmpty()) {
+                throw new SourceException("validation names column " + name + ", which is not among the extracted columns " + names(selected));
+            }
+        }
+        for (String name : validation.sum()) {
+            SourceColumn column = column(selected, name);
+            if (!SUMMABLE.contains(column.type())) {
+                throw new SourceException("validation.sum names " + name + ", which is " + describeType(column)
+                        + "; SUM needs an integer or decimal column");
+            }
+        }
+        List<String> ordered = new ArrayList<>(validation.min());
+        ordered.addAll(validation.max());
+        for (String name : ordered) {
+            SourceColumn column = column(selected, name);
+            if (!ORDERABLE.contains(column.type())) {
+                throw new SourceException("validation min/max names " + name + ", which is " + describeType(column)
+                        + "; MIN and MAX need a number, text, date or timestamp column");
+            }
+        }
+    }
+
+    private String relationName() {
+        return source.table() != null ? source.table() : "source.query";
+    }
+
+    private static BigInteger integer(ResultSet rs, int index) throws SQLException {
+        BigDecimal value = rs.getBigDecimal(index);
+        return value == null ? null : value.toBigIntegerExact();
+    }
+
+    private static SourceColumn column(List<SourceColumn> columns, String name) {
+        return find(columns, name).orElseThrow(() -> new SourceException("no column " + name));
+    }
+
+    private static Optional<SourceColumn> find(List<SourceColumn> columns, String name) {
+        // Unquoted identifiers fold case in SQL, so the spec's spelling matches the reported name in any case.
+        return columns.stream().filter(c -> c.name().equalsIgnoreCase(name)).findFirst();
+    }
+
+    private static String names(List<SourceColumn> columns) {
+        return columns.stream().map(SourceColumn::name).toList().toString();
+    }
+
+    private static String describeType(SourceColumn column) {
+        return column.type() == ColumnType.DECIMAL
+                ? "decimal(" + column.precision() + "," + column.scale() + ")"
+                : column.type().name().toLowerCase(Locale.ROOT);
+    }
+}

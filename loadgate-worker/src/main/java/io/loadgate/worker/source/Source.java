@@ -1,0 +1,30 @@
+package io.loadgate.worker.source;
+
+/**
+ * A relational source read at one consistent point in time.
+ *
+ * <p>The planner calls {@link #openSnapshot} once per run: it fixes the snapshot, measures the source inside it
+ * (row count, split column min/max/null count, the job's source metrics, each partition's expected row count)
+ * and keeps the snapshot alive until the returned holder is closed. Partition readers, possibly on other hosts,
+ * call {@link #readPartition} with the plan's {@code snapshotRef}; every reader sees exactly the rows the
+ * planner counted, whatever is committed to the source meanwhile. A reader that can no longer attach to the
+ * snapshot throws {@link SnapshotExpiredException} and never falls back to reading current data.
+ *
+ * <p>Implementations are thread-safe: each call uses its own connection. Failures are unchecked:
+ * {@link SnapshotExpiredException} (report errorClass SNAPSHOT), {@link SourceException} (the source or job is
+ * wrong; one line for the operator), {@link io.loadgate.worker.job.JobSpecException} (a setting cannot be
+ * resolved on this host, e.g. the password variable is unset).
+ */
+public interface Source {
+    /**
+     * Opens a snapshot and plans the run. {@code businessKey} is bound wherever the job's filter says
+     * {@code :business_key}.
+     */
+    SnapshotHolder openSnapshot(String businessKey);
+
+    /**
+     * Streams the rows of {@code partition} at {@code snapshotRef}: the caller must close the result. Throws
+     * {@link SnapshotExpiredException} when the snapshot is gone.
+     */
+    PartitionRows readPartition(String snapshotRef, Partition partition, String businessKey);
+}

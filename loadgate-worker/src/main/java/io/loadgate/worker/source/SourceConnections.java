@@ -1,0 +1,67 @@
+package io.loadgate.worker.source;
+
+import io.loadgate.worker.job.SourceSpec;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.Map;
+import java.util.Properties;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Opening and closing source connections, and the one-line texts of their failures. */
+final class SourceConnections {
+    private static final Logger LOG = LoggerFactory.getLogger(SourceConnections.class);
+
+    private SourceConnections() {
+    }
+
+    /**
+     * Connects with the spec's user and the password its variable holds ({@link io.loadgate.worker.job.JobSpecException}
+     * when unset); {@code driverProperties} adds driver-specific settings such as timeouts.
+     */
+    static Connection open(SourceSpec source, Map<String, String> environment, Properties driverProperties) {
+        Properties properties = new Properties();
+        properties.putAll(driverProperties);
+        if (source.user() != null) {
+            properties.setProperty("user", source.user());
+        }
+        String password = source.resolvePassword(environment);
+        if (password != null) {
+            properties.setProperty("password", password);
+        }
+        try {
+            return DriverManager.getConnection(source.jdbcUrl(), properties);
+        } catch (SQLException e) {
+            throw new SourceException("cannot connect to " + masked(source.jdbcUrl()) + ": " + firstLine(e.getMessage()), e);
+        }
+    }
+
+    static String masked(String jdbcUrl) {
+        return jdbcUrl.replaceAll("(?i)(password=)[^&;]*", "$1***");
+    }
+
+    static String firstLine(String message) {
+        if (message == null) {
+            return "no message";
+        }
+        int newline = message.indexOf('\n');
+        return newline < 0 ? message : message.substring(0, newline);
+    }
+
+    /** Rolls back and closes; a connection that is already broken only needs closing. */
+    static void closeQuietly(Connection connection) {
+        try {
+            if (!connection.getAutoCommit()) {
+                connection.rollback();
+            }
+        } catch (SQLException ignored) {
+            // Broken already: closing below is all that is left to do.
+        }
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            LOG.debug("closing a source connection failed", e);
+        }
+    }
+}

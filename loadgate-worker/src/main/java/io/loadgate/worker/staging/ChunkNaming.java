@@ -1,0 +1,31 @@
+package io.loadgate.worker.staging;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.UUID;
+
+/**
+ * Who writes a partition's chunks: the name of every file carries the partition, the chunk index, the claim
+ * attempt and the first 8 characters of the claim token, e.g. {@code part-0003-chunk-000002-a1-5f2c9e1a.parquet}.
+ * Two workers holding different claims on one partition (a zombie and its replacement) therefore never write
+ * the same file, and the ledger's file list says whose files count.
+ */
+public record ChunkNaming(String partitionId, int attempt, UUID claimToken) {
+    public ChunkNaming {
+        requireNonNull(partitionId, "partitionId is null");
+        if (!partitionId.matches("[0-9]{4}|NULL")) {
+            throw new IllegalArgumentException("partitionId must match ^([0-9]{4}|NULL)$, got " + partitionId);
+        }
+        if (attempt < 1) {
+            throw new IllegalArgumentException("attempt must be positive, got " + attempt);
+        }
+        requireNonNull(claimToken, "claimToken is null");
+    }
+
+    public String fileName(int chunkIndex) {
+        if (chunkIndex < 0 || chunkIndex > 999_999) {
+            throw new IllegalArgumentException("chunkIndex out of range: " + chunkIndex);
+        }
+        return String.format("part-%s-chunk-%06d-a%d-%s.parquet", partitionId, chunkIndex, attempt, claimToken.toString().substring(0, 8));
+    }
+}

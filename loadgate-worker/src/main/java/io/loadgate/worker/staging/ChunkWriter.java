@@ -1,0 +1,110 @@
+package io.loadgate.worker.staging;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.worker.job.StagingSpec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetWriter;
+import org.apache.iceberg.hadoop.HadoopOutputFile;
+import org.apache.iceberg.io.FileAppender;
+import org.apache.iceberg.parquet.Parquet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes a partition's rows as Parquet chunk files under a run directory, following the commit rule: each chunk
+ * is written straight to its final name ({@link ChunkNaming}) and never renamed; it counts only once the ledger
+ * records it, which the caller does after this writer returns. A file that is never reported (a crash, a zombie)
+ * is ignored by validation, which reads only the ledger's list, and removed by cleanup.
+ *
+ * <p>{@link #writePartition} writes every chunk of a partition before returning them, because the ledger needs
+ * the chunk count with each report and it is known only when the rows are exhausted. Thread-safe: each call
+ * writes its own files.
+ */
+public final class ChunkWriter {
+    private static final Logger LOG = LoggerFactory.getLogger(ChunkWriter.class);
+
+    private final FileSystem fs;
+    private final Path runDirectory;
+    private final Schema schema;
+    private final StagingSpec staging;
+
+    /**
+     * @param runDirectory the run's {@code hdfsRunPath} from the ledger, a {@code file:} or {@code hdfs:} URI
+     * @param schema the chunk schema, from {@link SourceSchemas#toIceberg}
+     */
+    public ChunkWriter(Configuration hadoop, URI runDirectory, Schema schema, StagingSpec staging) {
+        requireNonNull(hadoop, "hadoop is null");
+        requireNonNull(runDirectory, "runDirectory is null");
+        this.fs = StagingFileSystems.forUri(runDirectory, hadoop);
+        this.runDirectory = new Path(runDirectory);
+        this.schema = requireNonNull(schema, "schema is null");
+        this.staging = requireNonNull(staging, "staging is null");
+    }
+
+    /**
+     * Writes all of {@code rows} as chunks of at most {@code rows_per_chunk} records (none empty) and returns them
+     * in index order. No rows give an empty list: there is no chunk to report, and since the ledger dispatches
+     * only partitions that expect rows, the caller fails the partition. On failure the unfinished chunk is deleted
+     * and finished ones are left, unreported, for cleanup.
+     */
+    public List<StagedChunk> writePartition(ChunkNaming naming, Iterator<Record> rows) {
+        requireNonNull(naming, "naming is null");
+        requireNonNull(rows, "rows is null");
+        List<StagedChunk> chunks = new ArrayList<>();
+        // A chunk is started only when a row is waiting: Iceberg creates a Parquet file lazily, on its first row.
+        while (rows.hasNext()) {
+            chunks.add(writeChunk(naming, chunks.size(), rows));
+        }
+        return List.copyOf(chunks);
+    }
+
+    private StagedChunk writeChunk(ChunkNaming naming, int chunkIndex, Iterator<Record> rows) {
+        Path path = fs.makeQualified(new Path(runDirectory, naming.fileName(chunkIndex)));
+        DigestingOutputFile file = new DigestingOutputFile(HadoopOutputFile.fromPath(path, fs));
+        long records = 0;
+        try {
+            FileAppender<Record> appender = Parquet.write(file)
+                    .schema(schema)
+                    .createWriterFunc(GenericParquetWriter::create)
+                    .set(TableProperties.PARQUET_COMPRESSION, staging.compression().icebergName())
+                    .build();
+            try (appender) {
+                while (records < staging.rowsPerChunk() && rows.hasNext()) {
+                    appender.add(rows.next());
+                    records++;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            if (file.created()) {
+                deleteQuietly(path, e);
+            }
+            if (e instanceof IOException io) {
+                throw new UncheckedIOException("writing chunk " + path + " failed: " + io.getMessage(), io);
+            }
+            throw (RuntimeException) e;
+        }
+        StagedChunk chunk = new StagedChunk(chunkIndex, path.toUri(), records, file.byteCount(), file.sha256Hex());
+        LOG.debug("staged {}", chunk);
+        return chunk;
+    }
+
+    private void deleteQuietly(Path path, Exception failure) {
+        try {
+            fs.delete(path, false);
+        } catch (IOException e) {
+            failure.addSuppressed(e);
+        }
+    }
+}

@@ -1,0 +1,29 @@
+package io.loadgate.worker.validation;
+
+/**
+ * Metric names shared by the source, staging and target sides; a metric compares only when both sides spell it
+ * the same. Column names are used as the job spec writes them.
+ */
+public final class MetricNames {
+    public static final String COUNT = "COUNT";
+    public static final String DUPLICATE_KEYS = "DUPLICATE_KEYS";
+
+    private MetricNames() {
+    }
+
+    public static String sum(String column) {
+        return "SUM:" + column;
+    }
+
+    public static String min(String column) {
+        return "MIN:" + column;
+    }
+
+    public static String max(String column) {
+        return "MAX:" + column;
+    }
+
+    public static String nullCount(String column) {
+        return "NULL_COUNT:" + column;
+    }
+}

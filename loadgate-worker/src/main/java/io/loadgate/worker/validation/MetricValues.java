@@ -1,0 +1,56 @@
+package io.loadgate.worker.validation;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.util.HexFormat;
+
+/**
+ * The one text form of a metric value. Source and staging produce values of the same Java classes (a JDBC
+ * reader yields what Iceberg's generic records hold), and both format them here, so equal values are equal
+ * strings: numbers as plain decimals without trailing zeros ("12.5", never "1.25E+1" or "12.50"), timestamps
+ * with zone as UTC instants, and a missing value (a MIN over no rows) as {@value #NONE}.
+ */
+public final class MetricValues {
+    public static final String NONE = "NULL";
+
+    private MetricValues() {
+    }
+
+    public static String format(Object value) {
+        if (value == null) {
+            return NONE;
+        }
+        if (value instanceof BigDecimal decimal) {
+            return decimal(decimal);
+        }
+        if (value instanceof Integer || value instanceof Long || value instanceof BigInteger || value instanceof Short) {
+            return value.toString();
+        }
+        if (value instanceof Float || value instanceof Double) {
+            double number = ((Number) value).doubleValue();
+            // NaN and the infinities have no decimal form; their names are what PostgreSQL prints too.
+            return Double.isFinite(number) ? decimal(new BigDecimal(value.toString())) : value.toString();
+        }
+        if (value instanceof OffsetDateTime timestamp) {
+            return timestamp.toInstant().toString();
+        }
+        if (value instanceof LocalDateTime || value instanceof LocalDate || value instanceof CharSequence || value instanceof Boolean) {
+            return value.toString();
+        }
+        if (value instanceof ByteBuffer bytes) {
+            ByteBuffer copy = bytes.duplicate();
+            byte[] data = new byte[copy.remaining()];
+            copy.get(data);
+            return HexFormat.of().formatHex(data);
+        }
+        throw new IllegalArgumentException("no metric format for " + value.getClass().getName());
+    }
+
+    private static String decimal(BigDecimal decimal) {
+        return decimal.signum() == 0 ? "0" : decimal.stripTrailingZeros().toPlainString();
+    }
+}

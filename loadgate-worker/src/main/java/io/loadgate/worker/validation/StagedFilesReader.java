@@ -1,0 +1,94 @@
+package io.loadgate.worker.validation;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.worker.staging.StagingFileSystems;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.hadoop.HadoopInputFile;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.parquet.ParquetSchemaUtil;
+import org.apache.parquet.hadoop.ParquetFileReader;
+
+/**
+ * Reads staged chunk files as Iceberg generic records. It takes the files to read from the caller, who takes them
+ * from the ledger's file list: a directory listing would also find files the ledger never recorded (a zombie's,
+ * a speculative duplicate's, a crashed attempt's), and those must never count.
+ */
+public final class StagedFilesReader {
+    private final Configuration hadoop;
+
+    public StagedFilesReader(Configuration hadoop) {
+        this.hadoop = requireNonNull(hadoop, "hadoop is null");
+    }
+
+    /** The Iceberg schema a staged file was written with, field ids included, from its footer. */
+    public Schema schemaOf(URI file) {
+        FileSystem fs = StagingFileSystems.forUri(file, hadoop);
+        Path path = new Path(file);
+        try (ParquetFileReader reader = ParquetFileReader.open(org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(path, fs.getConf()))) {
+            return ParquetSchemaUtil.convert(reader.getFooter().getFileMetaData().getSchema());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the footer of " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The records of {@code files}, in list order, projected to {@code schema} by field id. Close the result. */
+    public CloseableIterable<Record> read(Schema schema, List<URI> files) {
+        requireNonNull(schema, "schema is null");
+        List<CloseableIterable<Record>> parts = new ArrayList<>(files.size());
+        for (URI file : files) {
+            FileSystem fs = StagingFileSystems.forUri(file, hadoop);
+            parts.add(Parquet.read(HadoopInputFile.fromPath(new Path(file), fs))
+                    .project(schema)
+                    .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
+                    .build());
+        }
+        return CloseableIterable.concat(parts);
+    }
+
+    /**
+     * The SHA-256 (lower-case hex) of a file's bytes, to compare with the checksum the ledger recorded for it
+     * before trusting its content.
+     */
+    public String sha256(URI file) {
+        FileSystem fs = StagingFileSystems.forUri(file, hadoop);
+        try (InputStream in = fs.open(new Path(file))) {
+            MessageDigest digest = MessageDigest.getInstance("SHA-256");
+            byte[] buffer = new byte[1 << 16];
+            for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+                digest.update(buffer, 0, n);
+            }
+            return HexFormat.of().formatHex(digest.digest());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JVM", e);
+        }
+    }
+
+    /** Computes the job's metrics over {@code files}; see {@link MetricCalculator}. */
+    public MetricSet metrics(Schema schema, List<URI> files, io.loadgate.worker.job.ValidationSpec validation) {
+        MetricCalculator calculator = new MetricCalculator(validation, schema);
+        try (CloseableIterable<Record> records = read(schema, files)) {
+            records.forEach(calculator::accept);
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading staged files failed: " + e.getMessage(), e);
+        }
+        return calculator.result();
+    }
+}

@@ -1,0 +1,177 @@
+package io.loadgate.worker.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class JobSpecLoaderTest {
+    private static final String VALID = """
+            job_key: ORDERS_DAILY
+            source:
+              jdbc_url: jdbc:postgresql://127.0.0.1:5432/shop
+              user: loader
+              password_env: SHOP_PASSWORD
+              table: public.orders
+              columns: [id, amount, created_at]
+              split_column: id
+              partitions: 8
+              filter: "business_day = CAST(:business_key AS date) AND region <> :business_key"
+              fetch_size: 5000
+            target:
+              table: lake.orders
+              business_key_column: business_day
+            staging:
+              root: hdfs://namenode:8020/data/loadgate/stage
+              rows_per_chunk: 250000
+              compression: snappy
+            validation:
+              sum: [amount]
+              min: [created_at]
+              max: [created_at]
+              null_count: [amount]
+              primary_key: [id]
+            recovery:
+              mode: REISSUE
+            """;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void loadsEveryField() throws IOException {
+        JobSpec spec = JobSpecLoader.load(write(VALID));
+
+        assertThat(spec.jobKey()).isEqualTo("ORDERS_DAILY");
+        SourceSpec source = spec.source();
+        assertThat(source.jdbcUrl()).isEqualTo("jdbc:postgresql://127.0.0.1:5432/shop");
+        assertThat(source.user()).isEqualTo("loader");
+        assertThat(source.table()).isEqualTo("public.orders");
+        assertThat(source.query()).isNull();
+        assertThat(source.columns()).containsExactly("id", "amount", "created_at");
+        assertThat(source.splitColumn()).isEqualTo("id");
+        assertThat(source.partitions()).isEqualTo(8);
+        assertThat(source.fetchSize()).isEqualTo(5000);
+        assertThat(source.filterSql()).isEqualTo("business_day = CAST(? AS date) AND region <> ?");
+        assertThat(source.filterParameterCount()).isEqualTo(2);
+        assertThat(spec.target()).isEqualTo(new TargetSpec("lake.orders", "business_day"));
+        assertThat(spec.staging()).isEqualTo(new StagingSpec(URI.create("hdfs://namenode:8020/data/loadgate/stage"), 250_000, Compression.SNAPPY));
+        assertThat(spec.validation()).isEqualTo(new ValidationSpec(List.of("amount"), List.of("created_at"), List.of("created_at"),
+                List.of("amount"), List.of("id")));
+        assertThat(spec.recovery().mode()).isEqualTo(RecoveryMode.REISSUE);
+    }
+
+    @Test
+    void pinsEveryDefault() throws IOException {
+        JobSpec spec = JobSpecLoader.load(write("""
+                job_key: MINIMAL
+                source: {jdbc_url: "jdbc:postgresql://db/x", query: "SELECT * FROM t", split_column: id}
+                target: {table: lake.t, business_key_column: day}
+                staging: {root: /data/stage}
+                """));
+
+        assertThat(spec.source().columns()).as("all columns").isEmpty();
+        assertThat(spec.source().partitions()).isEqualTo(4);
+        assertThat(spec.source().fetchSize()).isEqualTo(10_000);
+        assertThat(spec.source().filter()).isNull();
+        assertThat(spec.source().filterParameterCount()).isZero();
+        assertThat(spec.source().passwordEnv()).isNull();
+        assertThat(spec.source().resolvePassword(Map.of())).as("no password variable, no password").isNull();
+        assertThat(spec.staging().root()).as("a bare path is a file URI").isEqualTo(URI.create("file:/data/stage"));
+        assertThat(spec.staging().rowsPerChunk()).isEqualTo(1_000_000);
+        assertThat(spec.staging().compression()).isEqualTo(Compression.ZSTD);
+        assertThat(spec.validation()).isEqualTo(ValidationSpec.COUNT_ONLY);
+        assertThat(spec.recovery().mode()).isEqualTo(RecoveryMode.FAIL);
+    }
+
+    @Test
+    void unknownKeyNamesFileLineAndKey() throws IOException {
+        Path file = write(VALID.replace("  fetch_size: 5000", "  fetch_sise: 5000"));
+
+        assertThatThrownBy(() -> JobSpecLoader.load(file))
+                .isInstanceOf(JobSpecException.class)
+                .hasMessageStartingWith(file + ":11:3: ")
+                .hasMessageContaining("source.fetch_sise: unknown key 'fetch_sise'")
+                .hasMessageContaining("fetch_size")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+    }
+
+    @Test
+    void wrongTypesNameFileLineAndKey() throws IOException {
+        assertOneLine(VALID.replace("partitions: 8", "partitions: eight"), ":9:", "source.partitions: wrong type, expected integer");
+        assertOneLine(VALID.replace("partitions: 8", "partitions: \"8\""), ":9:", "source.partitions:");
+        assertOneLine(VALID.replace("sum: [amount]", "sum: amount"), ":20:", "validation.sum: wrong type, expected list");
+        assertOneLine(VALID.replace("mode: REISSUE", "mode: SOMETIMES"), ":26:", "recovery.mode: 'SOMETIMES' is not a valid value, one of [FAIL, REISSUE]");
+        assertOneLine(VALID.replace("user: loader", "user: [a, b]"), ":4:", "source.user: wrong type, expected string");
+    }
+
+    @Test
+    void invalidValuesNameTheKey() throws IOException {
+        assertOneLine(VALID.replace("ORDERS_DAILY", "orders-daily"), ":", "job_key must match ^[A-Z0-9_]{1,200}$, got 'orders-daily'");
+        assertOneLine(VALID.replace("  table: public.orders\n", ""), ":", "source: source needs exactly one of table and query");
+        assertOneLine(VALID.replace("  table: public.orders\n", "  table: public.orders\n  query: SELECT 1\n"), ":",
+                "source needs exactly one of table and query");
+        assertOneLine(VALID.replace("split_column: id", "split_column: \"id; DROP TABLE x\""), ":",
+                "source.split_column must be a plain column name");
+        assertOneLine(VALID.replace("hdfs://namenode:8020/data/loadgate/stage", "s3://bucket/stage"), ":",
+                "staging.root must be a file:// or hdfs:// URI, got 's3://bucket/stage'");
+        assertOneLine(VALID.replace("partitions: 8", "partitions: 0"), ":", "source.partitions must be between 1 and 9999, got 0");
+        assertOneLine(VALID.replace("  table: lake.orders\n", ""), ":", "target.table is required");
+        assertOneLine(VALID.replace("staging:\n  root: hdfs://namenode:8020/data/loadgate/stage\n  rows_per_chunk: 250000\n  compression: snappy\n", ""),
+                ":", "staging is required");
+    }
+
+    @Test
+    void duplicateKeyAndBrokenYamlFail() throws IOException {
+        assertOneLine(VALID.replace("  user: loader\n", "  user: loader\n  user: other\n"), ":5:", "Duplicate field 'user'");
+        assertOneLine(VALID.replace("job_key: ORDERS_DAILY", "job_key: 'ORDERS_DAILY"), ":", "not valid YAML");
+    }
+
+    @Test
+    void emptyOrMissingFile() throws IOException {
+        Path empty = write("");
+        assertThatThrownBy(() -> JobSpecLoader.load(empty)).isInstanceOf(JobSpecException.class).hasMessage(empty + ": the job spec is empty");
+        Path missing = dir.resolve("missing.yaml");
+        assertThatThrownBy(() -> JobSpecLoader.load(missing)).isInstanceOf(JobSpecException.class).hasMessage(missing + ": no such file");
+    }
+
+    @Test
+    void unsetPasswordVariableFailsAtResolveTime() throws IOException {
+        JobSpec spec = JobSpecLoader.load(write(VALID));
+
+        assertThat(spec.source().resolvePassword(Map.of("SHOP_PASSWORD", "s3cret"))).isEqualTo("s3cret");
+        assertThatThrownBy(() -> spec.source().resolvePassword(Map.of()))
+                .isInstanceOf(JobSpecException.class)
+                .hasMessage("source.password_env names SHOP_PASSWORD, which is not set in the environment");
+    }
+
+    @Test
+    void castsAreNotTakenForTheBusinessKey() {
+        SourceSpec source = new SourceSpec("jdbc:postgresql://db/x", null, null, "t", null, null, "id", null,
+                "d = :business_key::date AND x::text <> ''", null);
+
+        assertThat(source.filterSql()).isEqualTo("d = ?::date AND x::text <> ''");
+        assertThat(source.filterParameterCount()).isEqualTo(1);
+    }
+
+    private void assertOneLine(String yaml, String lineFragment, String messageFragment) throws IOException {
+        Path file = write(yaml);
+        assertThatThrownBy(() -> JobSpecLoader.load(file))
+                .isInstanceOf(JobSpecException.class)
+                .hasMessageStartingWith(file + lineFragment)
+                .hasMessageContaining(messageFragment)
+                .satisfies(e -> assertThat(e.getMessage()).as("one line").doesNotContain("\n"));
+    }
+
+    private Path write(String yaml) throws IOException {
+        Path file = Files.createTempFile(dir, "job", ".yaml");
+        return Files.writeString(file, yaml);
+    }
+}

@@ -1,0 +1,282 @@
+package io.loadgate.worker.source;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.loadgate.ledger.testing.TestDatabases;
+import io.loadgate.ledger.testing.TestDatabases.TestDatabase;
+import io.loadgate.worker.job.Compression;
+import io.loadgate.worker.job.JobSpecException;
+import io.loadgate.worker.job.SourceSpec;
+import io.loadgate.worker.job.StagingSpec;
+import io.loadgate.worker.job.ValidationSpec;
+import io.loadgate.worker.staging.SourceSchemas;
+import io.loadgate.worker.staging.StagedChunk;
+import io.loadgate.worker.validation.MetricSet;
+import io.loadgate.worker.validation.StagedFilesReader;
+import java.net.URI;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.Record;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Plans, extracts and stages real PostgreSQL tables at an exported snapshot, and compares what the Parquet files
+ * hold with what the source held at that snapshot.
+ */
+class PostgresSnapshotSourceTest {
+    private static final Configuration HADOOP = Staging.HADOOP;
+    private static final String BUSINESS_KEY = "XX";
+    private static final ValidationSpec VALIDATION = new ValidationSpec(
+            List.of("amount", "qty", "order_no"),
+            List.of("amount", "name", "day", "created_at", "updated_at", "id"),
+            List.of("amount", "name", "day", "created_at", "updated_at", "id"),
+            List.of("id", "amount", "name"),
+            List.of("order_no"));
+
+    private static TestDatabase db;
+
+    @TempDir
+    Path staging;
+
+    @BeforeAll
+    static void createSource() throws SQLException {
+        db = TestDatabases.create();
+        execute("""
+                CREATE TABLE public.orders (
+                    row_id integer NOT NULL, id bigint, order_no integer NOT NULL, amount numeric(12,2), qty smallint,
+                    score double precision, name text, region varchar(8), active boolean, day date,
+                    created_at timestamp, updated_at timestamptz, payload bytea)""");
+        // 200,000 rows: every 97th split value null, negative and positive ids with gaps, a few duplicate order
+        // numbers, nulls in other columns, non-ASCII text, and a region the job's filter leaves out.
+        execute("""
+                INSERT INTO public.orders
+                SELECT g,
+                       CASE WHEN g % 97 = 0 THEN NULL ELSE g * 7 - 500000 END,
+                       CASE WHEN g % 50000 = 0 THEN 1 ELSE g END,
+                       CASE WHEN g % 13 = 0 THEN NULL ELSE round((g * 3.17) % 100000, 2) END,
+                       (g % 32000)::smallint,
+                       g / 7.0,
+                       CASE WHEN g % 11 = 0 THEN NULL ELSE 'name-' || g || CASE WHEN g % 5 = 0 THEN ' é😀' ELSE '' END END,
+                       (ARRAY['EU', 'US', 'APAC', 'XX'])[g % 4 + 1],
+                       g % 2 = 0,
+                       DATE '2020-01-01' + (g % 2000),
+                       TIMESTAMP '2020-01-01 00:00:00' + g * INTERVAL '1 minute 0.123456 second',
+                       TIMESTAMPTZ '2020-01-01 00:00:00+02' + g * INTERVAL '37 second',
+                       decode(lpad(to_hex(g), 8, '0'), 'hex')
+                FROM generate_series(1, 200000) g""");
+        execute("CREATE TABLE public.events (row_id integer NOT NULL, id integer, label text, price numeric(10,2))");
+        execute("""
+                INSERT INTO public.events
+                SELECT g, CASE WHEN g % 10 = 0 THEN NULL ELSE g END, 'label-' || g, g % 1000 FROM generate_series(1, 20000) g""");
+        execute("ANALYZE");
+    }
+
+    @Test
+    void stagesEverySourceRowExactlyOnceWithEqualMetrics() throws Exception {
+        SourceSpec spec = orders(4);
+        Source source = new PostgresSnapshotSource(spec, VALIDATION, Map.of());
+        List<Record> expected = sourceRows("SELECT * FROM public.orders WHERE region <> 'XX' ORDER BY row_id");
+
+        StagedRun run;
+        try (SnapshotHolder holder = source.openSnapshot(BUSINESS_KEY)) {
+            SourcePlan plan = holder.plan();
+            assertThat(plan.split().rowCount()).isEqualTo(150_000);
+            assertThat(plan.split().nullCount()).isEqualTo(count("SELECT count(*) FROM public.orders WHERE region <> 'XX' AND id IS NULL"));
+            assertThat(plan.split().min().longValueExact()).isEqualTo(count("SELECT min(id) FROM public.orders WHERE region <> 'XX'"));
+            assertThat(plan.split().max().longValueExact()).isEqualTo(count("SELECT max(id) FROM public.orders WHERE region <> 'XX'"));
+            assertThat(plan.partitions()).extracting(Partition::partitionId).containsExactly("0000", "0001", "0002", "0003", "NULL");
+            assertThat(plan.partitions()).allSatisfy(p -> assertThat(p.expectedRowCount()).as("rows of %s", p.partitionId()).isPositive());
+            run = stageAll(source, plan, 30_000);
+        }
+
+        assertThat(run.records()).as("staged rows").hasSize(expected.size());
+        List<Record> staged = Staging.sortedByRowId(run.records());
+        assertThat(staged.stream().map(r -> r.getField("row_id")).distinct().count()).as("distinct staged keys").isEqualTo(expected.size());
+        assertThat(staged.stream().map(r -> r.getField("row_id")).toList())
+                .isEqualTo(expected.stream().map(r -> r.getField("row_id")).toList());
+        assertThat(Staging.checksum(staged)).as("checksum of all staged values").isEqualTo(Staging.checksum(expected));
+
+        MetricSet stagedMetrics = new StagedFilesReader(HADOOP).metrics(run.schema(), run.files(), VALIDATION);
+        assertThat(stagedMetrics.differences(run.plan().sourceMetrics())).as("staged vs source metrics").isEmpty();
+        assertThat(stagedMetrics.values()).containsEntry("COUNT", "150000")
+                .containsEntry("SUM:amount", text("SELECT trim(trailing '.' from trim(trailing '0' from sum(amount)::text)) FROM public.orders WHERE region <> 'XX'"))
+                .containsEntry("NULL_COUNT:id", Long.toString(run.plan().split().nullCount()))
+                .containsEntry("DUPLICATE_KEYS", text("SELECT (count(*) - count(DISTINCT order_no))::text FROM public.orders WHERE region <> 'XX'"))
+                .containsEntry("MIN:day", text("SELECT min(day)::text FROM public.orders WHERE region <> 'XX'"));
+    }
+
+    @Test
+    void changesCommittedDuringExtractionDoNotLeakIn() throws Exception {
+        SourceSpec spec = events(3);
+        Source source = new PostgresSnapshotSource(spec, new ValidationSpec(List.of("price"), null, null, List.of("id"), List.of("row_id")), Map.of());
+        List<Record> before = sourceRows("SELECT * FROM public.events ORDER BY row_id");
+
+        StagedRun run;
+        try (SnapshotHolder holder = source.openSnapshot(BUSINESS_KEY)) {
+            SourcePlan plan = holder.plan();
+            StagingSpec stagingSpec = new StagingSpec(staging.toUri(), 5_000, Compression.ZSTD);
+            List<StagedChunk> chunks = new ArrayList<>(stage(source, plan, plan.partitions().get(0), stagingSpec));
+            // Another session changes rows of every partition, the NULL one included, and commits.
+            execute("""
+                    BEGIN;
+                    INSERT INTO public.events SELECT g, CASE WHEN g % 3 = 0 THEN NULL ELSE g - 20000 END, 'new', 1 FROM generate_series(20001, 21000) g;
+                    UPDATE public.events SET label = 'changed', price = 0 WHERE row_id % 40 = 1;
+                    DELETE FROM public.events WHERE row_id % 40 = 2 OR row_id % 40 = 10;
+                    COMMIT""");
+            assertThat(count("SELECT count(*) FROM public.events")).as("the changes are visible outside the snapshot").isEqualTo(21_000 - 2 * 525);
+            for (Partition partition : plan.partitions().subList(1, plan.partitions().size())) {
+                chunks.addAll(stage(source, plan, partition, stagingSpec));
+            }
+            run = new StagedRun(plan, SourceSchemas.toIceberg(plan.columns()), chunks.stream().map(StagedChunk::path).toList(), List.of());
+        }
+
+        List<Record> staged = Staging.sortedByRowId(Staging.read(run.schema(), run.files()));
+        assertThat(staged).as("rows at the snapshot").hasSize(before.size());
+        assertThat(Staging.checksum(staged)).as("checksum of the rows at the snapshot").isEqualTo(Staging.checksum(before));
+        assertThat(new StagedFilesReader(HADOOP).metrics(run.schema(), run.files(), new ValidationSpec(List.of("price"), null, null, List.of("id"), List.of("row_id")))
+                .differences(run.plan().sourceMetrics())).isEmpty();
+    }
+
+    @Test
+    void aClosedHolderExpiresTheSnapshot() throws Exception {
+        Source source = new PostgresSnapshotSource(events(2), ValidationSpec.COUNT_ONLY, Map.of());
+        SnapshotHolder holder = source.openSnapshot(BUSINESS_KEY);
+        SourcePlan plan = holder.plan();
+        try (PartitionRows rows = source.readPartition(plan.snapshotRef(), plan.partitions().get(0), BUSINESS_KEY)) {
+            assertThat(rows.next()).isTrue();
+        }
+        assertThat(holder.isAlive()).isTrue();
+
+        holder.close();
+
+        assertThat(holder.isAlive()).isFalse();
+        assertThatThrownBy(() -> source.readPartition(plan.snapshotRef(), plan.partitions().get(1), BUSINESS_KEY))
+                .isInstanceOf(SnapshotExpiredException.class)
+                .hasMessageStartingWith("snapshot " + plan.snapshotRef() + " is gone: ");
+    }
+
+    @Test
+    void badSourcesFailWithOneClearLine() {
+        assertOneLine(() -> open(new SourceSpec(db.jdbcUrl(), db.user(), null, "public.nope", null, null, "id", 4, null, null)),
+                SourceException.class, "source.table public.nope does not exist in " + db.jdbcUrl());
+        assertOneLine(() -> open(new SourceSpec(db.jdbcUrl(), db.user(), null, "public.events", null, null, "nope", 4, null, null)),
+                SourceException.class, "source.split_column nope is not a column of public.events; it has [row_id, id, label, price]");
+        assertOneLine(() -> open(new SourceSpec(db.jdbcUrl(), db.user(), null, "public.events", null, null, "label", 4, null, null)),
+                SourceException.class, "source.split_column label is string; a split column must be an integer type");
+        assertOneLine(() -> open(new SourceSpec(db.jdbcUrl(), db.user(), null, "public.events", null, null, "price", 4, null, null)),
+                SourceException.class, "source.split_column price is decimal(10,2); a split column must be an integer type");
+        assertOneLine(() -> open(new SourceSpec(db.jdbcUrl(), db.user(), null, "public.events", null, List.of("row_id", "nope"), "id", 4, null, null)),
+                SourceException.class, "source.columns names nope, which is not a column of public.events; it has [row_id, id, label, price]");
+        assertOneLine(() -> new PostgresSnapshotSource(events(2), new ValidationSpec(List.of("label"), null, null, null, null), Map.of())
+                        .openSnapshot(BUSINESS_KEY),
+                SourceException.class, "validation.sum names label, which is string; SUM needs an integer or decimal column");
+        assertOneLine(() -> open(new SourceSpec("jdbc:postgresql://127.0.0.1:1/nothing", "postgres", null, "public.events", null, null, "id", 4, null, null)),
+                SourceException.class, "cannot connect to jdbc:postgresql://127.0.0.1:1/nothing: Connection to 127.0.0.1:1 refused");
+        assertOneLine(() -> open(new SourceSpec(db.jdbcUrl(), db.user(), "LOADGATE_TEST_UNSET_PASSWORD", "public.events", null, null, "id", 4, null, null)),
+                JobSpecException.class, "source.password_env names LOADGATE_TEST_UNSET_PASSWORD, which is not set in the environment");
+        assertOneLine(() -> open(new SourceSpec(db.jdbcUrl(), db.user(), null, null, "SELECT row_id, id, FROM public.events", null, "id", 4, null, null)),
+                SourceException.class, "source query failed on source.query: ERROR: syntax error");
+    }
+
+    @Test
+    void aQuerySourceAndAnAllNullSplitColumnGiveOnlyTheNullPartition() {
+        SourceSpec spec = new SourceSpec(db.jdbcUrl(), db.user(), null, null,
+                "SELECT row_id, id, label FROM public.events WHERE id IS NULL", null, "id", 4, "label <> :business_key", null);
+        try (SnapshotHolder holder = new PostgresSnapshotSource(spec, ValidationSpec.COUNT_ONLY, Map.of()).openSnapshot(BUSINESS_KEY)) {
+            assertThat(holder.plan().partitions()).singleElement().satisfies(p -> {
+                assertThat(p.isNullPartition()).isTrue();
+                assertThat(p.expectedRowCount()).isEqualTo(holder.plan().split().rowCount()).isPositive();
+            });
+            assertThat(holder.plan().split().min()).isNull();
+        }
+    }
+
+    private record StagedRun(SourcePlan plan, Schema schema, List<URI> files, List<Record> records) {
+    }
+
+    /** Stages every partition at once, one thread each, as concurrent workers would. */
+    private StagedRun stageAll(Source source, SourcePlan plan, int rowsPerChunk) throws Exception {
+        StagingSpec stagingSpec = new StagingSpec(staging.toUri(), rowsPerChunk, Compression.ZSTD);
+        ExecutorService workers = Executors.newFixedThreadPool(plan.partitions().size());
+        try {
+            List<Future<List<StagedChunk>>> results = new ArrayList<>();
+            for (Partition partition : plan.partitions()) {
+                results.add(workers.submit(() -> stage(source, plan, partition, stagingSpec)));
+            }
+            List<URI> files = new ArrayList<>();
+            for (int i = 0; i < results.size(); i++) {
+                Partition partition = plan.partitions().get(i);
+                List<StagedChunk> chunks = results.get(i).get();
+                assertThat(chunks.stream().mapToLong(StagedChunk::recordCount).sum()).as("rows staged for %s", partition.partitionId())
+                        .isEqualTo(partition.expectedRowCount());
+                chunks.forEach(c -> files.add(c.path()));
+            }
+            Schema schema = SourceSchemas.toIceberg(plan.columns());
+            return new StagedRun(plan, schema, files, Staging.read(schema, files));
+        } finally {
+            workers.shutdownNow();
+        }
+    }
+
+    private List<StagedChunk> stage(Source source, SourcePlan plan, Partition partition, StagingSpec stagingSpec) {
+        return Staging.stage(source, plan, partition, stagingSpec, BUSINESS_KEY);
+    }
+
+    private static List<Record> sourceRows(String sql) throws SQLException {
+        try (Connection c = db.connect()) {
+            return Staging.sourceRows(c, sql);
+        }
+    }
+
+    private static SourceSpec orders(int partitions) {
+        return new SourceSpec(db.jdbcUrl(), db.user(), null, "public.orders", null, null, "id", partitions,
+                "region <> :business_key", 5_000);
+    }
+
+    private static SourceSpec events(int partitions) {
+        return new SourceSpec(db.jdbcUrl(), db.user(), null, "public.events", null, null, "id", partitions, null, 1_000);
+    }
+
+    private static void open(SourceSpec spec) {
+        new PostgresSnapshotSource(spec, ValidationSpec.COUNT_ONLY, Map.of()).openSnapshot(BUSINESS_KEY).close();
+    }
+
+    private static void assertOneLine(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, Class<? extends Exception> type, String start) {
+        assertThatThrownBy(call).isInstanceOf(type).hasMessageStartingWith(start)
+                .satisfies(e -> assertThat(e.getMessage()).as("one line").doesNotContain("\n"));
+    }
+
+    private static void execute(String sql) throws SQLException {
+        try (Connection c = db.connect(); Statement st = c.createStatement()) {
+            st.execute(sql);
+        }
+    }
+
+    private static long count(String sql) throws SQLException {
+        try (Connection c = db.connect(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static String text(String sql) throws SQLException {
+        try (Connection c = db.connect(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+}

@@ -1,0 +1,170 @@
+package io.loadgate.worker.staging;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.loadgate.worker.job.Compression;
+import io.loadgate.worker.job.StagingSpec;
+import io.loadgate.worker.source.ColumnType;
+import io.loadgate.worker.source.SourceColumn;
+import io.loadgate.worker.validation.StagedFilesReader;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Types;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ChunkWriterTest {
+    private static final UUID TOKEN = UUID.fromString("5f2c9e1a-0000-4000-8000-000000000001");
+    private static final List<SourceColumn> COLUMNS = List.of(
+            SourceColumn.of("id", ColumnType.LONG),
+            SourceColumn.of("small", ColumnType.INT),
+            new SourceColumn("amount", ColumnType.DECIMAL, 12, 2),
+            SourceColumn.of("ratio", ColumnType.FLOAT),
+            SourceColumn.of("score", ColumnType.DOUBLE),
+            SourceColumn.of("name", ColumnType.STRING),
+            SourceColumn.of("active", ColumnType.BOOLEAN),
+            SourceColumn.of("day", ColumnType.DATE),
+            SourceColumn.of("at", ColumnType.TIMESTAMP),
+            SourceColumn.of("at_tz", ColumnType.TIMESTAMPTZ),
+            SourceColumn.of("raw", ColumnType.BINARY));
+    private static final Schema SCHEMA = SourceSchemas.toIceberg(COLUMNS);
+    private static final Configuration HADOOP = new Configuration();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void mapsSourceColumnsToOptionalFieldsWithIdsInOrder() {
+        assertThat(SCHEMA.asStruct()).isEqualTo(Types.StructType.of(
+                Types.NestedField.optional(1, "id", Types.LongType.get()),
+                Types.NestedField.optional(2, "small", Types.IntegerType.get()),
+                Types.NestedField.optional(3, "amount", Types.DecimalType.of(12, 2)),
+                Types.NestedField.optional(4, "ratio", Types.FloatType.get()),
+                Types.NestedField.optional(5, "score", Types.DoubleType.get()),
+                Types.NestedField.optional(6, "name", Types.StringType.get()),
+                Types.NestedField.optional(7, "active", Types.BooleanType.get()),
+                Types.NestedField.optional(8, "day", Types.DateType.get()),
+                Types.NestedField.optional(9, "at", Types.TimestampType.withoutZone()),
+                Types.NestedField.optional(10, "at_tz", Types.TimestampType.withZone()),
+                Types.NestedField.optional(11, "raw", Types.BinaryType.get())));
+    }
+
+    @Test
+    void writesChunksStraightToTheirFinalNamesWithCountsAndChecksums() throws IOException {
+        URI runDirectory = dir.resolve("JOB/run_id=1").toUri();
+        List<Record> rows = records(25);
+        ChunkWriter writer = new ChunkWriter(HADOOP, runDirectory, SCHEMA, new StagingSpec(runDirectory, 10, Compression.ZSTD));
+
+        List<StagedChunk> chunks = writer.writePartition(new ChunkNaming("0003", 1, TOKEN), rows.iterator());
+
+        assertThat(chunks).extracting(StagedChunk::chunkIndex).containsExactly(0, 1, 2);
+        assertThat(chunks).extracting(StagedChunk::recordCount).containsExactly(10L, 10L, 5L);
+        assertThat(chunks.get(2).path().getPath()).endsWith("/JOB/run_id=1/part-0003-chunk-000002-a1-5f2c9e1a.parquet");
+        for (StagedChunk chunk : chunks) {
+            Path file = Path.of(chunk.path());
+            assertThat(chunk.byteCount()).as("byteCount of %s", file).isEqualTo(Files.size(file));
+            assertThat(chunk.checksum()).as("checksum of %s", file).isEqualTo(sha256(file))
+                    .isEqualTo(new StagedFilesReader(HADOOP).sha256(chunk.path()));
+            assertThat(codecs(chunk.path())).as("codecs of %s", file).containsOnly(CompressionCodecName.ZSTD);
+        }
+        try (Stream<Path> files = Files.list(Path.of(runDirectory))) {
+            assertThat(files.map(p -> p.getFileName().toString())).as("no .crc or temporary files").containsExactlyInAnyOrder(
+                    "part-0003-chunk-000000-a1-5f2c9e1a.parquet",
+                    "part-0003-chunk-000001-a1-5f2c9e1a.parquet",
+                    "part-0003-chunk-000002-a1-5f2c9e1a.parquet");
+        }
+
+        StagedFilesReader reader = new StagedFilesReader(HADOOP);
+        assertThat(reader.schemaOf(chunks.get(0).path()).asStruct()).as("field ids in the file").isEqualTo(SCHEMA.asStruct());
+        try (CloseableIterable<Record> read = reader.read(SCHEMA, chunks.stream().map(StagedChunk::path).toList())) {
+            assertThat(read).containsExactlyElementsOf(rows);
+        }
+    }
+
+    @Test
+    void noRowsGiveNoChunkAndNoFile() throws IOException {
+        URI runDirectory = dir.resolve("run").toUri();
+        ChunkWriter writer = new ChunkWriter(HADOOP, runDirectory, SCHEMA, new StagingSpec(runDirectory, 10, Compression.ZSTD));
+
+        assertThat(writer.writePartition(new ChunkNaming("NULL", 2, TOKEN), List.<Record>of().iterator())).isEmpty();
+        assertThat(dir.resolve("run")).doesNotExist();
+    }
+
+    @Test
+    void anExactMultipleOfTheChunkSizeMakesNoTrailingEmptyChunk() {
+        URI runDirectory = dir.toUri();
+        ChunkWriter writer = new ChunkWriter(HADOOP, runDirectory, SCHEMA, new StagingSpec(runDirectory, 10, Compression.ZSTD));
+
+        assertThat(writer.writePartition(new ChunkNaming("0000", 1, TOKEN), records(20).iterator()))
+                .extracting(StagedChunk::recordCount).containsExactly(10L, 10L);
+    }
+
+    @Test
+    void neverOverwritesAChunk() throws IOException {
+        URI runDirectory = dir.toUri();
+        ChunkWriter writer = new ChunkWriter(HADOOP, runDirectory, SCHEMA, new StagingSpec(runDirectory, 10, Compression.ZSTD));
+        StagedChunk first = writer.writePartition(new ChunkNaming("0001", 1, TOKEN), records(3).iterator()).get(0);
+
+        assertThatThrownBy(() -> writer.writePartition(new ChunkNaming("0001", 1, TOKEN), records(4).iterator()))
+                .hasMessageContaining("part-0001-chunk-000000-a1-5f2c9e1a.parquet");
+        assertThat(sha256(Path.of(first.path()))).as("the first file is untouched").isEqualTo(first.checksum());
+    }
+
+    private static List<Record> records(int count) {
+        List<Record> records = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            GenericRecord record = GenericRecord.create(SCHEMA);
+            boolean nulls = i % 7 == 3;
+            record.set(0, (long) i);
+            record.set(1, nulls ? null : i - 12);
+            record.set(2, nulls ? null : new BigDecimal(i * 101).movePointLeft(2));
+            record.set(3, nulls ? null : i / 3.0f);
+            record.set(4, nulls ? null : i * 1.5e10);
+            record.set(5, nulls ? null : "name-" + i + "-\u00e9\ud83d\ude00");
+            record.set(6, nulls ? null : i % 2 == 0);
+            record.set(7, nulls ? null : LocalDate.of(2024, 1, 1).plusDays(i));
+            record.set(8, nulls ? null : LocalDateTime.of(2024, 1, 1, 0, 0).plusSeconds(i * 3601L).plusNanos(123_456_000));
+            record.set(9, nulls ? null : OffsetDateTime.of(2024, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC).plusMinutes(i));
+            record.set(10, nulls ? null : ByteBuffer.wrap(new byte[] {(byte) i, 0, (byte) 255}));
+            records.add(record);
+        }
+        return records;
+    }
+
+    static String sha256(Path file) throws IOException {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static List<CompressionCodecName> codecs(URI file) throws IOException {
+        try (ParquetFileReader reader = ParquetFileReader.open(HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(file), HADOOP))) {
+            return reader.getFooter().getBlocks().stream().flatMap(b -> b.getColumns().stream()).map(c -> c.getCodec()).toList();
+        }
+    }
+}
