@@ -1,0 +1,212 @@
+package io.loadgate.worker.ledger;
+
+import io.loadgate.worker.ledger.DispatchApi.Lease;
+import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
+import io.loadgate.worker.ledger.OperatorApi.Cleanup;
+import io.loadgate.worker.ledger.OperatorApi.CleanupCandidate;
+import io.loadgate.worker.ledger.OperatorApi.CleanupResult;
+import io.loadgate.worker.ledger.OperatorApi.MonitorSummary;
+import io.loadgate.worker.ledger.OperatorApi.PublishProbe;
+import io.loadgate.worker.ledger.OperatorApi.Resent;
+import io.loadgate.worker.ledger.OperatorApi.Resolve;
+import io.loadgate.worker.ledger.PartitionApi.ChunkReport;
+import io.loadgate.worker.ledger.PartitionApi.ChunkResult;
+import io.loadgate.worker.ledger.PartitionApi.Claim;
+import io.loadgate.worker.ledger.PartitionApi.ClaimResult;
+import io.loadgate.worker.ledger.PartitionApi.FailResult;
+import io.loadgate.worker.ledger.PartitionApi.HeartbeatResult;
+import io.loadgate.worker.ledger.PartitionApi.PartitionFailure;
+import io.loadgate.worker.ledger.RunApi.CreateRun;
+import io.loadgate.worker.ledger.RunApi.CreatedRun;
+import io.loadgate.worker.ledger.RunApi.Event;
+import io.loadgate.worker.ledger.RunApi.FailRun;
+import io.loadgate.worker.ledger.RunApi.Manifest;
+import io.loadgate.worker.ledger.RunApi.ManifestAccepted;
+import io.loadgate.worker.ledger.RunApi.OnLostResponse;
+import io.loadgate.worker.ledger.RunApi.RunChange;
+import io.loadgate.worker.ledger.RunApi.RunFilter;
+import io.loadgate.worker.ledger.RunApi.RunView;
+import io.loadgate.worker.ledger.StepApi.PublishClaim;
+import io.loadgate.worker.ledger.StepApi.PublishResult;
+import io.loadgate.worker.ledger.StepApi.StageVerdict;
+import io.loadgate.worker.ledger.StepApi.StartValidation;
+import io.loadgate.worker.ledger.StepApi.SuccessResult;
+import io.loadgate.worker.ledger.StepApi.ValidationStarted;
+import io.loadgate.worker.ledger.StepApi.Validations;
+import io.loadgate.worker.ledger.StepApi.ValidationsRecorded;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The ledger's v1 HTTP API ({@code docs/ledger-api-v1.md}) as a worker or an operator calls it: one method per
+ * endpoint. The ledger decides everything; a method returns its decision or throws {@link LedgerCallException}.
+ *
+ * <h2>Errors</h2>
+ * An error answer becomes a {@link LedgerCallException} with the HTTP status and the envelope's {@code code},
+ * {@code message}, {@code requestId} and {@code details}: 409 (conflict: read the state again before deciding),
+ * 422 (the request is invalid and will stay so), 404 (the run, partition or dispatch does not exist), 401/403.
+ * A 4xx is never retried.
+ *
+ * <h2>Retries</h2>
+ * Each call is one of three kinds, judged against the contract:
+ * <ul>
+ *   <li><b>Repeatable</b>: the contract makes the same request, sent again, return the same decision (reads; a claim
+ *       or a chunk report with the same token; manifest, fail, validations, publish claim and result, cleanup,
+ *       lease). A transport failure or a 502/503/504 answer is retried with bounded, jittered backoff.</li>
+ *   <li><b>Once</b>: sent again after it was applied, the request would get a different, misleading answer
+ *       ({@code validation/start} answers {@code started=false} to everyone but the first caller, so a retry
+ *       after a lost answer would make the starter believe someone else started). These are retried only when no
+ *       attempt reached the ledger (connection refused, connect timeout); otherwise the caller gets
+ *       {@link LedgerCallException#isOutcomeUnknown()} and must read the run before it acts.</li>
+ *   <li>{@link #createRun}: repeatable with a caveat; see there.</li>
+ * </ul>
+ * Implementations are thread-safe.
+ */
+public interface LedgerClient {
+    /** The largest page {@link #events} may ask for. */
+    int MAX_EVENTS_PAGE = 10_000;
+
+    /** {@link #createRun(CreateRun, OnLostResponse)} with {@link OnLostResponse#FAIL}. */
+    default CreatedRun createRun(CreateRun request) {
+        return createRun(request, OnLostResponse.FAIL);
+    }
+
+    /**
+     * {@code POST /v1/runs} (worker). Creates a run in CREATED. Retried like a repeatable call, but a create is not
+     * idempotent: when an attempt whose answer was lost did create the run, the next attempt gets 409
+     * {@code DUPLICATE_ACTIVE_RUN} with {@code details.activeRunId}. With {@link OnLostResponse#ADOPT_ACTIVE_RUN}
+     * the client then returns that active run, marked {@link CreatedRun#adopted()}, provided its paths are the ones
+     * this request would have produced; otherwise, and always when no earlier attempt may have reached the ledger,
+     * the 409 is thrown. Other errors: 422 {@code INVALID_HDFS_ROOT}, 422 {@code REQUEST_INVALID}.
+     */
+    CreatedRun createRun(CreateRun request, OnLostResponse onLostResponse);
+
+    /**
+     * {@code POST /v1/runs/{runId}/manifest} (worker). Repeatable: the identical manifest again returns the same
+     * answer. 422 {@code MANIFEST_INVALID} ({@code details.violations} lists every violation; the run is then
+     * FAILED_MANIFEST); 409 {@code RUN_STATUS_MISMATCH} for a different manifest on a run past CREATED.
+     */
+    ManifestAccepted registerManifest(UUID runId, Manifest manifest);
+
+    /**
+     * {@code POST /v1/runs/{runId}/fail} (worker). Repeatable: a run already in {@code failStatus} answers
+     * {@code changed=false}. 422 {@code FAIL_TRANSITION_NOT_ALLOWED}; 409 {@code RUN_STATUS_MISMATCH}.
+     */
+    RunChange failRun(UUID runId, FailRun request);
+
+    /** {@code GET /v1/runs/{runId}}: the run with its partitions and dispatches. 404 {@code RUN_NOT_FOUND}. */
+    RunView getRun(UUID runId);
+
+    /** {@code GET /v1/runs}: newest first, at most {@code filter.limit} (default 100, at most 1000). */
+    List<RunView> listRuns(RunFilter filter);
+
+    /** {@code GET /v1/runs/{runId}/events}: up to {@code limit} (1..10,000) events after {@code afterEventId}, oldest first. */
+    List<Event> events(UUID runId, long afterEventId, int limit);
+
+    /** Every event of a run, oldest first, read page by page with {@link #events}. */
+    default List<Event> allEvents(UUID runId) {
+        List<Event> all = new java.util.ArrayList<>();
+        long after = 0;
+        while (true) {
+            List<Event> page = events(runId, after, MAX_EVENTS_PAGE);
+            all.addAll(page);
+            if (page.size() < MAX_EVENTS_PAGE) {
+                return all;
+            }
+            after = page.get(page.size() - 1).eventId();
+        }
+    }
+
+    /**
+     * {@code POST .../partitions/{partitionId}/claim} (worker). Repeatable with the same token. {@code claimed=false}
+     * means: do not extract. 404 {@code PARTITION_NOT_FOUND}.
+     */
+    ClaimResult claim(UUID runId, String partitionId, Claim claim);
+
+    /**
+     * {@code POST .../partitions/{partitionId}/chunks} (worker), after the chunk file is closed. Repeatable: the
+     * identical report is counted once. 409 {@code CLAIM_MISMATCH} (the claim is gone: stop writing),
+     * 409 {@code CHUNK_CONFLICT}, 422 {@code CHUNK_INDEX_OUT_OF_RANGE}, 422 {@code HDFS_PATH_OUTSIDE_RUN}.
+     */
+    ChunkResult reportChunk(UUID runId, String partitionId, ChunkReport report);
+
+    /**
+     * {@code POST .../partitions/{partitionId}/fail} (worker). Repeatable: an already FAILED partition answers
+     * {@code changed=false}. 409 {@code CLAIM_MISMATCH}, 409 {@code PARTITION_STATUS_MISMATCH}.
+     */
+    FailResult failPartition(UUID runId, String partitionId, PartitionFailure failure);
+
+    /** {@code POST .../partitions/{partitionId}/heartbeat} (worker, extension). Repeatable. 409 {@code CLAIM_MISMATCH}. */
+    HeartbeatResult heartbeat(UUID runId, String partitionId, UUID claimToken);
+
+    /**
+     * {@code POST /v1/runs/{runId}/validation/start} (worker). Only the first caller gets {@code started=true}, so this
+     * call is sent <b>once</b> (see the class comment); the dispatch is ACKed either way. 409 {@code DISPATCH_MISMATCH}.
+     */
+    ValidationStarted startValidation(UUID runId, StartValidation request);
+
+    /**
+     * {@code POST /v1/runs/{runId}/validations} (worker). Repeatable per (stage, metric, queryVersion).
+     * 409 {@code RUN_STATUS_MISMATCH} (STAGING needs STAGE_VALIDATING, TARGET needs PUBLISHED).
+     */
+    ValidationsRecorded recordValidations(UUID runId, Validations validations);
+
+    /**
+     * {@code POST /v1/runs/{runId}/stage-validated} (worker): the ledger re-judges the stored STAGING metrics. Sent
+     * once: after a decision the run has moved on.
+     */
+    StageVerdict stageValidated(UUID runId);
+
+    /**
+     * {@code POST /v1/runs/{runId}/publish/claim} (worker). Repeatable with the same token; {@code claimed=false}
+     * means someone else publishes: do not touch the target.
+     */
+    PublishClaim publishClaim(UUID runId, UUID publishToken);
+
+    /**
+     * {@code POST /v1/runs/{runId}/publish/result} (worker). Repeatable: the same outcome again answers
+     * {@code changed=false}. Report PUBLISH_UNKNOWN when the commit's fate is unknown; never publish again.
+     * 409 {@code PUBLISH_TOKEN_MISMATCH}, 409 {@code RUN_STATUS_MISMATCH}.
+     */
+    RunChange publishResult(UUID runId, PublishResult result);
+
+    /** {@code POST /v1/runs/{runId}/success} (worker): needs PUBLISHED and passing TARGET metrics. Sent once. */
+    SuccessResult success(UUID runId, long targetCount);
+
+    /**
+     * {@code POST /v1/runs/{runId}/publish-unknown/resolve} (operator). Sent once: a repeat after it was applied
+     * gets 409 {@code RUN_STATUS_MISMATCH}. 409 {@code RUN_STATUS_MISMATCH} when the run is not PUBLISH_UNKNOWN.
+     */
+    RunChange resolvePublishUnknown(UUID runId, Resolve resolve);
+
+    /**
+     * {@code POST /v1/runs/{runId}/publish-unknown/probe} (worker): reports what the target shows for a
+     * PUBLISH_UNKNOWN run; the ledger resolves it when the evidence is conclusive. Sent once.
+     */
+    RunChange probePublishUnknown(UUID runId, PublishProbe probe);
+
+    /**
+     * {@code POST /v1/runs/{runId}/dispatches/{dispatchId}/resend} (operator): DEAD or SENT back to PENDING. Sent
+     * once. 409 {@code DISPATCH_STATUS_MISMATCH}, 404 {@code DISPATCH_NOT_FOUND}.
+     */
+    Resent resendDispatch(UUID runId, UUID dispatchId);
+
+    /**
+     * {@code POST /v1/dispatches/lease} (worker, extension): a long poll that waits up to {@code lease.waitSeconds}
+     * for work; the HTTP timeout is that wait plus {@link LedgerClientConfig#longPollMargin()}. Repeatable: a lease
+     * whose answer was lost is delivered again after the ack timeout. An empty list means no work arrived.
+     */
+    List<LeasedDispatch> leaseDispatches(Lease lease);
+
+    /** {@code GET /v1/cleanup/candidates}: finished runs past retention. PUBLISH_UNKNOWN runs never appear. */
+    List<CleanupCandidate> cleanupCandidates();
+
+    /**
+     * {@code POST /v1/runs/{runId}/cleanup}: records what was removed. Repeatable ({@code changed=false}).
+     * 409 {@code CLEANUP_NOT_DUE} before retention.
+     */
+    CleanupResult cleanup(UUID runId, Cleanup cleanup);
+
+    /** {@code GET /v1/monitor/summary}. */
+    MonitorSummary monitorSummary();
+}

@@ -1,0 +1,91 @@
+package io.loadgate.worker.ledger;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.annotation.JsonAnySetter;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+/** Requests and responses of operator actions, the publish probe, cleanup and the monitor. */
+public final class OperatorApi {
+    private OperatorApi() {
+    }
+
+    public enum Resolution {
+        PUBLISHED,
+        FAILED_PUBLISH
+    }
+
+    /** {@code POST .../publish-unknown/resolve} (operator): the reason (at least 5 characters) is kept as an event. */
+    public record Resolve(Resolution resolution, String reason) {
+        public static final int MIN_REASON = 5;
+
+        public Resolve {
+            requireNonNull(resolution, "resolution is null");
+            requireNonNull(reason, "reason is null");
+            if (reason.strip().length() < MIN_REASON) {
+                throw new IllegalArgumentException("reason must be at least " + MIN_REASON + " characters");
+            }
+        }
+    }
+
+    /** {@code POST .../dispatches/{dispatchId}/resend} (operator): the dispatch is PENDING again, attempts reset. */
+    public record Resent(UUID dispatchId, DispatchStatus status) {
+        public Resent {
+            requireNonNull(dispatchId, "dispatchId is null");
+            requireNonNull(status, "status is null");
+        }
+    }
+
+    /**
+     * {@code POST .../publish-unknown/probe}: what a worker found in the target about a PUBLISH_UNKNOWN run —
+     * whether the run's commit is there ({@code outcome}) and, if so, its {@code targetRef}. The ledger decides.
+     * Provisional: the lead adds this endpoint; the field names follow {@code publish/result}.
+     */
+    public record PublishProbe(Resolution outcome, String targetRef, String message) {
+        public PublishProbe {
+            requireNonNull(outcome, "outcome is null");
+        }
+    }
+
+    /** A finished run whose staged files and table are past retention. */
+    public record CleanupCandidate(UUID runId, String jobKey, String businessKey, RunStatus status,
+                                   String hdfsRunPath, String stageTable, Instant completedAt) {
+        public CleanupCandidate {
+            requireNonNull(runId, "runId is null");
+        }
+    }
+
+    /** {@code POST .../cleanup}: what was removed; the same report again is {@code changed=false}. */
+    public record Cleanup(String droppedTable, String deletedPath) {
+    }
+
+    public record CleanupResult(UUID runId, boolean changed) {
+    }
+
+    /**
+     * {@code GET /v1/monitor/summary}: counts the ledger chooses to report, kept as the JSON it sent (numbers,
+     * strings, nested objects), so a new counter needs no client change.
+     */
+    public static final class MonitorSummary {
+        private final Map<String, Object> fields = new LinkedHashMap<>();
+
+        @JsonAnySetter
+        void put(String name, Object value) {
+            fields.put(name, value);
+        }
+
+        @JsonAnyGetter
+        public Map<String, Object> fields() {
+            return java.util.Collections.unmodifiableMap(fields);
+        }
+
+        @Override
+        public String toString() {
+            return "MonitorSummary" + fields;
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package io.loadgate.worker.ledger;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.UUID;
+
+/** Requests and responses of {@code /v1/runs/{runId}/partitions/{partitionId}/...}. */
+public final class PartitionApi {
+    private PartitionApi() {
+    }
+
+    /** {@code POST .../claim}: the token identifies this attempt; sending the same token again is a safe retry. */
+    public record Claim(UUID claimToken, String workerNode) {
+        public Claim {
+            requireNonNull(claimToken, "claimToken is null");
+        }
+    }
+
+    /** {@code claimed=false} means: leave the partition alone (someone else has it, it is done, or the run moved on). */
+    public record ClaimResult(boolean claimed, RunStatus runStatus, PartitionStatus partitionStatus, int attempt) {
+        public ClaimResult {
+            requireNonNull(runStatus, "runStatus is null");
+            requireNonNull(partitionStatus, "partitionStatus is null");
+        }
+    }
+
+    /** {@code POST .../chunks}: one closed chunk file. The identical report again is counted once. */
+    public record ChunkReport(UUID claimToken, int chunkIndex, int chunkCount, String fragmentIdentifier,
+                              String hdfsPath, long recordCount, long byteCount, String checksum) {
+        public ChunkReport {
+            requireNonNull(claimToken, "claimToken is null");
+            requireNonNull(hdfsPath, "hdfsPath is null");
+        }
+    }
+
+    public record ChunkResult(boolean recorded, PartitionStatus partitionStatus, RunStatus runStatus,
+                              int receivedChunks, int chunkCount, boolean validationScheduled) {
+        public ChunkResult {
+            requireNonNull(partitionStatus, "partitionStatus is null");
+            requireNonNull(runStatus, "runStatus is null");
+        }
+    }
+
+    /**
+     * {@code POST .../fail}. {@code errorClass} SNAPSHOT (or errorCode ORA-01555/ORA-08180) ends the run
+     * FAILED_SNAPSHOT_EXPIRED; TRANSIENT in recovery mode REISSUE with attempts left reissues the partition.
+     */
+    public record PartitionFailure(UUID claimToken, String errorStage, String errorClass, String errorCode,
+                                   String message, Integer attempt) {
+        public PartitionFailure {
+            requireNonNull(claimToken, "claimToken is null");
+        }
+    }
+
+    public record FailResult(PartitionStatus partitionStatus, RunStatus runStatus, boolean changed) {
+        public FailResult {
+            requireNonNull(partitionStatus, "partitionStatus is null");
+            requireNonNull(runStatus, "runStatus is null");
+        }
+    }
+
+    /** {@code POST .../heartbeat}: the partition's state after the beat; a worker stops when it is no longer RUNNING. */
+    public record HeartbeatResult(PartitionStatus partitionStatus, RunStatus runStatus) {
+        public HeartbeatResult {
+            requireNonNull(partitionStatus, "partitionStatus is null");
+            requireNonNull(runStatus, "runStatus is null");
+        }
+    }
+}

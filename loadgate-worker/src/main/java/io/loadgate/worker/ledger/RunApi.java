@@ -1,0 +1,208 @@
+package io.loadgate.worker.ledger;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonValue;
+import java.math.BigInteger;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/** Requests and responses of the run endpoints: {@code /v1/runs}, manifest, fail, and the reads. */
+public final class RunApi {
+    private RunApi() {
+    }
+
+    /** Who executes the run's steps: a NiFi flow that receives pushed dispatches, or Loadgate workers that lease them. */
+    public enum Executor {
+        HTTP("http"),
+        WORKER("worker");
+
+        private final String wireName;
+
+        Executor(String wireName) {
+            this.wireName = wireName;
+        }
+
+        @JsonValue
+        public String wireName() {
+            return wireName;
+        }
+    }
+
+    /** {@code POST /v1/runs}. */
+    public record CreateRun(String jobKey, String businessKey, String hdfsRoot, String stageTablePrefix,
+                            boolean allowEmptySource, Map<String, Object> parameters, Executor executor) {
+        public CreateRun {
+            requireNonNull(jobKey, "jobKey is null");
+            requireNonNull(businessKey, "businessKey is null");
+            requireNonNull(hdfsRoot, "hdfsRoot is null");
+            requireNonNull(stageTablePrefix, "stageTablePrefix is null");
+            // Parameters may hold nulls (a JSON null is a legal value), which Map.copyOf refuses.
+            parameters = parameters == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(parameters));
+            requireNonNull(executor, "executor is null");
+        }
+
+        /** A run for Loadgate workers, with no parameters, that refuses an empty source. */
+        public static CreateRun forWorkers(String jobKey, String businessKey, String hdfsRoot, String stageTablePrefix) {
+            return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, false, Map.of(), Executor.WORKER);
+        }
+
+        public CreateRun withParameters(Map<String, Object> newParameters) {
+            return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, allowEmptySource, newParameters, executor);
+        }
+
+        public CreateRun withExecutor(Executor newExecutor) {
+            return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, allowEmptySource, parameters, newExecutor);
+        }
+
+        public CreateRun allowingEmptySource() {
+            return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, true, parameters, executor);
+        }
+    }
+
+    /**
+     * What {@link LedgerClient#createRun(CreateRun, OnLostResponse)} does when a retried create is refused with
+     * 409 DUPLICATE_ACTIVE_RUN after an earlier attempt may have reached the ledger: the active run may be the one
+     * the lost attempt created, or a run someone else created meanwhile; the ledger cannot tell which.
+     */
+    public enum OnLostResponse {
+        /** Throw the 409; the caller decides (details.activeRunId names the active run). */
+        FAIL,
+        /** Return the active run, marked {@link CreatedRun#adopted()}, when its paths match the request. */
+        ADOPT_ACTIVE_RUN
+    }
+
+    /** The new run; {@code adopted} is true when it was taken over after a lost response (see {@link OnLostResponse}). */
+    public record CreatedRun(UUID runId, RunStatus status, String hdfsRunPath, String stageTable,
+                             boolean adopted) {
+        public CreatedRun {
+            requireNonNull(runId, "runId is null");
+            requireNonNull(status, "status is null");
+        }
+    }
+
+    /** A manifest partition: a half-open range of the split column, the NULL partition, or a source file (sourceRef). */
+    public record ManifestPartition(String partitionId, BigInteger lowerBound, BigInteger upperBound,
+                                    boolean upperInclusive,
+                                    @JsonProperty("isNullPartition") boolean isNullPartition,
+                                    long expectedRowCount, String sourceRef) {
+        public ManifestPartition {
+            requireNonNull(partitionId, "partitionId is null");
+        }
+
+        public static ManifestPartition range(String partitionId, BigInteger lowerBound, BigInteger upperBound,
+                                              boolean upperInclusive, long expectedRowCount) {
+            return new ManifestPartition(partitionId, lowerBound, upperBound, upperInclusive, false, expectedRowCount,
+                    null);
+        }
+
+        public static ManifestPartition nullPartition(long expectedRowCount) {
+            return new ManifestPartition("NULL", null, null, false, true, expectedRowCount, null);
+        }
+    }
+
+    /** {@code POST /v1/runs/{runId}/manifest}: the plan and the source's numbers at one snapshot. */
+    public record Manifest(BigInteger snapshotScn, String snapshotRef, long sourceCount, long sourceNullSplitCount,
+                           BigInteger sourceMinSplit, BigInteger sourceMaxSplit, int plannedPartitionCount,
+                           Map<String, String> sourceMetrics, String sourceMetricsVersion,
+                           List<ManifestPartition> partitions) {
+        public Manifest {
+            if (snapshotScn == null && snapshotRef == null) {
+                throw new IllegalArgumentException("snapshotScn or snapshotRef is required");
+            }
+            sourceMetrics = sourceMetrics == null ? Map.of() : Map.copyOf(sourceMetrics);
+            partitions = List.copyOf(requireNonNull(partitions, "partitions is null"));
+        }
+    }
+
+    /** The manifest's answer: the partitions to extract (those expecting rows) and the run's new state. */
+    public record ManifestAccepted(UUID runId, RunStatus status, List<ManifestPartition> dispatchPartitions,
+                                   int emptyPartitionCount, boolean validationScheduled) {
+        public ManifestAccepted {
+            requireNonNull(runId, "runId is null");
+            requireNonNull(status, "status is null");
+            dispatchPartitions = dispatchPartitions == null ? List.of() : List.copyOf(dispatchPartitions);
+        }
+    }
+
+    /** {@code POST /v1/runs/{runId}/fail}: only the contract's allowed (expectedStatus, failStatus) pairs. */
+    public record FailRun(RunStatus expectedStatus, RunStatus failStatus, String errorStage, String errorCode,
+                          String message) {
+        public FailRun {
+            requireNonNull(expectedStatus, "expectedStatus is null");
+            requireNonNull(failStatus, "failStatus is null");
+        }
+    }
+
+    /** A run-level compare-and-set's answer; {@code changed} is false when the run already was in the target state. */
+    public record RunChange(UUID runId, RunStatus runStatus, boolean changed) {
+        public RunChange {
+            requireNonNull(runStatus, "runStatus is null");
+        }
+    }
+
+    /** {@code GET /v1/runs} filters; null means any. */
+    public record RunFilter(String jobKey, String businessKey, RunStatus status, Integer limit) {
+        public RunFilter {
+            if (limit != null && (limit < 1 || limit > 1000)) {
+                throw new IllegalArgumentException("limit must be between 1 and 1000, got " + limit);
+            }
+        }
+
+        public static RunFilter all() {
+            return new RunFilter(null, null, null, null);
+        }
+    }
+
+    /**
+     * A run as {@code GET /v1/runs/{runId}} shows it. Runs from {@code GET /v1/runs} carry no partitions, counts
+     * or dispatches (empty here).
+     */
+    public record RunView(UUID runId, String jobKey, String businessKey, RunStatus status, String executor,
+                          String snapshotScn, String snapshotRef, Long sourceCount, Long expectedPartitionCount,
+                          long successPartitionCount, long failedPartitionCount, long extractedCount,
+                          Long stagingCount, Long targetCount, String targetRef, String hdfsRunPath,
+                          String stageTable, Instant startedAt, Instant heartbeatAt, Instant extractCompletedAt,
+                          Instant completedAt, String errorStage, String errorCode, String errorMessage,
+                          Map<String, Long> partitionCounts, List<PartitionView> partitions,
+                          List<DispatchView> dispatches) {
+        public RunView {
+            requireNonNull(runId, "runId is null");
+            requireNonNull(status, "status is null");
+            partitionCounts = partitionCounts == null ? Map.of() : Map.copyOf(partitionCounts);
+            partitions = partitions == null ? List.of() : List.copyOf(partitions);
+            dispatches = dispatches == null ? List.of() : List.copyOf(dispatches);
+        }
+    }
+
+    public record PartitionView(String partitionId, PartitionStatus status, long expectedRowCount, Long actualRowCount,
+                                long fileCount, int attemptCount, String workerNode, String errorCode) {
+        public PartitionView {
+            requireNonNull(partitionId, "partitionId is null");
+            requireNonNull(status, "status is null");
+        }
+    }
+
+    public record DispatchView(UUID dispatchId, DispatchType dispatchType, String partitionId, DispatchStatus status,
+                               int attemptCount, Instant sentAt, Instant ackedAt) {
+        public DispatchView {
+            requireNonNull(dispatchId, "dispatchId is null");
+            requireNonNull(dispatchType, "dispatchType is null");
+            requireNonNull(status, "status is null");
+        }
+    }
+
+    /** One entry of a run's event log, oldest first by {@code eventId}. */
+    public record Event(long eventId, String partitionId, String eventType, String fromStatus, String toStatus,
+                        String actor, Map<String, Object> details, Instant createdAt) {
+        public Event {
+            requireNonNull(eventType, "eventType is null");
+            // Event details are free-form JSON whose values may be null, which Map.copyOf refuses.
+            details = details == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(details));
+        }
+    }
+}

@@ -1,0 +1,172 @@
+package io.loadgate.worker.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.loadgate.worker.ledger.LedgerClientConfig.Retry;
+import io.loadgate.worker.ledger.OperatorApi.Resolution;
+import io.loadgate.worker.ledger.StepApi.Metric;
+import io.loadgate.worker.ledger.StepApi.MetricResult;
+import io.loadgate.worker.ledger.StepApi.PublishOutcome;
+import io.loadgate.worker.ledger.StepApi.Stage;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The endpoints the ledger does not serve yet (issue 3), against the contract's wording: each call's method, path
+ * and body as sent, and a contract-shaped answer read back. When the ledger serves them, {@link LedgerClientTest}
+ * takes over with round trips.
+ */
+class LedgerClientWireTest {
+    private static final UUID RUN = UUID.fromString("6f1c1c8e-0000-4000-8000-000000000001");
+
+    /** Answers each request with the next canned body, 200. */
+    private static <T> Sent<T> call(String answer, Function<LedgerClient, T> call) {
+        Deque<String> answers = new ArrayDeque<>(List.of(answer));
+        try (var stub = new StubLedger((n, exchange, request) -> StubLedger.json(exchange, 200, answers.pop()))) {
+            var client = HttpLedgerClient.create(LedgerClientConfig.builder(stub.uri(), LedgerToken.of("tok"))
+                    .retry(Retry.NONE).build());
+            T result = call.apply(client);
+            assertThat(stub.requests).hasSize(1);
+            return new Sent<>(stub.requests.get(0), result);
+        }
+    }
+
+    private record Sent<T>(StubLedger.Request request, T result) {
+        JsonNode body() {
+            try {
+                return HttpLedgerClient.JSON.readTree(request.body());
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    @Test
+    void startValidationSendsTheDispatchAndReadsTheFileList() {
+        UUID dispatch = UUID.randomUUID();
+        var sent = call("""
+                {"started":true,"runStatus":"STAGE_VALIDATING","jobKey":"J","businessKey":"K","snapshotScn":"123",
+                 "hdfsRunPath":"/s/J/run_id=x","stageTable":"stg_x","sourceCount":30,"extractedCount":30,
+                 "sourceMetrics":{"COUNT":"30"},"files":[{"partitionId":"0000","chunkIndex":0,"hdfsPath":"/s/a.parquet",
+                 "recordCount":30,"byteCount":300,"checksum":"c0"}]}""",
+                c -> c.startValidation(RUN, new StepApi.StartValidation(dispatch, "node-1")));
+
+        assertThat(sent.request().method() + " " + sent.request().path()).isEqualTo("POST /v1/runs/" + RUN + "/validation/start");
+        assertThat(sent.body().get("dispatchId").asText()).isEqualTo(dispatch.toString());
+        assertThat(sent.body().get("node").asText()).isEqualTo("node-1");
+        assertThat(sent.request().authorization()).isEqualTo("Bearer tok");
+        assertThat(sent.result().started()).isTrue();
+        assertThat(sent.result().files()).singleElement().satisfies(f -> assertThat(f.recordCount()).isEqualTo(30));
+        assertThat(sent.result().sourceMetrics()).containsEntry("COUNT", "30");
+    }
+
+    @Test
+    void validationsCarryExactDecimalsAsStrings() {
+        var sent = call("{\"recorded\":1,\"failCount\":0,\"runStatus\":\"STAGE_VALIDATING\"}",
+                c -> c.recordValidations(RUN, new StepApi.Validations(Stage.STAGING, "q1", List.of(
+                        new Metric("SUM_AMOUNT", "12345678901234567890.12", "12345678901234567890.12", null,
+                                MetricResult.PASS, Map.of("column", "amount"))))));
+
+        assertThat(sent.request().path()).isEqualTo("/v1/runs/" + RUN + "/validations");
+        JsonNode metric = sent.body().get("metrics").get(0);
+        assertThat(sent.body().get("stage").asText()).isEqualTo("STAGING");
+        assertThat(metric.get("expectedValue").isTextual()).isTrue();
+        assertThat(metric.get("expectedValue").asText()).isEqualTo("12345678901234567890.12");
+        assertThat(metric.has("tolerance")).as("nulls are left out").isFalse();
+        assertThat(sent.result().recorded()).isEqualTo(1);
+    }
+
+    @Test
+    void stageValidatedSendsAnEmptyObject() {
+        var sent = call("{\"stageValidated\":false,\"runStatus\":\"STAGE_VALIDATING\",\"reasons\":[\"NO_METRICS\"]}",
+                c -> c.stageValidated(RUN));
+        assertThat(sent.request().body()).isEqualTo("{}");
+        assertThat(sent.result().reasons()).containsExactly("NO_METRICS");
+    }
+
+    @Test
+    void publishClaimResultAndSuccess() {
+        UUID token = UUID.randomUUID();
+        var claim = call("{\"claimed\":true,\"runStatus\":\"PUBLISHING\"}", c -> c.publishClaim(RUN, token));
+        assertThat(claim.request().path()).endsWith("/publish/claim");
+        assertThat(claim.body().get("publishToken").asText()).isEqualTo(token.toString());
+
+        var result = call("{\"runStatus\":\"PUBLISHED\",\"changed\":true}", c -> c.publishResult(RUN,
+                new StepApi.PublishResult(token, PublishOutcome.PUBLISHED, null, null, "snapshot-42")));
+        assertThat(result.request().path()).endsWith("/publish/result");
+        assertThat(result.body().get("outcome").asText()).isEqualTo("PUBLISHED");
+        assertThat(result.body().get("targetRef").asText()).isEqualTo("snapshot-42");
+        assertThat(result.result().runId()).as("publish/result answers without runId").isNull();
+        assertThat(result.result().changed()).isTrue();
+
+        var success = call("{\"success\":true,\"runStatus\":\"SUCCESS\",\"reasons\":[]}", c -> c.success(RUN, 50));
+        assertThat(success.body().get("targetCount").asLong()).isEqualTo(50);
+        assertThat(success.result().runStatus()).isEqualTo(RunStatus.SUCCESS);
+    }
+
+    @Test
+    void operatorResolveProbeAndResend() {
+        var resolve = call("{\"runId\":\"" + RUN + "\",\"runStatus\":\"PUBLISHED\",\"changed\":true}",
+                c -> c.resolvePublishUnknown(RUN, new OperatorApi.Resolve(Resolution.PUBLISHED, "snapshot 42 is there")));
+        assertThat(resolve.request().path()).isEqualTo("/v1/runs/" + RUN + "/publish-unknown/resolve");
+        assertThat(resolve.body().get("resolution").asText()).isEqualTo("PUBLISHED");
+        assertThat(resolve.body().get("reason").asText()).isEqualTo("snapshot 42 is there");
+
+        var probe = call("{\"runId\":\"" + RUN + "\",\"runStatus\":\"FAILED_PUBLISH\",\"changed\":true}",
+                c -> c.probePublishUnknown(RUN, new OperatorApi.PublishProbe(Resolution.FAILED_PUBLISH, null, "absent")));
+        assertThat(probe.request().path()).isEqualTo("/v1/runs/" + RUN + "/publish-unknown/probe");
+        assertThat(probe.result().runStatus()).isEqualTo(RunStatus.FAILED_PUBLISH);
+
+        UUID dispatch = UUID.randomUUID();
+        var resend = call("{\"dispatchId\":\"" + dispatch + "\",\"status\":\"PENDING\"}",
+                c -> c.resendDispatch(RUN, dispatch));
+        assertThat(resend.request().path()).isEqualTo("/v1/runs/" + RUN + "/dispatches/" + dispatch + "/resend");
+        assertThat(resend.result().status()).isEqualTo(DispatchStatus.PENDING);
+    }
+
+    @Test
+    void leaseSendsNodeTypesMaxAndWait() {
+        UUID dispatch = UUID.randomUUID();
+        var sent = call("[{\"dispatchId\":\"" + dispatch + "\",\"runId\":\"" + RUN + "\",\"dispatchType\":\"EXTRACT_PARTITION\","
+                        + "\"partitionId\":\"0003\",\"payload\":{\"snapshotScn\":\"9\",\"snapshotRef\":null}}]",
+                c -> c.leaseDispatches(new DispatchApi.Lease("node-1",
+                        List.of(DispatchType.EXTRACT_PARTITION, DispatchType.VALIDATE_RUN), 4, 1)));
+
+        assertThat(sent.request().path()).isEqualTo("/v1/dispatches/lease");
+        assertThat(sent.body().get("types").toString()).isEqualTo("[\"EXTRACT_PARTITION\",\"VALIDATE_RUN\"]");
+        assertThat(sent.body().get("max").asInt()).isEqualTo(4);
+        assertThat(sent.body().get("waitSeconds").asInt()).isEqualTo(1);
+        assertThat(sent.result()).singleElement().satisfies(d -> {
+            assertThat(d.partitionId()).isEqualTo("0003");
+            assertThat(d.payload()).containsEntry("snapshotScn", "9").containsEntry("snapshotRef", null);
+        });
+    }
+
+    @Test
+    void cleanupAndMonitor() {
+        var candidates = call("[{\"runId\":\"" + RUN + "\",\"jobKey\":\"J\",\"status\":\"SUCCESS\",\"stageTable\":\"t\"}]",
+                LedgerClient::cleanupCandidates);
+        assertThat(candidates.request().method() + " " + candidates.request().path()).isEqualTo("GET /v1/cleanup/candidates");
+        assertThat(candidates.result()).singleElement().satisfies(c -> assertThat(c.stageTable()).isEqualTo("t"));
+
+        var cleanup = call("{\"runId\":\"" + RUN + "\",\"changed\":false}",
+                c -> c.cleanup(RUN, new OperatorApi.Cleanup("stg_x", "/s/J/run_id=x")));
+        assertThat(cleanup.body().get("droppedTable").asText()).isEqualTo("stg_x");
+        assertThat(cleanup.result().changed()).isFalse();
+
+        var summary = call("{\"runs\":{\"SUCCESS\":3},\"deadDispatches\":0}", LedgerClient::monitorSummary);
+        assertThat(summary.result().fields()).containsKeys("runs", "deadDispatches");
+    }
+
+    @Test
+    void listQueryParametersAreEncoded() {
+        var sent = call("[]", c -> c.listRuns(new RunApi.RunFilter("J_1", "2026-11-30:a", RunStatus.PUBLISH_UNKNOWN, 7)));
+        assertThat(sent.request().query()).isEqualTo("jobKey=J_1&businessKey=2026-11-30%3Aa&status=PUBLISH_UNKNOWN&limit=7");
+    }
+}
