@@ -102,12 +102,13 @@ public final class Partitions {
             Optional<ClaimResult> won = tx.queryOne(CLAIM, rs -> new ClaimResult(true,
                     RunStatus.valueOf(rs.getString("run_status")), PartitionStatus.RUNNING,
                     rs.getInt("attempt_count")), claimToken, workerNode, runId, partitionId, settings.maxAttempts());
+            // A claim answers the partition's dispatch whether it wins or not: the winner takes the partition up, and
+            // a loser's partition is owned, finished or closed, so redelivering the dispatch would change nothing.
+            Outbox.ackOpen(tx, runId, DispatchType.REISSUE_PARTITION, partitionId);
+            Outbox.ackOpen(tx, runId, DispatchType.EXTRACT_PARTITION, partitionId);
             if (won.isPresent()) {
                 EventLog.append(tx, runId, partitionId, "PARTITION_CLAIMED", null, PartitionStatus.RUNNING, workerNode,
                         Map.of("claimToken", claimToken.toString(), "attempt", won.get().attempt()));
-                // A reissued partition's dispatch is acknowledged by the claim that takes it up.
-                Outbox.ackOpen(tx, runId, DispatchType.REISSUE_PARTITION, partitionId);
-                Outbox.ackOpen(tx, runId, DispatchType.EXTRACT_PARTITION, partitionId);
                 return won.get();
             }
             var current = tx.queryOne(READ, rs -> new Object[] {PartitionStatus.valueOf(rs.getString(1)),

@@ -40,7 +40,7 @@ public final class RunViews {
                                      AND f.partition_id = p.partition_id AND f.status = 'COMMITTED') AS file_count
               FROM load_partition p WHERE p.run_id = ? ORDER BY p.partition_id
             """;
-    private static final String PARAMETERS = "SELECT parameters::text FROM load_run WHERE run_id = ?";
+    private static final String EXTRAS = "SELECT parameters::text, source_metrics::text FROM load_run WHERE run_id = ?";
     private static final String DISPATCHES = """
             SELECT dispatch_id, dispatch_type, partition_id, status, attempt_count, sent_at, acked_at
               FROM load_dispatch WHERE run_id = ? ORDER BY created_at, dispatch_id
@@ -94,7 +94,10 @@ public final class RunViews {
             for (Map<String, Object> p : partitions) {
                 counts.merge((String) p.get("status"), 1L, Long::sum);
             }
-            view.put("parameters", LedgerJson.read(tx.queryOne(PARAMETERS, rs -> rs.getString(1), runId).orElse("{}")));
+            String[] extras = tx.queryOne(EXTRAS, rs -> new String[] {rs.getString(1), rs.getString(2)}, runId)
+                    .orElseThrow();
+            view.put("parameters", LedgerJson.read(extras[0]));
+            view.put("sourceMetrics", extras[1] == null ? Map.of() : LedgerJson.read(extras[1]));
             view.put("partitionCounts", counts);
             view.put("partitions", partitions);
             view.put("dispatches", tx.query(DISPATCHES, RunViews::dispatch, runId));

@@ -113,6 +113,14 @@ public final class Validations {
         }, runId);
     }
 
+    /** The committed files of a run, for publishing and for operators; 404 for an unknown run. */
+    public List<Map<String, Object>> files(UUID runId) {
+        return database.inTransaction(tx -> {
+            RunTransitions.read(tx, runId).orElseThrow(() -> RunTransitions.notFound(runId));
+            return files(tx, runId);
+        });
+    }
+
     public record Recorded(int recorded, int failCount, RunStatus runStatus) {
     }
 

@@ -22,6 +22,8 @@ final class StepRoutes {
         routes.post(RUN + "/validation/start", ApiServer.WORKER, ctx -> startValidation(ctx, ledger));
         routes.post(RUN + "/validations", ApiServer.WORKER, ctx -> recordValidations(ctx, ledger));
         routes.get(RUN + "/validations", ApiServer.READERS, ctx -> listValidations(ctx, ledger));
+        routes.get(RUN + "/files", ApiServer.READERS, ctx -> ApiServer.ok(ctx,
+                ledger.validations().files(ApiServer.runId(ctx))));
         routes.post(RUN + "/stage-validated", ApiServer.WORKER, ctx -> stageValidated(ctx, ledger));
         routes.post(RUN + "/publish/claim", ApiServer.WORKER, ctx -> publishClaim(ctx, ledger));
         routes.post(RUN + "/publish/result", ApiServer.WORKER, ctx -> publishResult(ctx, ledger));

@@ -39,19 +39,26 @@ public final class JobSpecLoader {
 
     public static JobSpec load(Path file) {
         try {
-            String yaml = Files.readString(file, StandardCharsets.UTF_8);
-            if (yaml.isBlank()) {
-                throw new JobSpecException(file + ": the job spec is empty");
-            }
-            try {
-                return MAPPER.readValue(yaml, JobSpec.class);
-            } catch (JsonProcessingException e) {
-                throw new JobSpecException(describe(file, yaml, e), e);
-            }
+            return parse(file, Files.readString(file, StandardCharsets.UTF_8));
         } catch (NoSuchFileException e) {
             throw new JobSpecException(file + ": no such file", e);
         } catch (IOException e) {
             throw new JobSpecException(file + ": cannot read: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Reads a job spec from its YAML text; {@code origin} names it in messages (a file, or the run that carried
+     * it to a worker).
+     */
+    public static JobSpec parse(Path origin, String yaml) {
+        if (yaml.isBlank()) {
+            throw new JobSpecException(origin + ": the job spec is empty");
+        }
+        try {
+            return MAPPER.readValue(yaml, JobSpec.class);
+        } catch (JsonProcessingException e) {
+            throw new JobSpecException(describe(origin, yaml, e), e);
         }
     }
 

@@ -21,6 +21,7 @@ import io.loadgate.worker.ledger.OperatorApi.CleanupCandidate;
 import io.loadgate.worker.ledger.OperatorApi.CleanupResult;
 import io.loadgate.worker.ledger.OperatorApi.MonitorSummary;
 import io.loadgate.worker.ledger.OperatorApi.PublishProbe;
+import io.loadgate.worker.ledger.StepApi.StagedFile;
 import io.loadgate.worker.ledger.OperatorApi.Resent;
 import io.loadgate.worker.ledger.OperatorApi.Resolve;
 import io.loadgate.worker.ledger.PartitionApi.ChunkReport;
@@ -284,6 +285,11 @@ public final class HttpLedgerClient implements LedgerClient {
     public RunChange resolvePublishUnknown(UUID runId, Resolve resolve) {
         requireNonNull(resolve, "resolve is null");
         return execute(post(run(runId) + "/publish-unknown/resolve", resolve, type(RunChange.class), Repeat.ONCE));
+    }
+
+    @Override
+    public List<StagedFile> files(UUID runId) {
+        return execute(get(run(runId) + "/files", listOf(StagedFile.class)));
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.loadgate.worker.ledger.OperatorApi.CleanupCandidate;
 import io.loadgate.worker.ledger.OperatorApi.CleanupResult;
 import io.loadgate.worker.ledger.OperatorApi.MonitorSummary;
 import io.loadgate.worker.ledger.OperatorApi.PublishProbe;
+import io.loadgate.worker.ledger.StepApi.StagedFile;
 import io.loadgate.worker.ledger.OperatorApi.Resent;
 import io.loadgate.worker.ledger.OperatorApi.Resolve;
 import io.loadgate.worker.ledger.PartitionApi.ChunkReport;
@@ -178,6 +179,11 @@ public interface LedgerClient {
      * gets 409 {@code RUN_STATUS_MISMATCH}. 409 {@code RUN_STATUS_MISMATCH} when the run is not PUBLISH_UNKNOWN.
      */
     RunChange resolvePublishUnknown(UUID runId, Resolve resolve);
+
+    /**
+     * {@code GET /v1/runs/{runId}/files}: the run's committed chunk files — the only files publishing may use.
+     */
+    List<StagedFile> files(UUID runId);
 
     /**
      * {@code POST /v1/runs/{runId}/publish-unknown/probe} (worker): reports what the target shows for a

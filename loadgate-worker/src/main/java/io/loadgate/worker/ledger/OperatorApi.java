@@ -41,13 +41,15 @@ public final class OperatorApi {
     }
 
     /**
-     * {@code POST .../publish-unknown/probe}: what a worker found in the target about a PUBLISH_UNKNOWN run —
-     * whether the run's commit is there ({@code outcome}) and, if so, its {@code targetRef}. The ledger decides.
-     * Provisional: the lead adds this endpoint; the field names follow {@code publish/result}.
+     * {@code POST .../publish-unknown/probe}: what a worker found when it looked for the run's publish token in the
+     * target — {@code found} with the {@code snapshotId} that carries it, or absent; {@code attemptReturned} when the
+     * publishing process saw its commit call return. The ledger decides.
      */
-    public record PublishProbe(Resolution outcome, String targetRef, String message) {
+    public record PublishProbe(UUID publishToken, boolean found, String snapshotId, boolean attemptReturned,
+                               Map<String, Object> evidence) {
         public PublishProbe {
-            requireNonNull(outcome, "outcome is null");
+            requireNonNull(publishToken, "publishToken is null");
+            evidence = evidence == null ? Map.of() : Map.copyOf(evidence);
         }
     }
 

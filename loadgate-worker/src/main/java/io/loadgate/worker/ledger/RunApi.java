@@ -169,8 +169,12 @@ public final class RunApi {
                           String stageTable, Instant startedAt, Instant heartbeatAt, Instant extractCompletedAt,
                           Instant completedAt, String errorStage, String errorCode, String errorMessage,
                           Map<String, Long> partitionCounts, List<PartitionView> partitions,
-                          List<DispatchView> dispatches) {
+                          List<DispatchView> dispatches, Map<String, Object> parameters,
+                          Map<String, String> sourceMetrics) {
         public RunView {
+            sourceMetrics = sourceMetrics == null ? Map.of() : Map.copyOf(sourceMetrics);
+            parameters = parameters == null ? Map.of() : java.util.Collections.unmodifiableMap(
+                    new java.util.LinkedHashMap<>(parameters));
             requireNonNull(runId, "runId is null");
             requireNonNull(status, "status is null");
             partitionCounts = partitionCounts == null ? Map.of() : Map.copyOf(partitionCounts);

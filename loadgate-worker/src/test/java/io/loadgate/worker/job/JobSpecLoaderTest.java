@@ -61,7 +61,7 @@ class JobSpecLoaderTest {
         assertThat(source.fetchSize()).isEqualTo(5000);
         assertThat(source.filterSql()).isEqualTo("business_day = CAST(? AS date) AND region <> ?");
         assertThat(source.filterParameterCount()).isEqualTo(2);
-        assertThat(spec.target()).isEqualTo(new TargetSpec("lake.orders", "business_day"));
+        assertThat(spec.target()).isEqualTo(new TargetSpec("lake.orders", "business_day", null));
         assertThat(spec.staging()).isEqualTo(new StagingSpec(URI.create("hdfs://namenode:8020/data/loadgate/stage"), 250_000, Compression.SNAPPY));
         assertThat(spec.validation()).isEqualTo(new ValidationSpec(List.of("amount"), List.of("created_at"), List.of("created_at"),
                 List.of("amount"), List.of("id")));

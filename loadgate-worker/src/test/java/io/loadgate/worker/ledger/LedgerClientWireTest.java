@@ -119,7 +119,7 @@ class LedgerClientWireTest {
         assertThat(resolve.body().get("reason").asText()).isEqualTo("snapshot 42 is there");
 
         var probe = call("{\"runId\":\"" + RUN + "\",\"runStatus\":\"FAILED_PUBLISH\",\"changed\":true}",
-                c -> c.probePublishUnknown(RUN, new OperatorApi.PublishProbe(Resolution.FAILED_PUBLISH, null, "absent")));
+                c -> c.probePublishUnknown(RUN, new OperatorApi.PublishProbe(UUID.randomUUID(), false, null, true, Map.of())));
         assertThat(probe.request().path()).isEqualTo("/v1/runs/" + RUN + "/publish-unknown/probe");
         assertThat(probe.result().runStatus()).isEqualTo(RunStatus.FAILED_PUBLISH);
 

@@ -1,0 +1,159 @@
+package io.loadgate.worker.execution;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
+import io.loadgate.worker.ledger.LedgerCallException;
+import io.loadgate.worker.ledger.PartitionApi.ChunkReport;
+import io.loadgate.worker.ledger.PartitionApi.Claim;
+import io.loadgate.worker.ledger.PartitionApi.PartitionFailure;
+import io.loadgate.worker.source.Partition;
+import io.loadgate.worker.source.PartitionRows;
+import io.loadgate.worker.source.SnapshotExpiredException;
+import io.loadgate.worker.source.SourceException;
+import io.loadgate.worker.staging.ChunkNaming;
+import io.loadgate.worker.staging.ChunkWriter;
+import io.loadgate.worker.staging.SourceRecords;
+import io.loadgate.worker.staging.SourceSchemas;
+import io.loadgate.worker.staging.StagedChunk;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.Record;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * EXTRACT_PARTITION and REISSUE_PARTITION: claim the partition, read it at the run's snapshot, write its chunks
+ * under names that carry the attempt and claim token, then report each closed chunk. The ledger's record of a
+ * chunk is its commit; nothing is renamed. Whatever goes wrong is reported as the partition's failure, with the
+ * error class the ledger needs to decide between failing the run and reissuing the partition.
+ */
+final class ExtractStep {
+    private static final Logger LOG = LoggerFactory.getLogger(ExtractStep.class);
+
+    private final WorkerContext context;
+
+    ExtractStep(WorkerContext context) {
+        this.context = requireNonNull(context, "context is null");
+    }
+
+    void run(LeasedDispatch dispatch) {
+        RunContext run = context.shared().runs().get(dispatch.runId());
+        Partition partition = partition(dispatch);
+        String snapshotRef = (String) dispatch.payload().get("snapshotRef");
+        UUID token = UUID.randomUUID();
+        var claim = context.ledger().claim(run.runId(), partition.partitionId(), new Claim(token, context.node()));
+        if (!claim.claimed()) {
+            LOG.debug("partition {}/{} not claimed: {} / {}", run.runId(), partition.partitionId(),
+                    claim.runStatus(), claim.partitionStatus());
+            return;
+        }
+        try (Heartbeat heartbeat = Heartbeat.start(context, run.runId(), partition.partitionId(), token)) {
+            List<StagedChunk> chunks = write(run, partition, snapshotRef, claim.attempt(), token, heartbeat);
+            if (chunks.isEmpty()) {
+                fail(run, partition, token, claim.attempt(), "DATA", "ROW_COUNT_MISMATCH",
+                        "the partition read no rows but expected " + partition.expectedRowCount());
+                return;
+            }
+            report(run, partition, token, chunks);
+        } catch (ClaimLostException e) {
+            LOG.warn("partition {}/{} was taken from this worker (reissued); its files are left for cleanup",
+                    run.runId(), partition.partitionId());
+        } catch (SnapshotExpiredException e) {
+            fail(run, partition, token, claim.attempt(), "SNAPSHOT", "SNAPSHOT_EXPIRED", e.getMessage());
+        } catch (SourceException e) {
+            fail(run, partition, token, claim.attempt(), "SOURCE", "SOURCE_ERROR", e.getMessage());
+        } catch (java.io.UncheckedIOException e) {
+            fail(run, partition, token, claim.attempt(), "TRANSIENT", "STAGING_IO", e.getMessage());
+        } catch (LedgerCallException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            fail(run, partition, token, claim.attempt(), "WORKER", e.getClass().getSimpleName(), e.getMessage());
+        }
+    }
+
+    private List<StagedChunk> write(RunContext run, Partition partition, String snapshotRef, int attempt, UUID token,
+                                    Heartbeat heartbeat) {
+        var source = context.shared().sources().forRun(run.runId(), run.job());
+        try (PartitionRows rows = source.readPartition(snapshotRef, partition, run.businessKey())) {
+            Schema schema = SourceSchemas.toIceberg(rows.columns());
+            ChunkWriter writer = new ChunkWriter(context.hadoop(), run.hdfsRunPath(), schema, run.job().staging());
+            Iterator<Record> records = SourceRecords.of(schema, rows);
+            return writer.writePartition(new ChunkNaming(partition.partitionId(), attempt, token),
+                    whileOwned(records, heartbeat));
+        }
+    }
+
+    /** Stops the rows as soon as the heartbeat learns the partition was reissued to someone else. */
+    private static Iterator<Record> whileOwned(Iterator<Record> records, Heartbeat heartbeat) {
+        return new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+                if (heartbeat.lost()) {
+                    throw new ClaimLostException();
+                }
+                return records.hasNext();
+            }
+
+            @Override
+            public Record next() {
+                return records.next();
+            }
+        };
+    }
+
+    private void report(RunContext run, Partition partition, UUID token, List<StagedChunk> chunks) {
+        for (StagedChunk chunk : chunks) {
+            try {
+                context.ledger().reportChunk(run.runId(), partition.partitionId(), new ChunkReport(token,
+                        chunk.chunkIndex(), chunks.size(), partition.partitionId(), chunk.path().toString(),
+                        chunk.recordCount(), chunk.byteCount(), chunk.checksum()));
+            } catch (LedgerCallException e) {
+                if ("CLAIM_MISMATCH".equals(e.code())) {
+                    throw new ClaimLostException();
+                }
+                throw e;
+            }
+        }
+    }
+
+    private void fail(RunContext run, Partition partition, UUID token, int attempt, String errorClass,
+                      String errorCode, String message) {
+        LOG.warn("partition {}/{} failed ({} {}): {}", run.runId(), partition.partitionId(), errorClass, errorCode,
+                message);
+        String text = message == null ? errorCode : message.length() > 2000 ? message.substring(0, 2000) : message;
+        try {
+            context.ledger().failPartition(run.runId(), partition.partitionId(),
+                    new PartitionFailure(token, "EXTRACT", errorClass, errorCode, text, attempt));
+        } catch (LedgerCallException e) {
+            // CLAIM_MISMATCH: the partition was reissued meanwhile; the new owner's outcome is the one that counts.
+            LOG.warn("reporting the failure of {}/{} was refused: {}", run.runId(), partition.partitionId(),
+                    e.getMessage());
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    static Partition partition(LeasedDispatch dispatch) {
+        Map<String, Object> p = (Map<String, Object>) dispatch.payload().get("partition");
+        if (p == null) {
+            throw new IllegalArgumentException("dispatch " + dispatch.dispatchId() + " carries no partition");
+        }
+        return new Partition((String) p.get("partitionId"), text(p.get("lowerBound")), text(p.get("upperBound")),
+                Boolean.TRUE.equals(p.get("upperInclusive")), Boolean.TRUE.equals(p.get("isNullPartition")),
+                ((Number) p.get("expectedRowCount")).longValue());
+    }
+
+    private static String text(Object value) {
+        return value == null ? null : value.toString();
+    }
+
+    /** This worker no longer owns the partition: stop quietly, the new owner carries on. */
+    static final class ClaimLostException extends RuntimeException {
+        ClaimLostException() {
+            super("claim lost", null, false, false);
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package io.loadgate.worker.execution;
+
+import io.loadgate.worker.ledger.LedgerCallException;
+import io.loadgate.worker.ledger.LedgerClient;
+import io.loadgate.worker.ledger.PartitionStatus;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tells the ledger a partition's owner is alive while it extracts, and notices when it no longer owns it (the
+ * sweeper reissued the partition): the extraction then stops at the next row instead of writing on as a zombie.
+ */
+final class Heartbeat implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Heartbeat.class);
+
+    private final ScheduledFuture<?> task;
+    private volatile boolean lost;
+
+    private Heartbeat(LedgerClient ledger, UUID runId, String partitionId, UUID claimToken,
+                      ScheduledExecutorService timer, Duration interval) {
+        long millis = interval.toMillis();
+        this.task = timer.scheduleWithFixedDelay(() -> beat(ledger, runId, partitionId, claimToken), millis, millis,
+                TimeUnit.MILLISECONDS);
+    }
+
+    static Heartbeat start(WorkerContext context, UUID runId, String partitionId, UUID claimToken) {
+        return new Heartbeat(context.ledger(), runId, partitionId, claimToken, context.shared().timer(),
+                context.heartbeatInterval());
+    }
+
+    private void beat(LedgerClient ledger, UUID runId, String partitionId, UUID claimToken) {
+        try {
+            var result = ledger.heartbeat(runId, partitionId, claimToken);
+            if (result.partitionStatus() != PartitionStatus.RUNNING) {
+                lost = true;
+            }
+        } catch (LedgerCallException e) {
+            if ("CLAIM_MISMATCH".equals(e.code())) {
+                lost = true;
+            } else {
+                LOG.warn("heartbeat for {}/{} failed: {}", runId, partitionId, e.getMessage());
+            }
+        } catch (RuntimeException e) {
+            // A missed beat is harmless until `stale` passes; the next one may get through.
+            LOG.warn("heartbeat for {}/{} failed: {}", runId, partitionId, e.getMessage());
+        }
+    }
+
+    /** True once the ledger says this worker no longer owns the partition. */
+    boolean lost() {
+        return lost;
+    }
+
+    @Override
+    public void close() {
+        task.cancel(false);
+    }
+}

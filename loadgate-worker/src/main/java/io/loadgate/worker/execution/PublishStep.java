@@ -1,0 +1,97 @@
+package io.loadgate.worker.execution;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
+import io.loadgate.worker.ledger.OperatorApi.PublishProbe;
+import io.loadgate.worker.ledger.StepApi.PublishOutcome;
+import io.loadgate.worker.ledger.StepApi.PublishResult;
+import io.loadgate.worker.publish.IcebergPublisher;
+import io.loadgate.worker.publish.ProbeResult;
+import io.loadgate.worker.publish.PublishRequest;
+import io.loadgate.worker.publish.StagedFile;
+import io.loadgate.worker.publish.TargetCatalog;
+import io.loadgate.worker.publish.TargetTable;
+import io.loadgate.worker.validation.StagedFilesReader;
+import java.net.URI;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * PUBLISH_RUN: claim the publish with a fresh token, commit exactly the ledger's files in one Iceberg commit, report
+ * the outcome. Never a second commit: when the outcome is unknown, the probe looks for this publish token in the
+ * table's history, and the ledger decides from that evidence.
+ */
+final class PublishStep {
+    private static final Logger LOG = LoggerFactory.getLogger(PublishStep.class);
+
+    private final WorkerContext context;
+
+    PublishStep(WorkerContext context) {
+        this.context = requireNonNull(context, "context is null");
+    }
+
+    void run(LeasedDispatch dispatch) {
+        RunContext run = context.shared().runs().get(dispatch.runId());
+        UUID token = UUID.randomUUID();
+        if (!context.ledger().publishClaim(run.runId(), token).claimed()) {
+            return;
+        }
+        TargetCatalog catalog;
+        TargetTable target;
+        List<StagedFile> files;
+        try {
+            catalog = context.shared().catalogs().forJob(run.job());
+            files = context.ledger().files(run.runId()).stream()
+                    .map(f -> new StagedFile(f.hdfsPath(), f.recordCount(), f.byteCount())).toList();
+            target = target(run, catalog, files);
+            catalog.createIfAbsent(target);
+        } catch (RuntimeException e) {
+            // Nothing was committed: the commit is the last thing a publish does.
+            report(run, token, PublishOutcome.FAILED_PUBLISH, "PUBLISH_PREPARE_FAILED", e.getMessage(), null);
+            return;
+        }
+        IcebergPublisher publisher = new IcebergPublisher(catalog);
+        var outcome = publisher.publish(new PublishRequest(run.runId().toString(), run.job().jobKey(),
+                run.businessKey(), token, target, files));
+        PublishOutcome reported = PublishOutcome.valueOf(outcome.status().name());
+        report(run, token, reported, outcome.errorCode() == null ? null : outcome.errorCode().name(),
+                outcome.message(), outcome.targetRef());
+        if (reported == PublishOutcome.PUBLISH_UNKNOWN) {
+            ProbeResult probe = publisher.probe(target.identifier(), run.runId().toString(), token);
+            boolean found = probe.status() == ProbeResult.Status.PUBLISHED;
+            var resolved = context.ledger().probePublishUnknown(run.runId(), new PublishProbe(token, found,
+                    found ? String.valueOf(probe.snapshotId()) : null, true,
+                    Map.of("probe", String.valueOf(probe.evidence()))));
+            LOG.warn("run {} publish outcome was unknown; the probe {} the token: run is {}", run.runId(),
+                    found ? "found" : "did not find", resolved.runStatus());
+        }
+    }
+
+    private TargetTable target(RunContext run, TargetCatalog catalog, List<StagedFile> files) {
+        TableIdentifier identifier = TableIdentifier.parse(run.job().target().table());
+        Schema schema;
+        if (!files.isEmpty()) {
+            schema = new StagedFilesReader(context.hadoop()).schemaOf(URI.create(files.get(0).location()));
+        } else if (catalog.catalog().tableExists(identifier)) {
+            schema = catalog.loadTable(identifier).schema();
+        } else {
+            throw new IllegalStateException("the run staged no rows and table " + identifier
+                    + " does not exist yet: there is no schema to create it from");
+        }
+        return new TargetTable(identifier, schema, run.job().target().businessKeyColumn());
+    }
+
+    private void report(RunContext run, UUID token, PublishOutcome outcome, String errorCode, String message,
+                        String targetRef) {
+        String text = message == null ? null : message.length() > 2000 ? message.substring(0, 2000) : message;
+        var result = context.ledger().publishResult(run.runId(),
+                new PublishResult(token, outcome, errorCode, text, targetRef));
+        LOG.info("run {} publish: {}{}", run.runId(), result.runStatus(), text == null ? "" : " (" + text + ")");
+    }
+}

@@ -1,0 +1,46 @@
+package io.loadgate.worker.execution;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.worker.job.JobSpec;
+import io.loadgate.worker.job.JobSpecException;
+import io.loadgate.worker.job.JobSpecLoader;
+import io.loadgate.worker.ledger.LedgerClient;
+import io.loadgate.worker.ledger.RunApi.RunView;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Finds a run's job: the submitter put the job's YAML into the run's parameters, so a worker on any host reads the
+ * same job the planner used, with no file to distribute. Cached per run; a run's job never changes.
+ */
+public final class RunContexts {
+    private final LedgerClient ledger;
+    private final Map<UUID, RunContext> cache = new ConcurrentHashMap<>();
+
+    public RunContexts(LedgerClient ledger) {
+        this.ledger = requireNonNull(ledger, "ledger is null");
+    }
+
+    public RunContext get(UUID runId) {
+        return cache.computeIfAbsent(runId, id -> load(ledger.getRun(id)));
+    }
+
+    static RunContext load(RunView run) {
+        Object yaml = run.parameters().get(RunContext.JOB_SPEC_PARAMETER);
+        if (!(yaml instanceof String text)) {
+            throw new JobSpecException("run " + run.runId() + " carries no job spec in its parameters."
+                    + RunContext.JOB_SPEC_PARAMETER + "; it was not submitted by loadgate run");
+        }
+        JobSpec job = JobSpecLoader.parse(Path.of("run-" + run.runId() + ".yaml"), text);
+        return new RunContext(run.runId(), run.businessKey(), job, URI.create(run.hdfsRunPath()));
+    }
+
+    /** Forgets runs that have ended, so a long-running worker does not keep every job it ever saw. */
+    public void forget(UUID runId) {
+        cache.remove(runId);
+    }
+}

@@ -1,0 +1,33 @@
+package io.loadgate.worker.execution;
+
+import io.loadgate.worker.job.JobSpec;
+import io.loadgate.worker.source.Source;
+import io.loadgate.worker.source.Sources;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One {@link Source} per run in this process. The planner registers the source that holds the snapshot, because
+ * some sources (MariaDB) can hand their snapshot only to readers in the same process; other runs get a new one.
+ */
+public final class SourceCache {
+    private final Map<String, String> environment;
+    private final Map<UUID, Source> sources = new ConcurrentHashMap<>();
+
+    public SourceCache(Map<String, String> environment) {
+        this.environment = Map.copyOf(environment);
+    }
+
+    public void register(UUID runId, Source source) {
+        sources.put(runId, source);
+    }
+
+    public Source forRun(UUID runId, JobSpec job) {
+        return sources.computeIfAbsent(runId, id -> Sources.forJob(job, environment));
+    }
+
+    public void forget(UUID runId) {
+        sources.remove(runId);
+    }
+}

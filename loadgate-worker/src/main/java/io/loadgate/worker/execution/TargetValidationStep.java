@@ -1,0 +1,62 @@
+package io.loadgate.worker.execution;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
+import io.loadgate.worker.ledger.RunStatus;
+import io.loadgate.worker.ledger.StepApi.Stage;
+import io.loadgate.worker.ledger.StepApi.Validations;
+import io.loadgate.worker.publish.TargetCatalog;
+import io.loadgate.worker.publish.TargetReader;
+import io.loadgate.worker.publish.TargetTable;
+import io.loadgate.worker.validation.MetricCalculator;
+import io.loadgate.worker.validation.MetricNames;
+import io.loadgate.worker.validation.MetricSet;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * VALIDATE_TARGET: read the business key's partition back through Iceberg at the snapshot the publish made,
+ * measure it with the job's metrics, and let the ledger judge them against the source.
+ */
+final class TargetValidationStep {
+    private static final Logger LOG = LoggerFactory.getLogger(TargetValidationStep.class);
+
+    private final WorkerContext context;
+
+    TargetValidationStep(WorkerContext context) {
+        this.context = requireNonNull(context, "context is null");
+    }
+
+    void run(LeasedDispatch dispatch) {
+        var view = context.ledger().getRun(dispatch.runId());
+        if (view.status() != RunStatus.PUBLISHED) {
+            return;
+        }
+        RunContext run = context.shared().runs().get(dispatch.runId());
+        TargetCatalog catalog = context.shared().catalogs().forJob(run.job());
+        TableIdentifier identifier = TableIdentifier.parse(run.job().target().table());
+        Table table = catalog.loadTable(identifier);
+        TargetTable target = new TargetTable(identifier, table.schema(), run.job().target().businessKeyColumn());
+        MetricCalculator calculator = new MetricCalculator(run.job().validation(), table.schema());
+        try (CloseableIterable<Record> records = new TargetReader(catalog).readBusinessKey(target, run.businessKey(),
+                Long.parseLong(view.targetRef()))) {
+            records.forEach(calculator::accept);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        MetricSet measured = calculator.result();
+        context.ledger().recordValidations(run.runId(), new Validations(Stage.TARGET,
+                StagingValidationStep.QUERY_VERSION, Comparison.metrics(view.sourceMetrics(), measured,
+                        "TARGET_COUNT")));
+        long targetCount = Long.parseLong(measured.get(MetricNames.COUNT));
+        var result = context.ledger().success(run.runId(), targetCount);
+        LOG.info("run {} target validation: {} {}", run.runId(), result.runStatus(), result.reasons());
+    }
+}

@@ -1,0 +1,31 @@
+package io.loadgate.worker.execution;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.worker.ledger.LedgerClient;
+import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
+import org.apache.hadoop.conf.Configuration;
+
+/** What the steps share in one worker process. Wired once by the process that runs workers. */
+public record WorkerContext(LedgerClient ledger, String node, Configuration hadoop, Shared shared,
+                            Duration heartbeatInterval) {
+    public WorkerContext {
+        requireNonNull(ledger, "ledger is null");
+        requireNonNull(node, "node is null");
+        requireNonNull(hadoop, "hadoop is null");
+        requireNonNull(shared, "shared is null");
+        requireNonNull(heartbeatInterval, "heartbeatInterval is null");
+    }
+
+    /** The caches and pools steps share: runs' jobs, sources, catalogs, and the heartbeat timer. */
+    public record Shared(RunContexts runs, SourceCache sources, TargetCatalogs catalogs,
+                         ScheduledExecutorService timer) {
+        public Shared {
+            requireNonNull(runs, "runs is null");
+            requireNonNull(sources, "sources is null");
+            requireNonNull(catalogs, "catalogs is null");
+            requireNonNull(timer, "timer is null");
+        }
+    }
+}
