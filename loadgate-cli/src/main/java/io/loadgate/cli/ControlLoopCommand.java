@@ -31,8 +31,7 @@ final class ControlLoopCommand implements Callable<Integer> {
             stopped.countDown();
         }, "loadgate-shutdown"));
         System.out.println("Loadgate control loop running: dispatcher "
-                + loops.dispatcher().map(d -> "pushing to " + loaded.dispatch().receiverUrl().orElseThrow())
-                        .orElse("off (no dispatch.receiver_url)")
+                + (loops.dispatcher().isPresent() ? "pushing to dispatch.receiver_url" : "off (no dispatch.receiver_url)")
                 + ", sweeper every " + loaded.recovery().sweeperInterval());
         stopped.await();
         return 0;

@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
 public final class Sweep {
     private static final Logger LOG = LoggerFactory.getLogger(Sweep.class);
     /** The advisory lock key of the sweeper tick ("Loadgate" in ASCII). */
-    static final long TICK_LOCK = 0x4c6f616467617465L;
+    public static final long TICK_LOCK = 0x4c6f616467617465L;
     private static final String ACTOR = "sweeper";
 
     private static final String TRY_TICK_LOCK = "SELECT pg_try_advisory_xact_lock(?)";
