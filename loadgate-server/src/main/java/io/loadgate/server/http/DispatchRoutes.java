@@ -46,7 +46,6 @@ final class DispatchRoutes {
             item.put("runId", dispatch.runId().toString());
             item.put("dispatchType", dispatch.dispatchType().name());
             item.put("partitionId", dispatch.partitionId());
-            item.put("attempt", dispatch.attempt());
             item.put("payload", dispatch.payloadWithKeys());
             response.add(item);
         }

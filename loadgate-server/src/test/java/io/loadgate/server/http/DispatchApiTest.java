@@ -83,6 +83,28 @@ class DispatchApiTest {
     }
 
     @Test
+    void anUnackedLeaseIsHandedOutAgainAfterTheAckTimeout() {
+        String runId = workerRun();
+        assertThat(ledger.post("/v1/runs/" + runId + "/manifest", manifest(5)).status()).isEqualTo(200);
+        String first = ledger.post("/v1/dispatches/lease", leaseBody(0)).body().get(0).get("dispatchId").asText();
+        assertThat(ledger.post("/v1/dispatches/lease", leaseBody(0)).body()).isEmpty();
+
+        ledger.execute("UPDATE load_dispatch SET sent_at = now() - interval '11 minutes'");
+        var again = ledger.post("/v1/dispatches/lease", leaseBody(0));
+        assertThat(again.body()).hasSize(1);
+        assertThat(again.body().get(0).get("dispatchId").asText()).isEqualTo(first);
+        assertThat(ledger.count("SELECT attempt_count FROM load_dispatch")).isEqualTo(2);
+
+        // The step's own CAS is the ACK: claiming the partition ends redelivery.
+        var claim = ledger.post("/v1/runs/" + runId + "/partitions/0000/claim",
+                io.loadgate.server.testing.Runs.claim(UUID.randomUUID()));
+        assertThat(claim.body().get("claimed").asBoolean()).as(claim.toString()).isTrue();
+        ledger.execute("UPDATE load_dispatch SET sent_at = now() - interval '11 minutes'");
+        assertThat(ledger.post("/v1/dispatches/lease", leaseBody(0)).body()).isEmpty();
+        assertThat(ledger.count("SELECT count(*) FROM load_dispatch WHERE status = 'ACKED'")).isEqualTo(1);
+    }
+
+    @Test
     void leaseOnlyHandsOutTheWantedTypes() {
         String runId = workerRun();
         assertThat(ledger.post("/v1/runs/" + runId + "/manifest", manifest(5)).status()).isEqualTo(200);
