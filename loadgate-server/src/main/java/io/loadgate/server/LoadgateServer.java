@@ -13,6 +13,11 @@ import io.loadgate.ledger.run.StagePath;
 import io.loadgate.server.auth.Authenticator;
 import io.loadgate.server.auth.Role;
 import io.loadgate.server.config.LoadgateConfig;
+import io.loadgate.ledger.dispatch.Dispatches;
+import io.loadgate.server.dispatch.Dispatcher;
+import io.loadgate.server.dispatch.NotificationHub;
+import io.loadgate.server.dispatch.NotificationListener;
+import io.loadgate.server.dispatch.WorkerLeases;
 import io.loadgate.server.http.ApiServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -46,12 +51,19 @@ public final class LoadgateServer implements AutoCloseable {
             LedgerDatabase db = LedgerDatabase.open(config);
             resources.add(db);
             Ledger ledger = new Ledger(new Database(db.dataSource()), settings(config));
+            NotificationHub hub = new NotificationHub();
+            resources.add(0, NotificationListener.start(ControlLoop.listenerConnections(db.dataSource()), hub));
             PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            WorkerLeases leases = new WorkerLeases(new Dispatches(ledger.database()), hub,
+                    Dispatcher.policy(config.dispatch()));
             ApiServer.Tls tls = config.server().tls() == null ? null
                     : new ApiServer.Tls(config.server().tls().keystore(), config.server().tls().password());
-            ApiServer api = ApiServer.start(new ApiServer.Wiring(ledger, authenticator(config), metrics),
+            ApiServer api = ApiServer.start(new ApiServer.Wiring(ledger, authenticator(config), metrics, leases),
                     config.server().host(), config.server().port(), tls);
             resources.add(0, api);
+            // Waiting lease polls end before the API stops; the loops stop before everything else.
+            resources.add(0, leases);
+            resources.add(0, ControlLoop.start(ledger, hub, config));
             return new LoadgateServer(resources, ledger, api, db.jdbcUrl());
         } catch (RuntimeException e) {
             closeAll(resources);
@@ -90,7 +102,7 @@ public final class LoadgateServer implements AutoCloseable {
         closeAll(resources);
     }
 
-    private static void closeAll(List<AutoCloseable> resources) {
+    static void closeAll(List<AutoCloseable> resources) {
         for (AutoCloseable resource : resources) {
             try {
                 resource.close();

@@ -36,7 +36,8 @@ public record DispatchConfig(
         }
     }
 
-    static DispatchConfig defaults() {
+    /** The contract's defaults, no receiver (pull only). */
+    public static DispatchConfig defaults() {
         return new DispatchConfig(Optional.empty(), 20, Duration.ofSeconds(5), Duration.ofMinutes(5),
                 Duration.ofMinutes(10), Duration.ofSeconds(60), Duration.ofSeconds(5), 20);
     }

@@ -9,8 +9,13 @@ import io.javalin.http.Handler;
 import io.loadgate.ledger.Ledger;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.db.DatabaseException;
+import io.loadgate.ledger.dispatch.Dispatches;
 import io.loadgate.server.auth.Authenticator;
 import io.loadgate.server.auth.Role;
+import io.loadgate.server.config.DispatchConfig;
+import io.loadgate.server.dispatch.Dispatcher;
+import io.loadgate.server.dispatch.NotificationHub;
+import io.loadgate.server.dispatch.WorkerLeases;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
@@ -38,11 +43,19 @@ public final class ApiServer implements AutoCloseable {
     private final Javalin app;
 
     /** Everything the routes need, wired by the caller. */
-    public record Wiring(Ledger ledger, Authenticator authenticator, PrometheusMeterRegistry metrics) {
+    public record Wiring(Ledger ledger, Authenticator authenticator, PrometheusMeterRegistry metrics,
+                         WorkerLeases workerLeases) {
         public Wiring {
             requireNonNull(ledger, "ledger is null");
             requireNonNull(authenticator, "authenticator is null");
             requireNonNull(metrics, "metrics is null");
+            requireNonNull(workerLeases, "workerLeases is null");
+        }
+
+        /** Without a notification listener: a waiting lease poll then looks again every few seconds. */
+        public Wiring(Ledger ledger, Authenticator authenticator, PrometheusMeterRegistry metrics) {
+            this(ledger, authenticator, metrics, new WorkerLeases(new Dispatches(ledger.database()),
+                    new NotificationHub(), Dispatcher.policy(DispatchConfig.defaults())));
         }
     }
 
@@ -95,6 +108,7 @@ public final class ApiServer implements AutoCloseable {
             PartitionRoutes.register(r, wiring.ledger());
             StepRoutes.register(r, wiring.ledger());
             OperatorRoutes.register(r, wiring.ledger());
+            DispatchRoutes.register(r, wiring.workerLeases());
         });
         app.start(host, port);
         return new ApiServer(app);

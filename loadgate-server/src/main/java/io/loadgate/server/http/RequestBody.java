@@ -263,6 +263,34 @@ final class RequestBody {
         return null;
     }
 
+    /** An array of enum names, each checked; duplicates are allowed and kept once. */
+    <E extends Enum<E>> java.util.EnumSet<E> enumSet(String field, boolean required, Class<E> type, int maxSize) {
+        JsonNode value = value(field, required);
+        if (value == null) {
+            return null;
+        }
+        if (!value.isArray() || value.size() > maxSize) {
+            fail(field, "must be an array of at most " + maxSize + " names");
+            return null;
+        }
+        java.util.EnumSet<E> set = java.util.EnumSet.noneOf(type);
+        for (int i = 0; i < value.size(); i++) {
+            JsonNode item = value.get(i);
+            E match = null;
+            for (E constant : type.getEnumConstants()) {
+                if (item.isTextual() && constant.name().equals(item.asText())) {
+                    match = constant;
+                }
+            }
+            if (match == null) {
+                fail(field + "[" + i + "]", "must be one of " + java.util.Arrays.toString(type.getEnumConstants()));
+            } else {
+                set.add(match);
+            }
+        }
+        return set;
+    }
+
     /** A JSON object, returned as a plain map (values kept as JSON types). */
     Map<String, Object> object(String field, boolean required) {
         JsonNode value = value(field, required);

@@ -12,6 +12,12 @@ import io.loadgate.ledger.testing.TestDatabases;
 import io.loadgate.server.auth.Authenticator;
 import io.loadgate.server.auth.Role;
 import io.loadgate.server.auth.Tokens;
+import io.loadgate.ledger.dispatch.Dispatches;
+import io.loadgate.server.config.DispatchConfig;
+import io.loadgate.server.dispatch.Dispatcher;
+import io.loadgate.server.dispatch.NotificationHub;
+import io.loadgate.server.dispatch.NotificationListener;
+import io.loadgate.server.dispatch.WorkerLeases;
 import io.loadgate.server.http.ApiServer;
 import io.loadgate.server.http.Json;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -36,6 +42,8 @@ public final class TestLedger implements AutoCloseable {
     public final HikariDataSource dataSource;
     public final Ledger ledger;
     public final ApiServer server;
+    public final NotificationHub hub = new NotificationHub();
+    public final NotificationListener listener;
     public final String workerToken = Tokens.generate();
     public final String operatorToken = Tokens.generate();
     public final String viewerToken = Tokens.generate();
@@ -55,8 +63,11 @@ public final class TestLedger implements AutoCloseable {
                 Role.WORKER, List.of(Tokens.digest(workerToken)),
                 Role.OPERATOR, List.of(Tokens.digest(operatorToken)),
                 Role.VIEWER, List.of(Tokens.digest(viewerToken))));
+        listener = NotificationListener.start(db::connect, hub);
+        WorkerLeases leases = new WorkerLeases(new Dispatches(ledger.database()), hub,
+                Dispatcher.policy(DispatchConfig.defaults()));
         server = ApiServer.start(new ApiServer.Wiring(ledger, authenticator,
-                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)), "127.0.0.1", 0);
+                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), leases), "127.0.0.1", 0);
     }
 
     public String baseUrl() {
@@ -135,6 +146,7 @@ public final class TestLedger implements AutoCloseable {
     @Override
     public void close() {
         server.close();
+        listener.close();
         dataSource.close();
     }
 }

@@ -1,0 +1,33 @@
+package io.loadgate.ledger.dispatch;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.loadgate.ledger.LedgerJson;
+import java.util.UUID;
+
+/**
+ * A dispatch as a lease handed it out. {@code attempt} is the attempt this lease is (it was counted when the lease
+ * was taken) and fences the lease holder's later compare-and-set: a holder whose lease expired and was taken again
+ * no longer matches.
+ */
+public record LeasedDispatch(UUID dispatchId, UUID runId, DispatchType dispatchType, String partitionId,
+                             String jobKey, String businessKey, JsonNode payload, int attempt) {
+    public LeasedDispatch {
+        requireNonNull(dispatchId, "dispatchId is null");
+        requireNonNull(runId, "runId is null");
+        requireNonNull(dispatchType, "dispatchType is null");
+        requireNonNull(jobKey, "jobKey is null");
+        requireNonNull(businessKey, "businessKey is null");
+        payload = payload == null || !payload.isObject() ? LedgerJson.MAPPER.createObjectNode() : payload.deepCopy();
+    }
+
+    /** The stored payload plus the run's jobKey and businessKey, so an executor need not look the run up. */
+    public ObjectNode payloadWithKeys() {
+        ObjectNode copy = (ObjectNode) payload.deepCopy();
+        copy.put("jobKey", jobKey);
+        copy.put("businessKey", businessKey);
+        return copy;
+    }
+}

@@ -1,0 +1,285 @@
+package io.loadgate.ledger.sweeper;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.ledger.LedgerSettings;
+import io.loadgate.ledger.LedgerSettings.RecoveryMode;
+import io.loadgate.ledger.db.Database;
+import io.loadgate.ledger.db.Tx;
+import io.loadgate.ledger.dispatch.Dispatches;
+import io.loadgate.ledger.event.EventLog;
+import io.loadgate.ledger.partition.PartitionStatus;
+import io.loadgate.ledger.partition.Reissue;
+import io.loadgate.ledger.run.RunRow;
+import io.loadgate.ledger.run.RunStatus;
+import io.loadgate.ledger.run.RunTransitions;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One sweeper tick: finds what is stuck and moves it on, by the five rules of the contract, in order.
+ *
+ * <p>The tick is one transaction that first takes a transaction-level advisory lock, so that of several sweepers
+ * (one per server and control-loop process) one acts and the others skip the tick. Each rule runs in its own
+ * savepoint, and each row inside a rule in a nested one, so a failure costs that row or rule and never the tick.
+ * Rows are taken with SKIP LOCKED: a run or partition that a request holds right now is looked at next tick
+ * rather than waited for. Every age is measured against the database clock.
+ */
+public final class Sweep {
+    private static final Logger LOG = LoggerFactory.getLogger(Sweep.class);
+    /** The advisory lock key of the sweeper tick ("Loadgate" in ASCII). */
+    public static final long TICK_LOCK = 0x4c6f616467617465L;
+    private static final String ACTOR = "sweeper";
+
+    private static final String TRY_TICK_LOCK = "SELECT pg_try_advisory_xact_lock(?)";
+    // Only the run rows are locked here (OF r), in the fixed order run before partition.
+    private static final String STALE_PARTITIONS = """
+            SELECT p.run_id, p.partition_id
+              FROM load_partition p JOIN load_run r ON r.run_id = p.run_id
+             WHERE p.status = 'RUNNING' AND r.status = 'EXTRACTING'
+               AND COALESCE(p.heartbeat_at, p.started_at) <= now() - make_interval(secs => ?)
+             ORDER BY COALESCE(p.heartbeat_at, p.started_at)
+             LIMIT ? FOR NO KEY UPDATE OF r SKIP LOCKED
+            """;
+    private static final String LOCK_STALE_PARTITION = """
+            SELECT attempt_count FROM load_partition
+             WHERE run_id = ? AND partition_id = ? AND status = 'RUNNING'
+               AND COALESCE(heartbeat_at, started_at) <= now() - make_interval(secs => ?)
+               FOR UPDATE SKIP LOCKED
+            """;
+    private static final String TIME_OUT_PARTITIONS = """
+            WITH open AS (
+                SELECT partition_id, status FROM load_partition
+                 WHERE run_id = ? AND status IN ('PENDING', 'RUNNING', 'RETRY') FOR UPDATE)
+            UPDATE load_partition p
+               SET status = 'TIMED_OUT', completed_at = now(), error_stage = ?, error_code = ?, error_message = ?
+              FROM open
+             WHERE p.run_id = ? AND p.partition_id = open.partition_id
+            RETURNING p.partition_id, open.status
+            """;
+    private static final String TIMED_OUT_RUNS = """
+            SELECT run_id, status FROM load_run
+             WHERE status IN ('CREATED', 'EXTRACTING') AND started_at <= now() - make_interval(secs => ?)
+             ORDER BY started_at
+             LIMIT ? FOR NO KEY UPDATE SKIP LOCKED
+            """;
+    private static final String STALE_ALERTS = """
+            WITH due AS (
+                SELECT run_id FROM load_run
+                 WHERE status IN ('STAGE_VALIDATING', 'PUBLISHED')
+                   AND status_changed_at <= now() - make_interval(secs => ?)
+                   AND (stale_alert_at IS NULL OR stale_alert_at <= now() - make_interval(secs => ?))
+                 ORDER BY status_changed_at
+                 LIMIT ? FOR NO KEY UPDATE SKIP LOCKED)
+            UPDATE load_run r SET stale_alert_at = now()
+              FROM due
+             WHERE r.run_id = due.run_id
+            RETURNING r.run_id, r.status, r.status_changed_at
+            """;
+    private static final String STALE_PUBLISHING = """
+            SELECT run_id FROM load_run
+             WHERE status = 'PUBLISHING'
+               AND COALESCE(publish_started_at, status_changed_at) <= now() - make_interval(secs => ?)
+             ORDER BY COALESCE(publish_started_at, status_changed_at)
+             LIMIT ? FOR NO KEY UPDATE SKIP LOCKED
+            """;
+
+    private final Database database;
+    private final LedgerSettings settings;
+
+    public Sweep(Database database, LedgerSettings settings) {
+        this.database = requireNonNull(database, "database is null");
+        this.settings = requireNonNull(settings, "settings is null");
+    }
+
+    /** Runs one tick, or returns {@link SweepReport#ran()} false when another sweeper holds the tick. */
+    public SweepReport tick(SweepThresholds thresholds) {
+        requireNonNull(thresholds, "thresholds is null");
+        return database.inTransaction(tx -> {
+            boolean mine = tx.queryOne(TRY_TICK_LOCK, rs -> rs.getBoolean(1), TICK_LOCK).orElse(false);
+            if (!mine) {
+                return SweepReport.skipped();
+            }
+            Tick tick = new Tick(tx, thresholds);
+            tick.rule("stalePartitions", tick::stalePartitions);
+            tick.rule("runTimeout", tick::runTimeouts);
+            tick.rule("ackTimeout", tick::ackTimeouts);
+            tick.rule("validationStale", tick::staleAlerts);
+            tick.rule("publishStale", tick::stalePublishing);
+            return tick.report();
+        });
+    }
+
+    /** The counters and savepoints of one tick. */
+    private final class Tick {
+        private final Tx tx;
+        private final SweepThresholds thresholds;
+        private final List<String> failedRules = new ArrayList<>();
+        private int stalePartitionsTimedOut;
+        private int reissued;
+        private int runsTimedOut;
+        private int requeued;
+        private int dead;
+        private int alerts;
+        private int publishUnknown;
+
+        Tick(Tx tx, SweepThresholds thresholds) {
+            this.tx = tx;
+            this.thresholds = thresholds;
+        }
+
+        SweepReport report() {
+            return new SweepReport(true, stalePartitionsTimedOut, reissued, runsTimedOut, requeued, dead, alerts,
+                    publishUnknown, failedRules);
+        }
+
+        void rule(String name, SqlAction body) {
+            try {
+                tx.inSavepoint(t -> {
+                    body.run();
+                    return null;
+                });
+            } catch (SQLException | RuntimeException e) {
+                failedRules.add(name);
+                LOG.warn("sweeper rule {} failed and was rolled back: {}", name, e.toString());
+            }
+        }
+
+        /** Runs one row's change in a nested savepoint; a failure (a deadlock, say) skips the row until next tick. */
+        private boolean row(String what, SqlCheck body) {
+            try {
+                return tx.inSavepoint(t -> body.run());
+            } catch (SQLException | RuntimeException e) {
+                LOG.warn("sweeper skipped {} this tick: {}", what, e.toString());
+                return false;
+            }
+        }
+
+        // Rule 1: RUNNING partition without a heartbeat for `stale`.
+        void stalePartitions() throws SQLException {
+            double stale = SweepThresholds.seconds(thresholds.stale());
+            var candidates = tx.query(STALE_PARTITIONS, rs -> new Object[] {rs.getObject(1, UUID.class),
+                    rs.getString(2)}, stale, thresholds.batch());
+            for (Object[] candidate : candidates) {
+                UUID runId = (UUID) candidate[0];
+                String partitionId = (String) candidate[1];
+                row("stale partition " + runId + "/" + partitionId, () -> stalePartition(runId, partitionId, stale));
+            }
+        }
+
+        private boolean stalePartition(UUID runId, String partitionId, double stale) throws SQLException {
+            RunRow run = RunTransitions.lock(tx, runId);
+            if (run.status() != RunStatus.EXTRACTING) {
+                return false;
+            }
+            var attempts = tx.queryOne(LOCK_STALE_PARTITION, rs -> rs.getInt(1), runId, partitionId, stale);
+            if (attempts.isEmpty()) {
+                return false;
+            }
+            String message = "partition " + partitionId + " sent no heartbeat for " + thresholds.stale();
+            if (settings.recoveryMode() == RecoveryMode.REISSUE && attempts.get() < settings.maxAttempts()) {
+                if (Reissue.reissue(tx, run, partitionId, PartitionStatus.RUNNING, "PARTITION_STALE", ACTOR)) {
+                    reissued++;
+                    return true;
+                }
+                return false;
+            }
+            String code = settings.recoveryMode() == RecoveryMode.FAIL ? "PARTITION_STALE" : "REISSUE_ATTEMPTS_EXHAUSTED";
+            if (code.equals("REISSUE_ATTEMPTS_EXHAUSTED")) {
+                message += " after " + attempts.get() + " of " + settings.maxAttempts() + " attempts";
+            }
+            if (timeOut(run, RunStatus.EXTRACTING, "EXTRACT", code, message)) {
+                stalePartitionsTimedOut++;
+                return true;
+            }
+            return false;
+        }
+
+        // Rule 2: CREATED or EXTRACTING past run_timeout.
+        void runTimeouts() throws SQLException {
+            var runs = tx.query(TIMED_OUT_RUNS, rs -> new Object[] {rs.getObject(1, UUID.class),
+                    RunStatus.valueOf(rs.getString(2))}, SweepThresholds.seconds(thresholds.runTimeout()),
+                    thresholds.batch());
+            for (Object[] candidate : runs) {
+                UUID runId = (UUID) candidate[0];
+                RunStatus status = (RunStatus) candidate[1];
+                row("run timeout " + runId, () -> {
+                    RunRow run = RunTransitions.lock(tx, runId);
+                    boolean moved = timeOut(run, status, status == RunStatus.CREATED ? "MANIFEST" : "EXTRACT",
+                            "RUN_TIMEOUT", "run still " + status + " after the run timeout " + thresholds.runTimeout());
+                    runsTimedOut += moved ? 1 : 0;
+                    return moved;
+                });
+            }
+        }
+
+        private boolean timeOut(RunRow run, RunStatus from, String stage, String code, String message)
+                throws SQLException {
+            if (!RunTransitions.transition(tx, run.runId(), from, RunStatus.TIMED_OUT,
+                    new RunTransitions.Failure(stage, code, message), ACTOR)) {
+                return false;
+            }
+            var partitions = tx.query(TIME_OUT_PARTITIONS, rs -> new String[] {rs.getString(1), rs.getString(2)},
+                    run.runId(), stage, code, message, run.runId());
+            for (String[] p : partitions) {
+                EventLog.append(tx, run.runId(), p[0], "PARTITION_STATUS", p[1], PartitionStatus.TIMED_OUT, ACTOR,
+                        Map.of("errorCode", code));
+            }
+            return true;
+        }
+
+        // Rule 3: SENT dispatch without an ACK for ack_timeout.
+        void ackTimeouts() throws SQLException {
+            Dispatches.Requeued result = Dispatches.requeueUnacked(tx, thresholds.dispatch(), thresholds.batch());
+            requeued += result.pending();
+            dead += result.dead();
+        }
+
+        // Rule 4: STAGE_VALIDATING or PUBLISHED for longer than validation_stale: one alert per window.
+        void staleAlerts() throws SQLException {
+            double window = SweepThresholds.seconds(thresholds.validationStale());
+            var rows = tx.query(STALE_ALERTS, rs -> new Object[] {rs.getObject(1, UUID.class), rs.getString(2),
+                    Tx.instant(rs, "status_changed_at")}, window, window, thresholds.batch());
+            for (Object[] row : rows) {
+                Map<String, Object> details = new LinkedHashMap<>();
+                details.put("status", row[1]);
+                details.put("since", String.valueOf(row[2]));
+                details.put("validationStale", thresholds.validationStale().toString());
+                EventLog.append(tx, (UUID) row[0], null, "RUN_STALE_ALERT", null, null, ACTOR, details);
+                alerts++;
+            }
+        }
+
+        // Rule 5: PUBLISHING past publish_stale. The outcome is unknown, so it is never published again.
+        void stalePublishing() throws SQLException {
+            var runs = tx.query(STALE_PUBLISHING, rs -> rs.getObject(1, UUID.class),
+                    SweepThresholds.seconds(thresholds.publishStale()), thresholds.batch());
+            for (UUID runId : runs) {
+                row("publish stale " + runId, () -> {
+                    boolean moved = RunTransitions.transition(tx, runId, RunStatus.PUBLISHING,
+                            RunStatus.PUBLISH_UNKNOWN, new RunTransitions.Failure("PUBLISH", "PUBLISH_STALE",
+                                    "no publish result within " + thresholds.publishStale()
+                                            + "; an operator must resolve the run"), ACTOR);
+                    publishUnknown += moved ? 1 : 0;
+                    return moved;
+                });
+            }
+        }
+    }
+
+    @FunctionalInterface
+    private interface SqlAction {
+        void run() throws SQLException;
+    }
+
+    @FunctionalInterface
+    private interface SqlCheck {
+        boolean run() throws SQLException;
+    }
+}

@@ -1,0 +1,74 @@
+package io.loadgate.server.http;
+
+import io.javalin.http.Context;
+import io.loadgate.ledger.LedgerException;
+import io.loadgate.ledger.dispatch.DispatchType;
+import io.loadgate.ledger.dispatch.Dispatches;
+import io.loadgate.ledger.dispatch.LeasedDispatch;
+import io.loadgate.server.dispatch.WorkerLeases;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/** {@code POST /v1/dispatches/lease} (worker long poll) and the operator's {@code .../dispatches/{id}/resend}. */
+final class DispatchRoutes {
+    static final int MAX_WAIT_SECONDS = 60;
+    static final int MAX_LEASE = 100;
+
+    private DispatchRoutes() {
+    }
+
+    static void register(ApiServer.Routes routes, WorkerLeases leases) {
+        Dispatches dispatches = leases.dispatches();
+        routes.post("/v1/dispatches/lease", ApiServer.WORKER, ctx -> lease(ctx, leases));
+        routes.post("/v1/runs/{runId}/dispatches/{dispatchId}/resend", ApiServer.OPERATOR,
+                ctx -> resend(ctx, dispatches));
+    }
+
+    private static void lease(Context ctx, WorkerLeases leases) {
+        RequestBody body = RequestBody.parse(ctx.body());
+        String node = body.string("node", true, 200);
+        EnumSet<DispatchType> types = body.enumSet("types", false, DispatchType.class, DispatchType.values().length * 4);
+        Integer max = body.int32("max", false, 1, MAX_LEASE);
+        Integer waitSeconds = body.int32("waitSeconds", false, 0, MAX_WAIT_SECONDS);
+        body.finish();
+        EnumSet<DispatchType> wanted = types == null || types.isEmpty() ? EnumSet.allOf(DispatchType.class) : types;
+        List<LeasedDispatch> leased = leases.lease(node, wanted, max == null ? 1 : max,
+                Duration.ofSeconds(waitSeconds == null ? 0 : waitSeconds));
+        List<Map<String, Object>> response = new ArrayList<>();
+        for (LeasedDispatch dispatch : leased) {
+            Map<String, Object> item = new LinkedHashMap<>();
+            item.put("dispatchId", dispatch.dispatchId().toString());
+            item.put("runId", dispatch.runId().toString());
+            item.put("dispatchType", dispatch.dispatchType().name());
+            item.put("partitionId", dispatch.partitionId());
+            item.put("payload", dispatch.payloadWithKeys());
+            response.add(item);
+        }
+        ApiServer.ok(ctx, response);
+    }
+
+    private static void resend(Context ctx, Dispatches dispatches) {
+        UUID runId = ApiServer.runId(ctx);
+        UUID dispatchId;
+        try {
+            dispatchId = UUID.fromString(ctx.pathParam("dispatchId"));
+        } catch (IllegalArgumentException e) {
+            throw new LedgerException.NotFound("DISPATCH_NOT_FOUND", "run " + runId + " has no dispatch "
+                    + ctx.pathParam("dispatchId"));
+        }
+        // An operator's curl often sends no body at all; anything sent must still be an empty object.
+        if (ctx.body() != null && !ctx.body().isBlank()) {
+            RequestBody.parse(ctx.body()).finish();
+        }
+        dispatches.resend(runId, dispatchId, ApiServer.actor(ctx));
+        Map<String, Object> response = new LinkedHashMap<>();
+        response.put("dispatchId", dispatchId.toString());
+        response.put("status", "PENDING");
+        ApiServer.ok(ctx, response);
+    }
+}
