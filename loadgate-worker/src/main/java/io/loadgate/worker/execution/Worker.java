@@ -1,0 +1,134 @@
+package io.loadgate.worker.execution;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.worker.ledger.DispatchApi.Lease;
+import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
+import io.loadgate.worker.ledger.DispatchType;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A worker: threads that each lease one dispatch at a time from the ledger (a long poll) and run its step. A lease
+ * is only a receipt; the step's own compare-and-set acknowledges it, so a step that dies half-way is redelivered
+ * after ack_timeout, and a partition abandoned at shutdown is left to the sweeper.
+ */
+public final class Worker implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
+    private static final int LEASE_WAIT_SECONDS = 20;
+
+    private final WorkerContext context;
+    private final ExecutorService threads;
+    private final ExtractStep extract;
+    private final StagingValidationStep validate;
+    private final PublishStep publish;
+    private final TargetValidationStep validateTarget;
+    private final AtomicInteger busy = new AtomicInteger();
+    private volatile boolean stopping;
+
+    private Worker(WorkerContext context, int threadCount) {
+        this.context = requireNonNull(context, "context is null");
+        AtomicInteger number = new AtomicInteger();
+        this.threads = Executors.newFixedThreadPool(threadCount, r -> {
+            Thread t = new Thread(r, "loadgate-worker-" + number.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        this.extract = new ExtractStep(context);
+        this.validate = new StagingValidationStep(context);
+        this.publish = new PublishStep(context);
+        this.validateTarget = new TargetValidationStep(context);
+    }
+
+    public static Worker start(WorkerContext context, int threadCount) {
+        if (threadCount < 1) {
+            throw new IllegalArgumentException("a worker needs at least one thread");
+        }
+        Worker worker = new Worker(context, threadCount);
+        for (int i = 0; i < threadCount; i++) {
+            worker.threads.submit(worker::leaseLoop);
+        }
+        return worker;
+    }
+
+    /** How many steps are running right now. */
+    public int busy() {
+        return busy.get();
+    }
+
+    private void leaseLoop() {
+        Lease lease = new Lease(context.node(), List.of(DispatchType.values()), 1, LEASE_WAIT_SECONDS);
+        Duration backoff = Duration.ofMillis(250);
+        while (!stopping && !Thread.currentThread().isInterrupted()) {
+            try {
+                for (LeasedDispatch dispatch : context.ledger().leaseDispatches(lease)) {
+                    execute(dispatch);
+                }
+                backoff = Duration.ofMillis(250);
+            } catch (Throwable e) {
+                if (stopping || Thread.currentThread().isInterrupted()) {
+                    return;
+                }
+                // One bad pass must not end the loop: log, wait a little longer each time, try again.
+                LOG.warn("lease loop: {}", e.toString());
+                try {
+                    Thread.sleep(backoff.toMillis());
+                } catch (InterruptedException interrupted) {
+                    return;
+                }
+                backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(10)) > 0 ? Duration.ofSeconds(10)
+                        : backoff.multipliedBy(2);
+            }
+        }
+    }
+
+    private void execute(LeasedDispatch dispatch) {
+        busy.incrementAndGet();
+        try {
+            LOG.debug("running {} {} {}", dispatch.dispatchType(), dispatch.runId(), dispatch.partitionId());
+            switch (dispatch.dispatchType()) {
+                case EXTRACT_PARTITION, REISSUE_PARTITION -> extract.run(dispatch);
+                case VALIDATE_RUN -> validate.run(dispatch);
+                case PUBLISH_RUN -> publish.run(dispatch);
+                case VALIDATE_TARGET -> validateTarget.run(dispatch);
+            }
+        } catch (RuntimeException e) {
+            // The dispatch stays unacknowledged and comes back after ack_timeout, unless the run has moved on.
+            LOG.warn("{} of run {} failed: {}", dispatch.dispatchType(), dispatch.runId(), e.toString(), e);
+        } finally {
+            busy.decrementAndGet();
+        }
+    }
+
+    /**
+     * Stops leasing, lets running steps finish for up to {@code grace}, then interrupts them. An interrupted
+     * extraction's partition keeps its claim until the sweeper finds it stale.
+     */
+    public void stop(Duration grace) {
+        stopping = true;
+        threads.shutdown();
+        try {
+            if (!threads.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+                List<Runnable> abandoned = new ArrayList<>(threads.shutdownNow());
+                LOG.warn("stopped with {} step(s) still running; their claims are left to the sweeper",
+                        busy.get() + abandoned.size());
+                threads.awaitTermination(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            threads.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        stop(Duration.ofSeconds(30));
+    }
+}
