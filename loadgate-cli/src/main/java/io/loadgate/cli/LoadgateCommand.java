@@ -4,7 +4,8 @@ import picocli.CommandLine.Command;
 
 @Command(name = "loadgate", mixinStandardHelpOptions = true, version = "loadgate 0.1.0",
         description = "Loads tables and files into a data lake exactly once.",
-        subcommands = {ServerCommand.class, ControlLoopCommand.class, TokenCommand.class})
+        subcommands = {ServerCommand.class, ControlLoopCommand.class, RunsCommand.class, ResolveCommand.class,
+                DispatchCommand.class, TokenCommand.class})
 final class LoadgateCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;

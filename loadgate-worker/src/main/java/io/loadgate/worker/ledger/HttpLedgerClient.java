@@ -518,7 +518,13 @@ public final class HttpLedgerClient implements LedgerClient {
             return new LedgerCallException(call.name(), status, envelope.get("code").asText(), message, requestId,
                     details, attempts.made, null);
         }
-        String text = new String(response.body(), StandardCharsets.UTF_8).strip();
+        if (envelope != null && envelope.isObject() && envelope.hasNonNull("title")) {
+            // Javalin's own error body (RFC 7807 style), sent when a request asks for JSON and no route matched.
+            return new LedgerCallException(call.name(), status, "HTTP_" + status, envelope.get("title").asText(),
+                    requestId, Map.of(), attempts.made, null);
+        }
+        // Not the contract's envelope (a proxy's page, a framework's default error): one line of its text.
+        String text = new String(response.body(), StandardCharsets.UTF_8).strip().replaceAll("\\s+", " ");
         if (text.length() > MAX_ERROR_BODY) {
             text = text.substring(0, MAX_ERROR_BODY) + "...";
         }

@@ -1,0 +1,122 @@
+package io.loadgate.cli;
+
+import io.loadgate.worker.ledger.HttpLedgerClient;
+import io.loadgate.worker.ledger.LedgerCallException;
+import io.loadgate.worker.ledger.LedgerClient;
+import io.loadgate.worker.ledger.LedgerClientConfig;
+import io.loadgate.worker.ledger.LedgerToken;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.function.Function;
+import picocli.CommandLine.Option;
+
+/** How the operator commands reach the ledger: {@code --ledger}, {@code --token-file}, {@code --json}. */
+final class LedgerOptions {
+    static final String DEFAULT_LEDGER = "http://127.0.0.1:8080";
+    /** A command line or setup problem found before any call. */
+    static final int EXIT_USAGE = 2;
+    /** The ledger answered and refused. */
+    static final int EXIT_REFUSED = 1;
+    /** No answer from the ledger, or its database is down: try again later. */
+    static final int EXIT_UNAVAILABLE = 3;
+
+    /** An interactive command should fail within seconds, not wait out a worker's patience. */
+    private static final LedgerClientConfig.Retry RETRY =
+            new LedgerClientConfig.Retry(3, Duration.ofMillis(200), Duration.ofSeconds(1));
+
+    @Option(names = "--ledger", paramLabel = "URL", defaultValue = DEFAULT_LEDGER,
+            description = "the ledger's base URL (default: ${DEFAULT-VALUE})")
+    String ledger;
+
+    @Option(names = "--token-file", paramLabel = "FILE",
+            description = "the token file: worker=/operator= lines, or just one token (default: $LOADGATE_HOME/tokens)")
+    Path tokenFile;
+
+    @Option(names = "--json", description = "print JSON for scripts instead of tables")
+    boolean json;
+
+    enum Role {
+        WORKER("worker"),
+        OPERATOR("operator");
+
+        final String tokenRole;
+
+        Role(String tokenRole) {
+            this.tokenRole = tokenRole;
+        }
+    }
+
+    Path tokenFile() {
+        if (tokenFile != null) {
+            return tokenFile;
+        }
+        String home = System.getenv("LOADGATE_HOME");
+        Path dir = home == null || home.isBlank() ? Path.of(System.getProperty("user.home"), ".loadgate") : Path.of(home);
+        return dir.resolve("tokens");
+    }
+
+    LedgerClient client(Role role) {
+        Path file = tokenFile();
+        LedgerToken token;
+        try {
+            token = LedgerToken.fromFile(file, role.tokenRole);
+        } catch (UncheckedIOException | IllegalArgumentException e) {
+            throw new CliException("no " + role.tokenRole + " token: " + CliErrors.oneLine(e) + " (use --token-file)",
+                    EXIT_USAGE);
+        }
+        LedgerClientConfig config;
+        try {
+            config = LedgerClientConfig.builder(ledger, token).retry(RETRY).build();
+        } catch (IllegalArgumentException e) {
+            throw new CliException("--ledger: " + e.getMessage(), EXIT_USAGE);
+        }
+        return HttpLedgerClient.create(config);
+    }
+
+    /** Runs one ledger call and turns its failure into the one line the user sees. */
+    <T> T call(LedgerClient client, Function<LedgerClient, T> call) {
+        try {
+            return call.apply(client);
+        } catch (LedgerCallException e) {
+            throw explain(e);
+        }
+    }
+
+    private CliException explain(LedgerCallException e) {
+        if (e.isUnreachable()) {
+            return new CliException(e.ledgerMessage() + "; is it running? Pass --ledger URL if it is elsewhere",
+                    EXIT_UNAVAILABLE);
+        }
+        if (e.isOutcomeUnknown()) {
+            return new CliException(e.ledgerMessage() + "; check with 'loadgate runs show RUN_ID'", EXIT_UNAVAILABLE);
+        }
+        if (e.isUnauthenticated()) {
+            return new CliException("the ledger refused the token from " + tokenFile() + " (401 " + e.code() + ")",
+                    EXIT_REFUSED);
+        }
+        String line = e.ledgerMessage() + " (" + e.status() + " " + e.code() + ")";
+        return new CliException(line, e.status() == 503 ? EXIT_UNAVAILABLE : EXIT_REFUSED);
+    }
+
+    static UUID uuid(String label, String text) {
+        try {
+            UUID id = UUID.fromString(text);
+            if (id.toString().equalsIgnoreCase(text)) {
+                return id;
+            }
+        } catch (IllegalArgumentException e) {
+            // reported below
+        }
+        throw new CliException(label + " must be a UUID, got '" + text + "'", EXIT_USAGE);
+    }
+
+    static String toJson(Object value) {
+        try {
+            return HttpLedgerClient.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(value);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("cannot print " + value.getClass().getSimpleName() + " as JSON", e);
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package io.loadgate.cli;
+
+import io.loadgate.worker.ledger.OperatorApi.Resolution;
+import io.loadgate.worker.ledger.OperatorApi.Resolve;
+import io.loadgate.worker.ledger.RunApi.RunChange;
+import java.io.PrintWriter;
+import java.util.UUID;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "resolve", mixinStandardHelpOptions = true,
+        description = "Resolves a PUBLISH_UNKNOWN run after checking the target by hand: it was published, or it was "
+                + "not. Needs the operator token. The reason is kept in the run's events.",
+        footer = "Exit codes: 0 resolved, 1 the ledger refused (e.g. the run is not PUBLISH_UNKNOWN), 2 bad input, "
+                + "3 the ledger is unreachable.")
+final class ResolveCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    LedgerOptions ledger;
+
+    @Parameters(paramLabel = "RUN_ID", description = "the PUBLISH_UNKNOWN run")
+    String runId;
+
+    @Option(names = "--as", required = true, paramLabel = "OUTCOME",
+            description = "what the target shows: ${COMPLETION-CANDIDATES}")
+    Resolution resolution;
+
+    @Option(names = "--reason", required = true, paramLabel = "TEXT",
+            description = "why, for the record (at least " + Resolve.MIN_REASON + " characters)")
+    String reason;
+
+    @Override
+    public void run() {
+        UUID id = LedgerOptions.uuid("RUN_ID", runId);
+        if (reason.strip().length() < Resolve.MIN_REASON) {
+            throw new CliException("--reason must be at least " + Resolve.MIN_REASON + " characters, got '" + reason
+                    + "'", LedgerOptions.EXIT_USAGE);
+        }
+        var client = ledger.client(LedgerOptions.Role.OPERATOR);
+        RunChange change = ledger.call(client, c -> c.resolvePublishUnknown(id, new Resolve(resolution, reason.strip())));
+        PrintWriter out = spec.commandLine().getOut();
+        if (ledger.json) {
+            out.println(LedgerOptions.toJson(change));
+        } else if (change.changed()) {
+            out.println("Run " + id + " is now " + change.runStatus() + ".");
+        } else {
+            out.println("Run " + id + " was already " + change.runStatus() + "; nothing changed.");
+        }
+        out.flush();
+    }
+}
