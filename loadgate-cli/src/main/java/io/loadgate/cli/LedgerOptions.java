@@ -26,8 +26,8 @@ final class LedgerOptions {
     private static final LedgerClientConfig.Retry RETRY =
             new LedgerClientConfig.Retry(3, Duration.ofMillis(200), Duration.ofSeconds(1));
 
-    @Option(names = "--ledger", paramLabel = "URL", defaultValue = DEFAULT_LEDGER,
-            description = "the ledger's base URL (default: ${DEFAULT-VALUE})")
+    @Option(names = "--ledger", paramLabel = "URL",
+            description = "the ledger's base URL (default: " + DEFAULT_LEDGER + ")")
     String ledger;
 
     @Option(names = "--token-file", paramLabel = "FILE",
@@ -48,16 +48,31 @@ final class LedgerOptions {
         }
     }
 
+    String ledgerUrl() {
+        return ledgerGiven() ? ledger : DEFAULT_LEDGER;
+    }
+
+    boolean ledgerGiven() {
+        return ledger != null;
+    }
+
     Path tokenFile() {
         if (tokenFile != null) {
             return tokenFile;
         }
-        String home = System.getenv("LOADGATE_HOME");
-        Path dir = home == null || home.isBlank() ? Path.of(System.getProperty("user.home"), ".loadgate") : Path.of(home);
-        return dir.resolve("tokens");
+        return LoadgateHomes.home().resolve("tokens");
     }
 
     LedgerClient client(Role role) {
+        return client(role, RETRY);
+    }
+
+    /** For a long-running worker: the client's own, more patient retry, since a lost report costs a reissue. */
+    LedgerClient workerClient() {
+        return client(Role.WORKER, LedgerClientConfig.Retry.DEFAULT);
+    }
+
+    private LedgerClient client(Role role, LedgerClientConfig.Retry retry) {
         Path file = tokenFile();
         LedgerToken token;
         try {
@@ -68,7 +83,7 @@ final class LedgerOptions {
         }
         LedgerClientConfig config;
         try {
-            config = LedgerClientConfig.builder(ledger, token).retry(RETRY).build();
+            config = LedgerClientConfig.builder(ledgerUrl(), token).retry(retry).build();
         } catch (IllegalArgumentException e) {
             throw new CliException("--ledger: " + e.getMessage(), EXIT_USAGE);
         }

@@ -4,8 +4,9 @@ import picocli.CommandLine.Command;
 
 @Command(name = "loadgate", mixinStandardHelpOptions = true, version = "loadgate 0.1.0",
         description = "Loads tables and files into a data lake exactly once.",
-        subcommands = {ServerCommand.class, ControlLoopCommand.class, RunsCommand.class, ResolveCommand.class,
-                DispatchCommand.class, TokenCommand.class})
+        subcommands = {DemoCommand.class, RunCommand.class, WorkerCommand.class, ServerCommand.class,
+                ControlLoopCommand.class, RunsCommand.class, ResolveCommand.class, DispatchCommand.class,
+                TokenCommand.class})
 final class LoadgateCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;

@@ -35,13 +35,13 @@ public final class LoadgateServer implements AutoCloseable {
     private final List<AutoCloseable> resources;
     private final Ledger ledger;
     private final ApiServer api;
-    private final String jdbcUrl;
+    private final LedgerDatabase database;
 
-    private LoadgateServer(List<AutoCloseable> resources, Ledger ledger, ApiServer api, String jdbcUrl) {
+    private LoadgateServer(List<AutoCloseable> resources, Ledger ledger, ApiServer api, LedgerDatabase database) {
         this.resources = resources;
         this.ledger = ledger;
         this.api = api;
-        this.jdbcUrl = jdbcUrl;
+        this.database = database;
     }
 
     public static LoadgateServer start(LoadgateConfig config) {
@@ -64,7 +64,7 @@ public final class LoadgateServer implements AutoCloseable {
             // Waiting lease polls end before the API stops; the loops stop before everything else.
             resources.add(0, leases);
             resources.add(0, ControlLoop.start(ledger, hub, config));
-            return new LoadgateServer(resources, ledger, api, db.jdbcUrl());
+            return new LoadgateServer(resources, ledger, api, db);
         } catch (RuntimeException e) {
             closeAll(resources);
             throw e;
@@ -94,7 +94,12 @@ public final class LoadgateServer implements AutoCloseable {
     }
 
     public String jdbcUrl() {
-        return jdbcUrl;
+        return database.jdbcUrl();
+    }
+
+    /** The embedded PostgreSQL, when no database URL is configured; it can hold other databases too. */
+    public java.util.Optional<EmbeddedPostgres> embedded() {
+        return java.util.Optional.ofNullable(database.embedded());
     }
 
     @Override

@@ -24,6 +24,7 @@ public final class EmbeddedPostgres implements AutoCloseable {
     /** Starts on {@code dataDirectory} (created when missing, kept on close); port 0 picks a free port. */
     public static EmbeddedPostgres start(Path dataDirectory, int port) {
         requireNonNull(dataDirectory, "dataDirectory is null");
+        refuseIfInUse(dataDirectory);
         try {
             Files.createDirectories(dataDirectory);
             var builder = io.zonky.test.db.postgres.embedded.EmbeddedPostgres.builder()
@@ -37,6 +38,25 @@ public final class EmbeddedPostgres implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start the embedded PostgreSQL in " + dataDirectory
                     + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Two processes on one data directory would corrupt it; PostgreSQL refuses too, but says it less plainly. */
+    private static void refuseIfInUse(Path dataDirectory) {
+        Path pidFile = dataDirectory.resolve("postmaster.pid");
+        try {
+            if (!Files.exists(pidFile)) {
+                return;
+            }
+            String first = Files.readAllLines(pidFile).stream().findFirst().orElse("").trim();
+            long pid = Long.parseLong(first);
+            if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+                throw new IllegalStateException("the embedded PostgreSQL in " + dataDirectory
+                        + " is in use by another process (pid " + pid + "): stop that Loadgate, or talk to it with"
+                        + " --ledger");
+            }
+        } catch (IOException | NumberFormatException e) {
+            // An unreadable pid file is PostgreSQL's to judge.
         }
     }
 

@@ -55,6 +55,12 @@ public final class Partitions {
              WHERE run_id = ? AND partition_id = ? AND claim_token = ? AND status = 'RUNNING'
             """;
     private static final String RUN_HEARTBEAT = "UPDATE load_run SET heartbeat_at = now() WHERE run_id = ?";
+    // The run row first (lock order run, partition): only the partition's owner refreshes the run's heartbeat.
+    private static final String OWNER_RUN_HEARTBEAT = """
+            UPDATE load_run r SET heartbeat_at = now()
+             WHERE r.run_id = ? AND EXISTS (SELECT 1 FROM load_partition p WHERE p.run_id = r.run_id
+                                               AND p.partition_id = ? AND p.claim_token = ? AND p.status = 'RUNNING')
+            """;
     private static final String CHUNK_TOTALS = """
             SELECT count(*) AS chunks, COALESCE(sum(record_count), 0) AS records
               FROM load_file WHERE run_id = ? AND partition_id = ? AND status = 'COMMITTED'
@@ -326,8 +332,8 @@ public final class Partitions {
 
     public HeartbeatResult heartbeat(UUID runId, String partitionId, UUID claimToken) {
         return database.inTransaction(tx -> {
-            if (tx.update(HEARTBEAT, runId, partitionId, claimToken) == 1) {
-                tx.update(RUN_HEARTBEAT, runId);
+            if (tx.update(OWNER_RUN_HEARTBEAT, runId, partitionId, claimToken) == 1
+                    && tx.update(HEARTBEAT, runId, partitionId, claimToken) == 1) {
                 return new HeartbeatResult(PartitionStatus.RUNNING,
                         RunTransitions.read(tx, runId).orElseThrow().status());
             }

@@ -6,7 +6,6 @@ import io.loadgate.worker.ledger.DispatchApi.Lease;
 import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
 import io.loadgate.worker.ledger.DispatchType;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -69,6 +68,10 @@ public final class Worker implements AutoCloseable {
         while (!stopping && !Thread.currentThread().isInterrupted()) {
             try {
                 for (LeasedDispatch dispatch : context.ledger().leaseDispatches(lease)) {
+                    if (stopping) {
+                        // Leased as we were stopping: left unacknowledged, it is redelivered to another worker.
+                        break;
+                    }
                     execute(dispatch);
                 }
                 backoff = Duration.ofMillis(250);
@@ -108,19 +111,23 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
-     * Stops leasing, lets running steps finish for up to {@code grace}, then interrupts them. An interrupted
-     * extraction's partition keeps its claim until the sweeper finds it stale.
+     * Stops leasing, lets running steps finish for up to {@code grace}, then interrupts them, and the waiting lease
+     * polls with them. An interrupted extraction's partition keeps its claim until the sweeper finds it stale.
      */
     public void stop(Duration grace) {
         stopping = true;
         threads.shutdown();
+        long deadline = System.nanoTime() + grace.toNanos();
         try {
-            if (!threads.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
-                List<Runnable> abandoned = new ArrayList<>(threads.shutdownNow());
-                LOG.warn("stopped with {} step(s) still running; their claims are left to the sweeper",
-                        busy.get() + abandoned.size());
-                threads.awaitTermination(5, TimeUnit.SECONDS);
+            while (busy.get() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(50);
             }
+            int abandoned = busy.get();
+            threads.shutdownNow();
+            if (abandoned > 0) {
+                LOG.warn("stopped with {} step(s) still running; their claims are left to the sweeper", abandoned);
+            }
+            threads.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             threads.shutdownNow();
             Thread.currentThread().interrupt();

@@ -288,6 +288,11 @@ public final class HttpLedgerClient implements LedgerClient {
     }
 
     @Override
+    public List<StepApi.ValidationView> validations(UUID runId) {
+        return execute(get(run(runId) + "/validations", listOf(StepApi.ValidationView.class)));
+    }
+
+    @Override
     public List<StagedFile> files(UUID runId) {
         return execute(get(run(runId) + "/files", listOf(StagedFile.class)));
     }

@@ -180,6 +180,9 @@ public interface LedgerClient {
      */
     RunChange resolvePublishUnknown(UUID runId, Resolve resolve);
 
+    /** {@code GET /v1/runs/{runId}/validations}: every metric recorded for the run, with the ledger's verdict. */
+    List<StepApi.ValidationView> validations(UUID runId);
+
     /**
      * {@code GET /v1/runs/{runId}/files}: the run's committed chunk files — the only files publishing may use.
      */

@@ -104,6 +104,15 @@ public final class StepApi {
     }
 
     /** {@code POST .../publish/result}: {@code targetRef} is, for example, the table snapshot id. */
+    /** {@code GET .../validations}: a stored metric with the caller's result and the ledger's own verdict. */
+    public record ValidationView(Stage stage, String metricName, String queryVersion, String expectedValue,
+                                 String actualValue, String tolerance, MetricResult result, MetricResult judgedResult) {
+        public ValidationView {
+            requireNonNull(stage, "stage is null");
+            requireNonNull(metricName, "metricName is null");
+        }
+    }
+
     public record PublishResult(UUID publishToken, PublishOutcome outcome, String errorCode, String message,
                                 String targetRef) {
         public PublishResult {

@@ -1,0 +1,130 @@
+package io.loadgate.cli;
+
+import io.loadgate.server.LoadgateServer;
+import io.loadgate.server.auth.Tokens;
+import io.loadgate.server.config.AuthConfig;
+import io.loadgate.server.config.LoadgateConfig;
+import io.loadgate.server.config.ServerConfig;
+import io.loadgate.worker.execution.RunContexts;
+import io.loadgate.worker.execution.SourceCache;
+import io.loadgate.worker.execution.TargetCatalogs;
+import io.loadgate.worker.execution.Worker;
+import io.loadgate.worker.execution.WorkerContext;
+import io.loadgate.worker.ledger.HttpLedgerClient;
+import io.loadgate.worker.ledger.LedgerClient;
+import io.loadgate.worker.ledger.LedgerClientConfig;
+import io.loadgate.worker.ledger.LedgerToken;
+import io.loadgate.worker.publish.CatalogConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * Loadgate in one process, for {@code loadgate run} without {@code --ledger} and for the demo: the ledger on its
+ * configured (by default embedded) PostgreSQL, listening on loopback only, and worker threads talking to it over
+ * HTTP exactly as remote workers would. The workers use a token made for this process alone.
+ */
+final class LocalLoadgate implements AutoCloseable {
+    private final LoadgateServer server;
+    private final LedgerClient client;
+    private final SourceCache sources;
+    private final TargetCatalogs catalogs;
+    private final ScheduledExecutorService timer;
+    private final Worker worker;
+    private final Path home;
+
+    private LocalLoadgate(LoadgateServer server, LedgerClient client, SourceCache sources, TargetCatalogs catalogs,
+                          ScheduledExecutorService timer, Worker worker, Path home) {
+        this.server = server;
+        this.client = client;
+        this.sources = sources;
+        this.catalogs = catalogs;
+        this.timer = timer;
+        this.worker = worker;
+        this.home = home;
+    }
+
+    static LocalLoadgate start(int workerThreads) {
+        LoadgateConfig configured = Configs.load(Optional.empty());
+        String token = Tokens.generate();
+        LoadgateConfig config = inProcess(configured, Tokens.digest(token));
+        LoadgateServer server = LoadgateServer.start(config);
+        try {
+            LedgerClient client = HttpLedgerClient.create(LedgerClientConfig.builder("http://127.0.0.1:"
+                    + server.port(), LedgerToken.of(token)).build());
+            Path warehouse = config.home().resolve("warehouse");
+            SourceCache sources = new SourceCache(System.getenv());
+            TargetCatalogs catalogs = new TargetCatalogs(Optional.of(lakehouse(server, config, warehouse)), warehouse);
+            ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "loadgate-heartbeat");
+                t.setDaemon(true);
+                return t;
+            });
+            WorkerContext context = new WorkerContext(client, "local-" + ProcessHandle.current().pid(),
+                    new Configuration(), new WorkerContext.Shared(new RunContexts(client), sources, catalogs, timer),
+                    Duration.ofSeconds(10));
+            Worker worker = Worker.start(context, workerThreads);
+            return new LocalLoadgate(server, client, sources, catalogs, timer, worker, config.home());
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    /** The configured ledger, on loopback and a free port, with this process's own worker token added. */
+    private static LoadgateConfig inProcess(LoadgateConfig config, String workerDigest) {
+        Map<String, List<String>> digests = new HashMap<>(config.auth().tokenDigests());
+        List<String> workers = new ArrayList<>(digests.getOrDefault("worker", List.of()));
+        workers.add(workerDigest);
+        digests.put("worker", workers);
+        return new LoadgateConfig(new ServerConfig("127.0.0.1", 0, null), config.database(),
+                new AuthConfig(digests, config.auth().allowedRoots()), config.recovery(), config.dispatch(),
+                config.cleanup(), config.home());
+    }
+
+    /** The default Iceberg catalog: a {@code lakehouse} database beside the ledger's. */
+    private static CatalogConfig lakehouse(LoadgateServer server, LoadgateConfig config, Path warehouse) {
+        if (server.embedded().isPresent()) {
+            var embedded = server.embedded().get();
+            embedded.ensureDatabase("lakehouse");
+            return CatalogConfig.jdbc(embedded.jdbcUrl("lakehouse"), embedded.user(), "", warehouse);
+        }
+        return CatalogConfig.jdbc(config.database().url().orElseThrow(), config.database().user(),
+                config.database().password(), warehouse);
+    }
+
+    LedgerClient client() {
+        return client;
+    }
+
+    SourceCache sources() {
+        return sources;
+    }
+
+    TargetCatalogs catalogs() {
+        return catalogs;
+    }
+
+    LoadgateServer server() {
+        return server;
+    }
+
+    Path home() {
+        return home;
+    }
+
+    @Override
+    public void close() {
+        worker.stop(Duration.ofSeconds(10));
+        timer.shutdownNow();
+        catalogs.close();
+        server.close();
+    }
+}

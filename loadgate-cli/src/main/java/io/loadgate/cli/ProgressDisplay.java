@@ -1,0 +1,82 @@
+package io.loadgate.cli;
+
+import io.loadgate.worker.ledger.RunApi.RunView;
+import io.loadgate.worker.ledger.RunStatus;
+import io.loadgate.worker.submit.RunFollower;
+import java.io.PrintStream;
+import java.time.LocalTime;
+import java.time.format.DateTimeFormatter;
+
+/**
+ * Shows a run's progress: a bar per stage redrawn in place on a terminal, one plain line per change otherwise (for
+ * logs and CI, where cursor movement would be noise).
+ */
+final class ProgressDisplay implements RunFollower.Listener {
+    private static final int WIDTH = 30;
+    private static final String[] STAGES = {"extract", "validate", "publish", "target"};
+
+    private final PrintStream out;
+    private final boolean terminal;
+    private boolean drawn;
+
+    ProgressDisplay(PrintStream out, boolean terminal) {
+        this.out = out;
+        this.terminal = terminal;
+    }
+
+    static ProgressDisplay forStdout() {
+        return new ProgressDisplay(System.out, System.console() != null && System.getenv("TERM") != null
+                && !"dumb".equals(System.getenv("TERM")));
+    }
+
+    @Override
+    public void changed(RunView run) {
+        if (!terminal) {
+            out.println(LocalTime.now().format(DateTimeFormatter.ofPattern("HH:mm:ss")) + " " + run.status() + "  "
+                    + partitions(run) + "  " + String.format("%,d", run.extractedCount()) + " / "
+                    + String.format("%,d", run.sourceCount() == null ? 0 : run.sourceCount()) + " rows");
+            return;
+        }
+        if (drawn) {
+            out.print("\033[" + STAGES.length + "A");
+        }
+        int reached = stage(run.status());
+        for (int i = 0; i < STAGES.length; i++) {
+            double done = i < reached ? 1 : i > reached ? 0 : fraction(run, i);
+            String detail = i == 0 ? partitions(run) + "  " + String.format("%,d", run.extractedCount()) + " rows"
+                    : i == reached ? run.status().name() : i < reached ? "done" : "";
+            out.print("\r\033[K" + String.format("%-9s", STAGES[i]) + bar(done) + "  " + detail + "\n");
+        }
+        out.flush();
+        drawn = true;
+    }
+
+    private static String partitions(RunView run) {
+        long expected = run.expectedPartitionCount() == null ? 0 : run.expectedPartitionCount();
+        return run.successPartitionCount() + "/" + expected + " partitions";
+    }
+
+    private static double fraction(RunView run, int stage) {
+        if (stage == 0 && run.sourceCount() != null && run.sourceCount() > 0) {
+            return Math.min(1.0, (double) run.extractedCount() / run.sourceCount());
+        }
+        return run.status().isTerminal() ? 1 : 0.5;
+    }
+
+    /** Which stage a status belongs to; a failed run stays at the stage it failed in. */
+    private static int stage(RunStatus status) {
+        return switch (status) {
+            case CREATED, EXTRACTING, FAILED_MANIFEST, FAILED_EXTRACT, FAILED_SNAPSHOT_EXPIRED, TIMED_OUT,
+                    CANCELLED -> 0;
+            case EXTRACTED_VALIDATED, STAGE_VALIDATING, FAILED_STAGE_VALIDATION -> 1;
+            case STAGING_VALIDATED, PUBLISHING, PUBLISH_UNKNOWN, FAILED_PUBLISH -> 2;
+            case PUBLISHED, FAILED_TARGET_VALIDATION -> 3;
+            case SUCCESS -> STAGES.length;
+        };
+    }
+
+    private static String bar(double done) {
+        int filled = (int) Math.round(done * WIDTH);
+        return "[" + "#".repeat(filled) + "-".repeat(WIDTH - filled) + "] " + String.format("%3d%%", (int) (done * 100));
+    }
+}

@@ -1,0 +1,83 @@
+package io.loadgate.cli;
+
+import io.loadgate.worker.execution.RunContexts;
+import io.loadgate.worker.execution.SourceCache;
+import io.loadgate.worker.execution.TargetCatalogs;
+import io.loadgate.worker.execution.Worker;
+import io.loadgate.worker.execution.WorkerContext;
+import io.loadgate.worker.ledger.LedgerClient;
+import io.loadgate.worker.publish.CatalogConfig;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import org.apache.hadoop.conf.Configuration;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "worker", mixinStandardHelpOptions = true,
+        description = {"Leases steps from a ledger and runs them until stopped: extract partitions, validate staged",
+                "files, publish, validate the target. SIGTERM finishes running steps (up to --grace) and abandons",
+                "the rest: their claims are left to the sweeper."})
+final class WorkerCommand implements Callable<Integer> {
+    @Mixin
+    LedgerOptions ledgerOptions;
+
+    @Option(names = "--threads", paramLabel = "N", defaultValue = "4", description = "steps at once (default: ${DEFAULT-VALUE})")
+    int threads;
+
+    @Option(names = "--node", paramLabel = "NAME", description = "this worker's name in the ledger (default: host name)")
+    String node;
+
+    @Option(names = "--catalog", paramLabel = "KEY=VALUE", description = "the default Iceberg catalog for jobs without"
+            + " target.catalog, e.g. --catalog type=jdbc --catalog uri=jdbc:postgresql://db/lakehouse")
+    Map<String, String> catalog = new HashMap<>();
+
+    @Option(names = "--warehouse", paramLabel = "DIR", description = "default warehouse (default: $LOADGATE_HOME/warehouse)")
+    Path warehouse;
+
+    @Option(names = "--grace", paramLabel = "SECONDS", defaultValue = "60",
+            description = "how long running steps may finish at shutdown (default: ${DEFAULT-VALUE})")
+    int graceSeconds;
+
+    @Override
+    public Integer call() throws Exception {
+        if (threads < 1 || threads > 256) {
+            throw new CliException("--threads must be between 1 and 256", LedgerOptions.EXIT_USAGE);
+        }
+        LedgerClient client = ledgerOptions.workerClient();
+        Path home = LoadgateHomes.home();
+        Path dir = warehouse == null ? home.resolve("warehouse") : warehouse;
+        Optional<CatalogConfig> defaultCatalog;
+        try {
+            defaultCatalog = catalog.isEmpty() ? Optional.empty()
+                    : Optional.of(CatalogConfig.fromProperties(catalog, dir));
+        } catch (IllegalArgumentException e) {
+            throw new CliException("--catalog: " + e.getMessage(), LedgerOptions.EXIT_USAGE);
+        }
+        String name = node != null ? node : InetAddress.getLocalHost().getHostName();
+        var timer = Executors.newSingleThreadScheduledExecutor();
+        try (TargetCatalogs catalogs = new TargetCatalogs(defaultCatalog, dir)) {
+            WorkerContext context = new WorkerContext(client, name, new Configuration(), new WorkerContext.Shared(
+                    new RunContexts(client), new SourceCache(System.getenv()), catalogs, timer), Duration.ofSeconds(30));
+            Worker worker = Worker.start(context, threads);
+            CountDownLatch stopped = new CountDownLatch(1);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                worker.stop(Duration.ofSeconds(graceSeconds));
+                stopped.countDown();
+            }, "loadgate-worker-shutdown"));
+            System.out.println("Loadgate worker " + name + " with " + threads + " thread(s) leasing from "
+                    + ledgerOptions.ledgerUrl());
+            stopped.await();
+            return 0;
+        } finally {
+            timer.shutdownNow();
+        }
+    }
+}
