@@ -14,29 +14,40 @@ import java.util.concurrent.ConcurrentHashMap;
  * Opened once each and shared: a catalog holds a connection pool.
  */
 public final class TargetCatalogs implements AutoCloseable {
-    private final Optional<CatalogConfig> defaultCatalog;
+    private final Optional<CatalogConfig> defaultConfig;
     private final Path defaultWarehouse;
-    private final Map<CatalogConfig, TargetCatalog> open = new ConcurrentHashMap<>();
+    private final Map<Object, TargetCatalog> open = new ConcurrentHashMap<>();
 
-    public TargetCatalogs(Optional<CatalogConfig> defaultCatalog, Path defaultWarehouse) {
-        this.defaultCatalog = defaultCatalog;
+    public TargetCatalogs(Optional<CatalogConfig> defaultConfig, Path defaultWarehouse) {
+        this.defaultConfig = defaultConfig;
         this.defaultWarehouse = defaultWarehouse;
     }
 
+    /** Every job without a catalog of its own publishes to {@code catalog}, already open. */
+    public static TargetCatalogs withDefault(TargetCatalog catalog, Path defaultWarehouse) {
+        TargetCatalogs catalogs = new TargetCatalogs(Optional.empty(), defaultWarehouse);
+        catalogs.open.put(DefaultKey.INSTANCE, catalog);
+        return catalogs;
+    }
+
     public TargetCatalog forJob(JobSpec job) {
-        CatalogConfig config;
         if (!job.target().catalog().isEmpty()) {
-            config = CatalogConfig.fromProperties(job.target().catalog(), defaultWarehouse);
-        } else {
-            config = defaultCatalog.orElseThrow(() -> new JobSpecException("job " + job.jobKey()
-                    + " names no target.catalog and this worker has no default catalog (--catalog-uri)"));
+            CatalogConfig config = CatalogConfig.fromProperties(job.target().catalog(), defaultWarehouse);
+            return open.computeIfAbsent(config, c -> TargetCatalog.open(config));
         }
-        return open.computeIfAbsent(config, TargetCatalog::open);
+        return open.computeIfAbsent(DefaultKey.INSTANCE, key -> TargetCatalog.open(defaultConfig.orElseThrow(() ->
+                new JobSpecException("job " + job.jobKey() + " names no target.catalog and this worker has no"
+                        + " default catalog (--catalog)"))));
     }
 
     @Override
     public void close() {
         open.values().forEach(TargetCatalog::close);
         open.clear();
+    }
+
+    /** The key of the worker's default catalog among the open ones. */
+    private enum DefaultKey {
+        INSTANCE
     }
 }

@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
 import io.loadgate.worker.ledger.RunStatus;
+import io.loadgate.worker.ledger.StepApi.Metric;
+import io.loadgate.worker.ledger.StepApi.MetricResult;
 import io.loadgate.worker.ledger.StepApi.Stage;
 import io.loadgate.worker.ledger.StepApi.Validations;
 import io.loadgate.worker.publish.TargetCatalog;
@@ -13,7 +15,9 @@ import io.loadgate.worker.validation.MetricCalculator;
 import io.loadgate.worker.validation.MetricNames;
 import io.loadgate.worker.validation.MetricSet;
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.Record;
@@ -22,8 +26,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * VALIDATE_TARGET: read the business key's partition back through Iceberg at the snapshot the publish made,
- * measure it with the job's metrics, and let the ledger judge them against the source.
+ * VALIDATE_TARGET: read the business key's partition back through Iceberg, measure it with the job's metrics, and
+ * let the ledger judge them against the source. A table that cannot be read fails the run too.
  */
 final class TargetValidationStep {
     private static final Logger LOG = LoggerFactory.getLogger(TargetValidationStep.class);
@@ -44,17 +48,22 @@ final class TargetValidationStep {
         TableIdentifier identifier = TableIdentifier.parse(run.job().target().table());
         Table table = catalog.loadTable(identifier);
         TargetTable target = new TargetTable(identifier, table.schema(), run.job().target().businessKeyColumn());
+        // The table as it is now, not as the publish left it: while the run is PUBLISHED no other run may write this
+        // business key, so anything that differs now was done behind the ledger's back and must fail the run.
+        long snapshotId = table.currentSnapshot() == null ? -1 : table.currentSnapshot().snapshotId();
         MetricCalculator calculator = new MetricCalculator(run.job().validation(), table.schema());
+        List<Metric> metrics = new ArrayList<>();
         try (CloseableIterable<Record> records = new TargetReader(catalog).readBusinessKey(target, run.businessKey(),
-                Long.parseLong(view.targetRef()))) {
+                snapshotId)) {
             records.forEach(calculator::accept);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        } catch (IOException | RuntimeException e) {
+            metrics.add(new Metric("TARGET_READABLE", "true", "false", null, MetricResult.FAIL,
+                    Map.of("error", String.valueOf(e.getMessage()))));
         }
         MetricSet measured = calculator.result();
+        metrics.addAll(Comparison.metrics(view.sourceMetrics(), measured, "TARGET_COUNT"));
         context.ledger().recordValidations(run.runId(), new Validations(Stage.TARGET,
-                StagingValidationStep.QUERY_VERSION, Comparison.metrics(view.sourceMetrics(), measured,
-                        "TARGET_COUNT")));
+                StagingValidationStep.QUERY_VERSION, metrics));
         long targetCount = Long.parseLong(measured.get(MetricNames.COUNT));
         var result = context.ledger().success(run.runId(), targetCount);
         LOG.info("run {} target validation: {} {}", run.runId(), result.runStatus(), result.reasons());

@@ -6,7 +6,9 @@ import io.loadgate.worker.ledger.DispatchApi.Lease;
 import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
 import io.loadgate.worker.ledger.DispatchType;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -32,8 +34,11 @@ public final class Worker implements AutoCloseable {
     private final AtomicInteger busy = new AtomicInteger();
     private volatile boolean stopping;
 
-    private Worker(WorkerContext context, int threadCount) {
+    private final List<DispatchType> types;
+
+    private Worker(WorkerContext context, int threadCount, Set<DispatchType> types) {
         this.context = requireNonNull(context, "context is null");
+        this.types = List.copyOf(types);
         AtomicInteger number = new AtomicInteger();
         this.threads = Executors.newFixedThreadPool(threadCount, r -> {
             Thread t = new Thread(r, "loadgate-worker-" + number.incrementAndGet());
@@ -47,10 +52,15 @@ public final class Worker implements AutoCloseable {
     }
 
     public static Worker start(WorkerContext context, int threadCount) {
-        if (threadCount < 1) {
-            throw new IllegalArgumentException("a worker needs at least one thread");
+        return start(context, threadCount, EnumSet.allOf(DispatchType.class));
+    }
+
+    /** A worker that takes only the given kinds of step (a node dedicated to extraction, say). */
+    public static Worker start(WorkerContext context, int threadCount, Set<DispatchType> types) {
+        if (threadCount < 1 || types.isEmpty()) {
+            throw new IllegalArgumentException("a worker needs at least one thread and one dispatch type");
         }
-        Worker worker = new Worker(context, threadCount);
+        Worker worker = new Worker(context, threadCount, types);
         for (int i = 0; i < threadCount; i++) {
             worker.threads.submit(worker::leaseLoop);
         }
@@ -63,7 +73,7 @@ public final class Worker implements AutoCloseable {
     }
 
     private void leaseLoop() {
-        Lease lease = new Lease(context.node(), List.of(DispatchType.values()), 1, LEASE_WAIT_SECONDS);
+        Lease lease = new Lease(context.node(), types, 1, LEASE_WAIT_SECONDS);
         Duration backoff = Duration.ofMillis(250);
         while (!stopping && !Thread.currentThread().isInterrupted()) {
             try {

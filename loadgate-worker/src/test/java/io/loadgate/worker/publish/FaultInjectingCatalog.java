@@ -26,8 +26,8 @@ import org.apache.iceberg.jdbc.UncheckedSQLException;
  * A catalog whose tables fail their commits on demand, around the real commit: the Publisher's seam to the
  * outside world, where lost connections and lying catalogs happen.
  */
-final class FaultInjectingCatalog implements Catalog {
-    enum Fault {
+public final class FaultInjectingCatalog implements Catalog {
+    public enum Fault {
         /** The commit lands, then Iceberg's "state unknown" is raised. */
         LAND_THEN_STATE_UNKNOWN,
         /** The commit lands, then the connection is reported lost (what the JDBC catalog raises). */
@@ -46,12 +46,12 @@ final class FaultInjectingCatalog implements Catalog {
     private final AtomicInteger commitCalls = new AtomicInteger();
     private final AtomicInteger landedCommits = new AtomicInteger();
 
-    FaultInjectingCatalog(Catalog delegate) {
+    public FaultInjectingCatalog(Catalog delegate) {
         this.delegate = requireNonNull(delegate, "delegate is null");
     }
 
     /** Every commit from now on fails this way; null turns faults off. */
-    void failCommits(Fault newFault) {
+    public void failCommits(Fault newFault) {
         this.fault = newFault;
     }
 
@@ -60,11 +60,11 @@ final class FaultInjectingCatalog implements Catalog {
         beforeNextCommit.set(requireNonNull(action, "action is null"));
     }
 
-    int commitCalls() {
+    public int commitCalls() {
         return commitCalls.get();
     }
 
-    int landedCommits() {
+    public int landedCommits() {
         return landedCommits.get();
     }
 

@@ -1,0 +1,259 @@
+package io.loadgate.worker.execution;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.loadgate.ledger.LedgerSettings.RecoveryMode;
+import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
+import io.loadgate.worker.ledger.DispatchType;
+import io.loadgate.worker.ledger.LedgerCallException;
+import io.loadgate.worker.ledger.PartitionApi.ChunkReport;
+import io.loadgate.worker.ledger.PartitionApi.Claim;
+import io.loadgate.worker.ledger.PartitionApi.PartitionFailure;
+import io.loadgate.worker.ledger.RunApi.RunView;
+import io.loadgate.worker.ledger.RunStatus;
+import io.loadgate.worker.publish.FaultInjectingCatalog.Fault;
+import io.loadgate.worker.submit.RunSubmitter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Stream;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Issues 4 and 5 end to end: source at a snapshot, committed Parquet chunks, Iceberg publish, validation. */
+@Timeout(180)
+class LoadEndToEndTest {
+    private static final LocalDate DAY = LocalDate.of(2026, 11, 29);
+    private static final LocalDate OTHER_DAY = LocalDate.of(2026, 11, 28);
+
+    @TempDir
+    Path dir;
+    private LoadHarness harness;
+
+    @AfterEach
+    void stop() {
+        if (harness != null) {
+            harness.close();
+        }
+    }
+
+    @Test
+    void everySourceRowLandsInTheTableExactlyOnce() throws Exception {
+        harness = new LoadHarness(dir, RecoveryMode.FAIL);
+        harness.addRows(DAY, 1, 20_000);
+        harness.addRows(OTHER_DAY, 100_001, 500);
+        harness.startWorker(3);
+        RunView run = harness.follow(harness.submit(harness.jobYaml("ITEMS", 4), DAY));
+
+        assertThat(run.status()).as(run.errorMessage()).isEqualTo(RunStatus.SUCCESS);
+        assertThat(run.partitionCounts()).containsEntry("SUCCESS", 5L);
+        assertThat(run.extractedCount()).isEqualTo(20_000);
+        assertThat(run.targetCount()).isEqualTo(20_000);
+        assertThat(harness.tableRows(DAY)).isEqualTo(harness.sourceRows(DAY));
+        assertThat(harness.tableRows(OTHER_DAY)).isEmpty();
+        assertThat(harness.client.validations(run.runId())).allSatisfy(v ->
+                assertThat(v.judgedResult().name()).as(v.metricName()).isEqualTo("PASS"));
+    }
+
+    @Test
+    void aSecondRunReplacesItsBusinessKeyAndLeavesOthersAlone() throws Exception {
+        harness = new LoadHarness(dir, RecoveryMode.FAIL);
+        harness.addRows(DAY, 1, 5_000);
+        harness.addRows(OTHER_DAY, 100_001, 3_000);
+        harness.startWorker(2);
+        String yaml = harness.jobYaml("ITEMS", 2);
+        assertThat(harness.follow(harness.submit(yaml, DAY)).status()).isEqualTo(RunStatus.SUCCESS);
+        assertThat(harness.follow(harness.submit(yaml, OTHER_DAY)).status()).isEqualTo(RunStatus.SUCCESS);
+        List<String> otherBefore = harness.tableRows(OTHER_DAY);
+
+        harness.addRows(DAY, 200_001, 1_000);
+        RunView again = harness.follow(harness.submit(yaml, DAY));
+
+        assertThat(again.status()).isEqualTo(RunStatus.SUCCESS);
+        assertThat(harness.tableRows(DAY)).hasSize(6_000).isEqualTo(harness.sourceRows(DAY));
+        assertThat(harness.tableRows(OTHER_DAY)).isEqualTo(otherBefore);
+    }
+
+    @Test
+    void writesAfterTheSnapshotDoNotLeakIntoTheRun() throws Exception {
+        harness = new LoadHarness(dir, RecoveryMode.FAIL);
+        harness.addRows(DAY, 1, 10_000);
+        List<String> atSnapshot = harness.sourceRows(DAY);
+        RunSubmitter.Submission submission = harness.submit(harness.jobYaml("ITEMS", 4), DAY);
+        try (var c = harness.source.connect(); var s = c.createStatement()) {
+            s.execute("UPDATE items SET amount = amount + 1 WHERE id % 3 = 0");
+            s.execute("DELETE FROM items WHERE id % 5 = 0");
+        }
+        harness.addRows(DAY, 50_001, 2_000);
+        harness.startWorker(2);
+        RunView run = harness.follow(submission);
+
+        assertThat(run.status()).as(run.errorMessage()).isEqualTo(RunStatus.SUCCESS);
+        assertThat(harness.tableRows(DAY)).isEqualTo(atSnapshot);
+    }
+
+    @Test
+    void aLostSnapshotFailsTheRunInsteadOfReadingAnotherPointInTime() throws Exception {
+        harness = new LoadHarness(dir, RecoveryMode.FAIL);
+        harness.addRows(DAY, 1, 5_000);
+        RunSubmitter.Submission submission = harness.submit(harness.jobYaml("ITEMS", 2), DAY);
+        submission.snapshot().close();
+        harness.startWorker(2);
+        RunView run = harness.follow(submission);
+
+        assertThat(run.status()).isEqualTo(RunStatus.FAILED_SNAPSHOT_EXPIRED);
+        assertThat(harness.catalog.catalog().tableExists(TableIdentifier.parse(LoadHarness.TABLE))).isFalse();
+    }
+
+    @Test
+    void aZombiesReportsAreRefusedAndItsFilesAreNeverPublished() throws Exception {
+        harness = new LoadHarness(dir, RecoveryMode.REISSUE);
+        harness.addRows(DAY, 1, 4_000);
+        RunSubmitter.Submission submission = harness.submit(harness.jobYaml("ITEMS", 1), DAY);
+        UUID runId = submission.runId();
+        UUID zombie = UUID.randomUUID();
+        assertThat(harness.client.claim(runId, "0000", new Claim(zombie, "zombie")).claimed()).isTrue();
+        // The zombie loses its partition (a transient failure in REISSUE mode reissues it at the same snapshot).
+        harness.client.failPartition(runId, "0000", new PartitionFailure(zombie, "EXTRACT", "TRANSIENT", "NET",
+                "connection reset", 1));
+        // It keeps writing and reporting, as a zombie does.
+        String runPath = harness.client.getRun(runId).hdfsRunPath();
+        Path zombieFile = Path.of(java.net.URI.create(runPath + "/part-0000-zombie.parquet"));
+        Files.createDirectories(zombieFile.getParent());
+        Files.writeString(zombieFile, "not parquet");
+        ChunkReport late = new ChunkReport(zombie, 0, 1, "0000", zombieFile.toUri().toString(), 4_000, 11, "x");
+        assertThatThrownBy(() -> harness.client.reportChunk(runId, "0000", late))
+                .isInstanceOfSatisfying(LedgerCallException.class, e -> assertThat(e.code()).isEqualTo("CLAIM_MISMATCH"));
+
+        harness.startWorker(2);
+        RunView run = harness.follow(submission);
+        assertThat(run.status()).as(run.errorMessage()).isEqualTo(RunStatus.SUCCESS);
+        assertThat(harness.client.reportChunk(runId, "0000", late).recorded()).isFalse();
+        List<String> published = publishedFiles();
+        assertThat(published).noneMatch(p -> p.contains("zombie"));
+        assertThat(harness.client.files(runId)).extracting(f -> f.hdfsPath())
+                .noneMatch(p -> p.contains(zombie.toString().substring(0, 8)));
+        assertThat(harness.tableRows(DAY)).isEqualTo(harness.sourceRows(DAY));
+    }
+
+    @Test
+    void twoWorkersGivenOnePartitionCommitOneSetOfFiles() throws Exception {
+        harness = new LoadHarness(dir, RecoveryMode.FAIL);
+        harness.addRows(DAY, 1, 6_000);
+        RunSubmitter.Submission submission = harness.submit(harness.jobYaml("ITEMS", 1), DAY);
+        LeasedDispatch dispatch = new LeasedDispatch(UUID.randomUUID(), submission.runId(),
+                DispatchType.EXTRACT_PARTITION, "0000", Map.of("partition", Map.of("partitionId", "0000",
+                "lowerBound", submission.plan().partitions().get(0).lowerBound(),
+                "upperBound", submission.plan().partitions().get(0).upperBound(), "upperInclusive", true,
+                "isNullPartition", false, "expectedRowCount", submission.plan().partitions().get(0).expectedRowCount()),
+                "snapshotRef", submission.plan().snapshotRef()));
+        ExecutorService two = Executors.newFixedThreadPool(2);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<?>> runs = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            runs.add(two.submit(() -> {
+                go.await();
+                new ExtractStep(harness.context).run(dispatch);
+                return null;
+            }));
+        }
+        go.countDown();
+        for (Future<?> f : runs) {
+            f.get();
+        }
+        two.shutdown();
+        var files = harness.client.files(submission.runId());
+        assertThat(files).extracting(f -> f.hdfsPath().replaceAll(".*-a[0-9]+-([0-9a-f]{8}).*", "$1"))
+                .containsOnly(files.get(0).hdfsPath().replaceAll(".*-a[0-9]+-([0-9a-f]{8}).*", "$1"));
+        assertThat(files.stream().mapToLong(f -> f.recordCount()).sum()).isEqualTo(6_000 - 120);
+        try (Stream<Path> onDisk = Files.walk(Path.of(java.net.URI.create(
+                harness.client.getRun(submission.runId()).hdfsRunPath())))) {
+            assertThat(onDisk.filter(Files::isRegularFile).count()).isEqualTo(files.size());
+        }
+        submission.close();
+    }
+
+    @Test
+    void aCommitThatLandsThenThrowsIsResolvedPublishedByTheProbe() throws Exception {
+        harness = new LoadHarness(dir, RecoveryMode.FAIL);
+        harness.addRows(DAY, 1, 3_000);
+        harness.startWorker(2);
+        // Creating the table is a commit too: let that one through, then make every publish land and throw.
+        harness.catalog.createIfAbsent(new io.loadgate.worker.publish.TargetTable(
+                TableIdentifier.parse(LoadHarness.TABLE), schema(), "day"));
+        harness.faults.failCommits(Fault.LAND_THEN_STATE_UNKNOWN);
+        RunView run = harness.follow(harness.submit(harness.jobYaml("ITEMS", 2), DAY));
+
+        assertThat(run.status()).as(run.errorMessage()).isEqualTo(RunStatus.SUCCESS);
+        assertThat(harness.faults.landedCommits()).isEqualTo(1);
+        assertThat(harness.tableRows(DAY)).isEqualTo(harness.sourceRows(DAY));
+        assertThat(harness.client.allEvents(run.runId())).anySatisfy(e ->
+                assertThat(e.eventType()).isEqualTo("PUBLISH_UNKNOWN_RESOLVED"));
+    }
+
+    @Test
+    void aCommitThatNeverLandsFailsThePublishAndLeavesTheTableAlone() throws Exception {
+        harness = new LoadHarness(dir, RecoveryMode.FAIL);
+        harness.addRows(DAY, 1, 3_000);
+        harness.startWorker(2);
+        harness.catalog.createIfAbsent(new io.loadgate.worker.publish.TargetTable(
+                TableIdentifier.parse(LoadHarness.TABLE), schema(), "day"));
+        harness.faults.failCommits(Fault.CONNECTION_LOST_BEFORE_LANDING);
+        RunView run = harness.follow(harness.submit(harness.jobYaml("ITEMS", 2), DAY));
+
+        assertThat(run.status()).isEqualTo(RunStatus.FAILED_PUBLISH);
+        assertThat(harness.faults.landedCommits()).isZero();
+        assertThat(harness.tableRows(DAY)).isEmpty();
+    }
+
+    @Test
+    void aTableChangedBehindTheLedgersBackFailsTargetValidation() throws Exception {
+        harness = new LoadHarness(dir, RecoveryMode.FAIL);
+        harness.addRows(DAY, 1, 6_000);
+        harness.startWorker(2, EnumSet.complementOf(EnumSet.of(DispatchType.VALIDATE_TARGET)));
+        RunSubmitter.Submission submission = harness.submit(harness.jobYaml("ITEMS", 2), DAY);
+        RunView published = harness.waitFor(submission.runId(), RunStatus.PUBLISHED);
+        assertThat(published.status()).isEqualTo(RunStatus.PUBLISHED);
+
+        Table table = harness.catalog.loadTable(TableIdentifier.parse(LoadHarness.TABLE));
+        DataFile victim = table.currentSnapshot().addedDataFiles(table.io()).iterator().next();
+        table.newDelete().deleteFile(victim).commit();
+        harness.startWorker(1, EnumSet.of(DispatchType.VALIDATE_TARGET));
+        RunView run = harness.follow(submission);
+
+        assertThat(run.status()).isEqualTo(RunStatus.FAILED_TARGET_VALIDATION);
+        assertThat(run.errorMessage()).contains("FAIL TARGET_COUNT");
+    }
+
+    private List<String> publishedFiles() {
+        Table table = harness.catalog.loadTable(TableIdentifier.parse(LoadHarness.TABLE));
+        List<String> paths = new ArrayList<>();
+        table.currentSnapshot().addedDataFiles(table.io()).forEach(f -> paths.add(f.location()));
+        return paths;
+    }
+
+    private static org.apache.iceberg.Schema schema() {
+        return new org.apache.iceberg.Schema(
+                org.apache.iceberg.types.Types.NestedField.optional(1, "id", org.apache.iceberg.types.Types.LongType.get()),
+                org.apache.iceberg.types.Types.NestedField.optional(2, "grp", org.apache.iceberg.types.Types.IntegerType.get()),
+                org.apache.iceberg.types.Types.NestedField.optional(3, "amount",
+                        org.apache.iceberg.types.Types.DecimalType.of(10, 2)),
+                org.apache.iceberg.types.Types.NestedField.optional(4, "note", org.apache.iceberg.types.Types.StringType.get()),
+                org.apache.iceberg.types.Types.NestedField.optional(5, "day", org.apache.iceberg.types.Types.DateType.get()));
+    }
+}

@@ -1,0 +1,190 @@
+package io.loadgate.worker.execution;
+
+import io.loadgate.ledger.LedgerSettings;
+import io.loadgate.ledger.run.StagePath;
+import io.loadgate.ledger.testing.TestDatabases;
+import io.loadgate.server.testing.TestLedger;
+import io.loadgate.worker.job.JobSpec;
+import io.loadgate.worker.job.JobSpecLoader;
+import io.loadgate.worker.ledger.DispatchType;
+import io.loadgate.worker.ledger.HttpLedgerClient;
+import io.loadgate.worker.ledger.LedgerClient;
+import io.loadgate.worker.ledger.LedgerClientConfig;
+import io.loadgate.worker.ledger.LedgerToken;
+import io.loadgate.worker.ledger.RunApi.RunView;
+import io.loadgate.worker.publish.CatalogConfig;
+import io.loadgate.worker.publish.FaultInjectingCatalog;
+import io.loadgate.worker.publish.TargetCatalog;
+import io.loadgate.worker.submit.RunFollower;
+import io.loadgate.worker.submit.RunSubmitter;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.CloseableIterable;
+
+/**
+ * Loadgate end to end in one test process, with nothing faked: a ledger on PostgreSQL behind its HTTP API, a
+ * PostgreSQL source, real Parquet files in a temporary stage, an Iceberg table in a JDBC catalog, and workers
+ * leasing their steps over HTTP.
+ */
+final class LoadHarness implements AutoCloseable {
+    static final String TABLE = "lake.items";
+
+    final TestLedger ledger;
+    final TestDatabases.TestDatabase source;
+    final Path stage;
+    final LedgerClient client;
+    final FaultInjectingCatalog faults;
+    final TargetCatalog catalog;
+    final SourceCache sources = new SourceCache(Map.of());
+    final WorkerContext context;
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+    private final List<Worker> workers = new ArrayList<>();
+
+    LoadHarness(Path dir, LedgerSettings.RecoveryMode mode) throws SQLException {
+        stage = dir.resolve("stage");
+        ledger = new TestLedger(new LedgerSettings(List.of(StagePath.parse(stage.toUri().toString())), mode, 3));
+        source = TestDatabases.create();
+        TestDatabases.TestDatabase lake = TestDatabases.create();
+        client = HttpLedgerClient.create(LedgerClientConfig.builder(ledger.baseUrl(),
+                LedgerToken.of(ledger.workerToken)).build());
+        TargetCatalog real = TargetCatalog.open(CatalogConfig.jdbc(lake.jdbcUrl(), lake.user(), lake.password(),
+                dir.resolve("warehouse")));
+        faults = new FaultInjectingCatalog(real.catalog());
+        catalog = new TargetCatalog(faults);
+        context = new WorkerContext(client, "test-node", new Configuration(), new WorkerContext.Shared(
+                new RunContexts(client), sources, TargetCatalogs.withDefault(catalog, dir.resolve("warehouse")), timer),
+                Duration.ofMillis(500));
+        try (Connection c = source.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE items (id bigint, grp integer NOT NULL, amount numeric(10,2), note text,"
+                    + " day date NOT NULL)");
+        }
+    }
+
+    /** Adds {@code rows} rows dated {@code day}; every 50th has a NULL split value, every 7th a NULL note. */
+    void addRows(LocalDate day, long firstId, long rows) throws SQLException {
+        try (Connection c = source.connect(); Statement s = c.createStatement()) {
+            s.execute("INSERT INTO items SELECT CASE WHEN g % 50 = 0 THEN NULL ELSE g END, (g % 13)::int,"
+                    + " round((g % 10007) / 7.0, 2), CASE WHEN g % 7 = 0 THEN NULL ELSE 'n' || g END, DATE '" + day
+                    + "' FROM generate_series(" + firstId + ", " + (firstId + rows - 1) + ") g");
+        }
+    }
+
+    String jobYaml(String jobKey, int partitions) {
+        return """
+                job_key: %s
+                source:
+                  jdbc_url: "%s"
+                  user: postgres
+                  table: public.items
+                  split_column: id
+                  partitions: %d
+                  filter: "day = CAST(:business_key AS date)"
+                  fetch_size: 1000
+                target:
+                  table: %s
+                  business_key_column: day
+                staging:
+                  root: "%s"
+                  rows_per_chunk: 3000
+                validation:
+                  sum: [amount, grp]
+                  min: [id]
+                  max: [id]
+                  null_count: [note, id]
+                """.formatted(jobKey, source.jdbcUrl(), partitions, TABLE, stage.toUri());
+    }
+
+    RunSubmitter.Submission submit(String yaml, LocalDate day) {
+        JobSpec job = JobSpecLoader.parse(Path.of("test.yaml"), yaml);
+        return new RunSubmitter(client, sources, Map.of()).submit(job, yaml, day.toString());
+    }
+
+    Worker startWorker(int threads, Set<DispatchType> types) {
+        Worker worker = Worker.start(context, threads, types);
+        workers.add(worker);
+        return worker;
+    }
+
+    Worker startWorker(int threads) {
+        return startWorker(threads, java.util.EnumSet.allOf(DispatchType.class));
+    }
+
+    RunView follow(RunSubmitter.Submission submission) throws InterruptedException {
+        return new RunFollower(client, Duration.ofMillis(100), Duration.ofSeconds(5))
+                .follow(submission.runId(), submission, run -> { });
+    }
+
+    RunView waitFor(UUID runId, io.loadgate.worker.ledger.RunStatus status) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            RunView run = client.getRun(runId);
+            if (run.status() == status || run.status().isTerminal()) {
+                return run;
+            }
+            Thread.sleep(100);
+        }
+        return client.getRun(runId);
+    }
+
+    /** The source's rows of a day, each as one canonical line, sorted. */
+    List<String> sourceRows(LocalDate day) throws SQLException {
+        List<String> rows = new ArrayList<>();
+        try (Connection c = source.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT id, grp, amount, note, day FROM items WHERE day = DATE '" + day + "'")) {
+            while (rs.next()) {
+                rows.add(line(rs.getObject(1), rs.getObject(2), rs.getBigDecimal(3), rs.getString(4),
+                        rs.getDate(5).toLocalDate()));
+            }
+        }
+        Collections.sort(rows);
+        return rows;
+    }
+
+    /** The Iceberg table's rows of a day as it is now, in the same canonical form. */
+    List<String> tableRows(LocalDate day) throws Exception {
+        Table table = catalog.loadTable(TableIdentifier.parse(TABLE));
+        table.refresh();
+        List<String> rows = new ArrayList<>();
+        try (CloseableIterable<Record> records = IcebergGenerics.read(table)
+                .where(Expressions.equal("day", day.toString())).build()) {
+            for (Record r : records) {
+                rows.add(line(r.getField("id"), r.getField("grp"), (BigDecimal) r.getField("amount"),
+                        (String) r.getField("note"), (LocalDate) r.getField("day")));
+            }
+        }
+        Collections.sort(rows);
+        return rows;
+    }
+
+    private static String line(Object id, Object grp, BigDecimal amount, String note, LocalDate day) {
+        return id + "|" + grp + "|" + (amount == null ? null : amount.toPlainString()) + "|" + note + "|" + day;
+    }
+
+    @Override
+    public void close() {
+        workers.forEach(w -> w.stop(Duration.ofSeconds(5)));
+        timer.shutdownNow();
+        catalog.close();
+        ledger.close();
+    }
+}
