@@ -16,7 +16,14 @@ public final class Main {
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             commandLine.getErr().println("loadgate: " + CliErrors.oneLine(e));
             org.slf4j.LoggerFactory.getLogger(Main.class).debug("command failed", e);
-            return e instanceof CliException ce ? ce.exitCode() : 1;
+            if (e instanceof CliException ce) {
+                return ce.exitCode();
+            }
+            if (e instanceof io.loadgate.worker.ledger.LedgerCallException call
+                    && (call.isUnreachable() || call.isUnavailable())) {
+                return LedgerOptions.EXIT_UNAVAILABLE;
+            }
+            return 1;
         });
         cli.setParameterExceptionHandler((e, args1) -> {
             CommandLine command = e.getCommandLine();

@@ -306,7 +306,7 @@ public final class Partitions {
                 throw new LedgerException.Conflict("PARTITION_STATUS_MISMATCH", "partition " + partitionId + " is "
                         + partition.status() + ", not RUNNING", Map.of("partitionStatus", partition.status().name()));
             }
-            if (settings.recoveryMode() == RecoveryMode.REISSUE && failure.isTransient() && !failure.isSnapshotLoss()
+            if (run.recoveryMode(settings) == RecoveryMode.REISSUE && failure.isTransient() && !failure.isSnapshotLoss()
                     && partition.attemptCount() < settings.maxAttempts() && run.status() == RunStatus.EXTRACTING) {
                 Reissue.reissue(tx, run, partitionId, PartitionStatus.RUNNING, failure.errorCode(), "worker");
                 return new FailResult(PartitionStatus.RETRY, run.status(), true);

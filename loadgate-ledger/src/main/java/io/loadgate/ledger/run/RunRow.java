@@ -2,6 +2,7 @@ package io.loadgate.ledger.run;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.ledger.LedgerSettings;
 import io.loadgate.ledger.db.Tx;
 import java.math.BigDecimal;
 import java.sql.ResultSet;
@@ -21,7 +22,8 @@ public record RunRow(
         Long sourceCount,
         String snapshotScn,
         String snapshotRef,
-        UUID publishToken) {
+        UUID publishToken,
+        LedgerSettings.RecoveryMode recoveryMode) {
 
     public RunRow {
         requireNonNull(runId, "runId is null");
@@ -29,9 +31,14 @@ public record RunRow(
         requireNonNull(executor, "executor is null");
     }
 
+    /** The run's own recovery mode, or the server's when the run did not name one. */
+    public LedgerSettings.RecoveryMode recoveryMode(LedgerSettings settings) {
+        return recoveryMode == null ? settings.recoveryMode() : recoveryMode;
+    }
+
     static final String COLUMNS = """
             run_id, job_key, business_key, status, executor, hdfs_run_path, stage_table, allow_empty_source,
-            source_count, snapshot_scn, snapshot_ref, publish_token""";
+            source_count, snapshot_scn, snapshot_ref, publish_token, recovery_mode""";
 
     static RunRow map(ResultSet rs) throws SQLException {
         BigDecimal scn = rs.getBigDecimal("snapshot_scn");
@@ -47,6 +54,8 @@ public record RunRow(
                 Tx.nullableLong(rs, "source_count"),
                 scn == null ? null : scn.toPlainString(),
                 rs.getString("snapshot_ref"),
-                rs.getObject("publish_token", UUID.class));
+                rs.getObject("publish_token", UUID.class),
+                rs.getString("recovery_mode") == null ? null
+                        : LedgerSettings.RecoveryMode.valueOf(rs.getString("recovery_mode")));
     }
 }

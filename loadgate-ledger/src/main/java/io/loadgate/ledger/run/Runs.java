@@ -23,8 +23,8 @@ import java.util.UUID;
 public final class Runs {
     private static final String INSERT = """
             INSERT INTO load_run (run_id, job_key, business_key, status, executor, hdfs_root, hdfs_run_path,
-                                  stage_table, allow_empty_source, parameters, created_by)
-            VALUES (?, ?, ?, 'CREATED', ?, ?, ?, ?, ?, ?, ?)
+                                  stage_table, allow_empty_source, parameters, created_by, recovery_mode)
+            VALUES (?, ?, ?, 'CREATED', ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (job_key, business_key)
                WHERE status IN ('CREATED', 'EXTRACTING', 'EXTRACTED_VALIDATED', 'STAGE_VALIDATING',
                                 'STAGING_VALIDATED', 'PUBLISHING', 'PUBLISHED', 'PUBLISH_UNKNOWN')
@@ -67,7 +67,8 @@ public final class Runs {
     }
 
     public record CreateRun(String jobKey, String businessKey, String hdfsRoot, String stageTablePrefix,
-                            boolean allowEmptySource, Map<String, Object> parameters, Executor executor, String actor) {
+                            boolean allowEmptySource, Map<String, Object> parameters, Executor executor,
+                            LedgerSettings.RecoveryMode recoveryMode, String actor) {
         public CreateRun {
             requireNonNull(jobKey, "jobKey is null");
             requireNonNull(businessKey, "businessKey is null");
@@ -93,7 +94,7 @@ public final class Runs {
         return database.inTransaction(tx -> {
             int inserted = tx.update(INSERT, runId, request.jobKey(), request.businessKey(),
                     request.executor().wireName(), root.toString(), runPath, stageTable, request.allowEmptySource(),
-                    LedgerJson.jsonb(request.parameters()), request.actor());
+                    LedgerJson.jsonb(request.parameters()), request.actor(), request.recoveryMode());
             if (inserted == 0) {
                 Optional<UUID> active = tx.queryOne(ACTIVE_RUN, rs -> rs.getObject(1, UUID.class),
                         request.jobKey(), request.businessKey());

@@ -183,14 +183,15 @@ public final class Sweep {
                 return false;
             }
             String message = "partition " + partitionId + " sent no heartbeat for " + thresholds.stale();
-            if (settings.recoveryMode() == RecoveryMode.REISSUE && attempts.get() < settings.maxAttempts()) {
+            RecoveryMode mode = run.recoveryMode(settings);
+            if (mode == RecoveryMode.REISSUE && attempts.get() < settings.maxAttempts()) {
                 if (Reissue.reissue(tx, run, partitionId, PartitionStatus.RUNNING, "PARTITION_STALE", ACTOR)) {
                     reissued++;
                     return true;
                 }
                 return false;
             }
-            String code = settings.recoveryMode() == RecoveryMode.FAIL ? "PARTITION_STALE" : "REISSUE_ATTEMPTS_EXHAUSTED";
+            String code = mode == RecoveryMode.FAIL ? "PARTITION_STALE" : "REISSUE_ATTEMPTS_EXHAUSTED";
             if (code.equals("REISSUE_ATTEMPTS_EXHAUSTED")) {
                 message += " after " + attempts.get() + " of " + settings.maxAttempts() + " attempts";
             }

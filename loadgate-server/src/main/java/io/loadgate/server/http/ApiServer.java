@@ -40,6 +40,8 @@ public final class ApiServer implements AutoCloseable {
     // Cleanup is done by a worker's cleanup phase or by an operator by hand.
     static final Set<Role> CLEANERS = Set.of(Role.WORKER, Role.OPERATOR);
 
+    private static final String ENVELOPED = "loadgate.enveloped";
+
     private final Javalin app;
 
     /** Everything the routes need, wired by the caller. */
@@ -95,7 +97,8 @@ public final class ApiServer implements AutoCloseable {
             routes.before(ApiServer::assignRequestId);
             routes.exception(Exception.class, (e, ctx) -> error(ctx, e));
             routes.error(404, "*", ctx -> {
-                if (ctx.result() == null || ctx.result().isEmpty() || !ctx.res().getContentType().contains("json")) {
+                // Our own 404s (RUN_NOT_FOUND...) are already enveloped; anything else is an unknown route.
+                if (ctx.attribute(ENVELOPED) == null) {
                     write(ctx, 404, envelope(ctx, "NOT_FOUND", "no endpoint " + ctx.method() + " " + ctx.path(),
                             Map.of()));
                 }
@@ -168,6 +171,7 @@ public final class ApiServer implements AutoCloseable {
     }
 
     static void write(Context ctx, int status, Object body) {
+        ctx.attribute(ENVELOPED, Boolean.TRUE);
         ctx.status(status).contentType("application/json").result(Json.write(body));
     }
 

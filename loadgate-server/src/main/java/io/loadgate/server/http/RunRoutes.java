@@ -38,9 +38,11 @@ final class RunRoutes {
         boolean allowEmpty = body.bool("allowEmptySource", false, false);
         Map<String, Object> parameters = body.object("parameters", false);
         String executor = body.string("executor", false, 10, Formats.EXECUTOR);
+        var recoveryMode = body.enumValue("recoveryMode", false, io.loadgate.ledger.LedgerSettings.RecoveryMode.class);
         body.finish();
         var created = ledger.runs().create(new Runs.CreateRun(jobKey, businessKey, hdfsRoot, prefix, allowEmpty,
-                parameters, executor == null ? Executor.HTTP : Executor.fromWire(executor), ApiServer.actor(ctx)));
+                parameters, executor == null ? Executor.HTTP : Executor.fromWire(executor), recoveryMode,
+                ApiServer.actor(ctx)));
         Map<String, Object> response = new LinkedHashMap<>();
         response.put("runId", created.runId().toString());
         response.put("status", created.status().name());

@@ -369,6 +369,24 @@ class RunApiTest {
     }
 
     @Test
+    void aRunsOwnRecoveryModeOverridesTheServers() {
+        Map<String, Object> body = create(job(), "K");
+        body.put("recoveryMode", "REISSUE");
+        String runId = ledger.post("/v1/runs", body).text("runId");
+        ledger.post("/v1/runs/" + runId + "/manifest", manifest(10));
+        Runs.remember(ledger, runId);
+        UUID token = UUID.randomUUID();
+        ledger.post("/v1/runs/" + runId + "/partitions/0000/claim", claim(token));
+        var failed = ledger.post("/v1/runs/" + runId + "/partitions/0000/fail", Map.of("claimToken", token.toString(),
+                "errorClass", "TRANSIENT", "errorCode", "NET", "message", "connection reset"));
+        assertThat(failed.text("partitionStatus")).as(failed.toString()).isEqualTo("RETRY");
+        assertThat(failed.text("runStatus")).isEqualTo("EXTRACTING");
+        assertThat(ledger.get("/v1/runs/" + runId).body().get("dispatches").toString()).contains("REISSUE_PARTITION");
+        body.put("recoveryMode", "SOMETIMES");
+        assertThat(ledger.post("/v1/runs", body).code()).isEqualTo("REQUEST_INVALID");
+    }
+
+    @Test
     void partitionFailOnAPartitionThatIsNotRunningConflicts() {
         String runId = Runs.started(ledger, job(), 30);
         UUID token = UUID.randomUUID();
@@ -440,6 +458,16 @@ class RunApiTest {
         assertThat(metrics.status()).isEqualTo(200);
         assertThat(metrics.raw().body()).contains("loadgate_http_requests");
         assertThat(ledger.send("GET", "/v1/nothing-here", null, ledger.workerToken).code()).isEqualTo("NOT_FOUND");
+        var request = java.net.http.HttpRequest.newBuilder(java.net.URI.create(ledger.baseUrl() + "/v1/nothing"))
+                .header("Accept", "application/json").build();
+        try {
+            var response = java.net.http.HttpClient.newHttpClient().send(request,
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).isEqualTo(404);
+            assertThat(response.body()).contains("\"code\":\"NOT_FOUND\"", "requestId");
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
     }
 
     @Test

@@ -35,7 +35,8 @@ public final class RunApi {
 
     /** {@code POST /v1/runs}. */
     public record CreateRun(String jobKey, String businessKey, String hdfsRoot, String stageTablePrefix,
-                            boolean allowEmptySource, Map<String, Object> parameters, Executor executor) {
+                            boolean allowEmptySource, Map<String, Object> parameters, Executor executor,
+                            String recoveryMode) {
         public CreateRun {
             requireNonNull(jobKey, "jobKey is null");
             requireNonNull(businessKey, "businessKey is null");
@@ -48,19 +49,27 @@ public final class RunApi {
 
         /** A run for Loadgate workers, with no parameters, that refuses an empty source. */
         public static CreateRun forWorkers(String jobKey, String businessKey, String hdfsRoot, String stageTablePrefix) {
-            return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, false, Map.of(), Executor.WORKER);
+            return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, false, Map.of(), Executor.WORKER, null);
         }
 
         public CreateRun withParameters(Map<String, Object> newParameters) {
-            return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, allowEmptySource, newParameters, executor);
+            return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, allowEmptySource, newParameters, executor,
+                    recoveryMode);
         }
 
         public CreateRun withExecutor(Executor newExecutor) {
-            return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, allowEmptySource, parameters, newExecutor);
+            return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, allowEmptySource, parameters, newExecutor,
+                    recoveryMode);
+        }
+
+        /** The run's own recovery mode (FAIL or REISSUE) instead of the server's. */
+        public CreateRun withRecoveryMode(String mode) {
+            return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, allowEmptySource, parameters, executor,
+                    mode);
         }
 
         public CreateRun allowingEmptySource() {
-            return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, true, parameters, executor);
+            return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, true, parameters, executor, recoveryMode);
         }
     }
 

@@ -9,7 +9,6 @@ import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.ledger.RunApi.CreateRun;
 import io.loadgate.worker.ledger.RunApi.CreatedRun;
-import io.loadgate.worker.ledger.RunApi.Executor;
 import io.loadgate.worker.ledger.RunApi.Manifest;
 import io.loadgate.worker.ledger.RunApi.ManifestAccepted;
 import io.loadgate.worker.ledger.RunApi.ManifestPartition;
@@ -61,9 +60,11 @@ public final class RunSubmitter {
         SnapshotHolder snapshot = source.openSnapshot(businessKey);
         try {
             SourcePlan plan = snapshot.plan();
-            CreatedRun created = ledger.createRun(new CreateRun(job.jobKey(), businessKey,
-                    job.staging().root().toString(), STAGE_TABLE_PREFIX, false,
-                    Map.of(RunContext.JOB_SPEC_PARAMETER, jobYaml), Executor.WORKER), OnLostResponse.ADOPT_ACTIVE_RUN);
+            CreateRun request = CreateRun.forWorkers(job.jobKey(), businessKey, job.staging().root().toString(),
+                            STAGE_TABLE_PREFIX)
+                    .withParameters(Map.of(RunContext.JOB_SPEC_PARAMETER, jobYaml))
+                    .withRecoveryMode(job.recovery().mode().name());
+            CreatedRun created = ledger.createRun(request, OnLostResponse.ADOPT_ACTIVE_RUN);
             sources.register(created.runId(), source);
             ManifestAccepted accepted = ledger.registerManifest(created.runId(), manifest(plan));
             return new Submission(created.runId(), snapshot, plan, accepted);

@@ -222,7 +222,7 @@ class LedgerClientTest {
     @Test
     void invalidRequestIs422WithTheFieldErrors() {
         var e = catchThrowableOfType(LedgerCallException.class, () -> worker.createRun(
-                new CreateRun("lower case", "K", TestLedger.STAGE_ROOT, "stg_", false, Map.of(), Executor.HTTP)));
+                new CreateRun("lower case", "K", TestLedger.STAGE_ROOT, "stg_", false, Map.of(), Executor.HTTP, null)));
 
         assertThat(e.status()).isEqualTo(422);
         assertThat(e.code()).isEqualTo("REQUEST_INVALID");
