@@ -63,7 +63,7 @@ public final class RunSubmitter {
             CreateRun request = CreateRun.forWorkers(job.jobKey(), businessKey, job.staging().root().toString(),
                             STAGE_TABLE_PREFIX)
                     .withParameters(Map.of(RunContext.JOB_SPEC_PARAMETER, jobYaml))
-                    .withRecoveryMode(job.recovery().mode().name());
+                    .withRecoveryMode(job.recovery().mode() == null ? null : job.recovery().mode().name());
             CreatedRun created = ledger.createRun(request, OnLostResponse.ADOPT_ACTIVE_RUN);
             sources.register(created.runId(), source);
             ManifestAccepted accepted = ledger.registerManifest(created.runId(), manifest(plan));

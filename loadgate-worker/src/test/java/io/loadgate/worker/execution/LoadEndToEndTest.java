@@ -152,6 +152,20 @@ class LoadEndToEndTest {
     }
 
     @Test
+    void aJobsOwnRecoveryModeDecidesOverTheLedgers() throws Exception {
+        harness = new LoadHarness(dir, RecoveryMode.REISSUE);
+        harness.addRows(DAY, 1, 1_000);
+        RunSubmitter.Submission submission = harness.submit(harness.jobYaml("ITEMS", 1) + "recovery:\n  mode: FAIL\n",
+                DAY);
+        UUID token = UUID.randomUUID();
+        harness.client.claim(submission.runId(), "0000", new Claim(token, "n"));
+        var failed = harness.client.failPartition(submission.runId(), "0000", new PartitionFailure(token, "EXTRACT",
+                "TRANSIENT", "NET", "connection reset", 1));
+        assertThat(failed.runStatus()).isEqualTo(RunStatus.FAILED_EXTRACT);
+        submission.close();
+    }
+
+    @Test
     void twoWorkersGivenOnePartitionCommitOneSetOfFiles() throws Exception {
         harness = new LoadHarness(dir, RecoveryMode.FAIL);
         harness.addRows(DAY, 1, 6_000);
