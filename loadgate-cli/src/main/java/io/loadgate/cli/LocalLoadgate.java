@@ -51,6 +51,7 @@ final class LocalLoadgate implements AutoCloseable {
         this.home = home;
     }
 
+    /** Starts the ledger and, unless {@code workerThreads} is 0 (a command that only reads and records), workers. */
     static LocalLoadgate start(int workerThreads) {
         LoadgateConfig configured = Configs.load(Optional.empty());
         String token = Tokens.generate();
@@ -70,7 +71,7 @@ final class LocalLoadgate implements AutoCloseable {
             WorkerContext context = new WorkerContext(client, "local-" + ProcessHandle.current().pid(),
                     new Configuration(), new WorkerContext.Shared(new RunContexts(client), sources, catalogs, timer),
                     Duration.ofSeconds(10));
-            Worker worker = Worker.start(context, workerThreads);
+            Worker worker = workerThreads == 0 ? null : Worker.start(context, workerThreads);
             return new LocalLoadgate(server, client, sources, catalogs, timer, worker, config.home());
         } catch (RuntimeException e) {
             server.close();
@@ -122,7 +123,9 @@ final class LocalLoadgate implements AutoCloseable {
 
     @Override
     public void close() {
-        worker.stop(Duration.ofSeconds(10));
+        if (worker != null) {
+            worker.stop(Duration.ofSeconds(10));
+        }
         timer.shutdownNow();
         catalogs.close();
         server.close();

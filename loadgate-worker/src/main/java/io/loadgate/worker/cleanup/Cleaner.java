@@ -1,0 +1,327 @@
+package io.loadgate.worker.cleanup;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.worker.cleanup.RunCleanup.Outcome;
+import io.loadgate.worker.execution.RunContext;
+import io.loadgate.worker.execution.RunContexts;
+import io.loadgate.worker.execution.TargetCatalogs;
+import io.loadgate.worker.ledger.LedgerCallException;
+import io.loadgate.worker.ledger.LedgerClient;
+import io.loadgate.worker.ledger.OperatorApi.Cleanup;
+import io.loadgate.worker.ledger.OperatorApi.CleanupCandidate;
+import io.loadgate.worker.publish.TargetCatalog;
+import io.loadgate.worker.publish.TargetReader;
+import io.loadgate.worker.staging.StagingFileSystems;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Removes the staging files of finished runs past retention, except those a target table references.
+ *
+ * <p>For each candidate the ledger returns (it never returns a PUBLISH_UNKNOWN run, whose files may be in the
+ * table without the ledger knowing): learn every data file the run's target table references in any retained
+ * snapshot, list the run's {@code hdfsRunPath}, delete every file in it the table does not reference, remove the
+ * directories that emptied, then record the cleanup with {@code POST /v1/runs/{runId}/cleanup}.
+ *
+ * <p>The directory listing is deliberate and is the one place Loadgate lists a staging directory: the files to
+ * delete are exactly those no ledger row names (a zombie's chunks, a speculative duplicate, a crashed attempt),
+ * which only a listing finds. What must stay is decided by the table, not by the run's status or the ledger's
+ * file list: a SUCCESS run keeps its published files, and so does a FAILED_TARGET_VALIDATION run, whose files
+ * the table holds although the run failed.
+ *
+ * <p>When what the table references cannot be learned — the run carries no job, its catalog cannot be opened,
+ * the table cannot be read — the run is skipped and nothing of it is deleted. A table that does not exist
+ * references nothing.
+ */
+public final class Cleaner {
+    private static final Logger LOG = LoggerFactory.getLogger(Cleaner.class);
+
+    private final LedgerClient ledger;
+    private final RunContexts runs;
+    private final TargetCatalogs catalogs;
+    private final Configuration hadoop;
+
+    public Cleaner(LedgerClient ledger, RunContexts runs, TargetCatalogs catalogs, Configuration hadoop) {
+        this.ledger = requireNonNull(ledger, "ledger is null");
+        this.runs = requireNonNull(runs, "runs is null");
+        this.catalogs = requireNonNull(catalogs, "catalogs is null");
+        this.hadoop = requireNonNull(hadoop, "hadoop is null");
+    }
+
+    /**
+     * One pass over the ledger's current candidates (at most its {@code cleanup.max_batch}). A run that fails is
+     * reported and the pass goes on; a failure to read the candidates is thrown as {@link LedgerCallException}.
+     */
+    public List<RunCleanup> clean(CleanupMode mode) {
+        requireNonNull(mode, "mode is null");
+        List<CleanupCandidate> candidates = ledger.cleanupCandidates();
+        // One read of a table's manifests serves every run of the pass. Safe to reuse: a candidate has ended and
+        // PUBLISH_UNKNOWN runs are never candidates, so no commit can come to reference a candidate's files
+        // later in the pass (another run's publish references only files in its own run path).
+        Map<TableRef, Set<String>> referenced = new HashMap<>();
+        List<RunCleanup> reports = new ArrayList<>(candidates.size());
+        for (CleanupCandidate candidate : candidates) {
+            RunCleanup report = clean(candidate, mode, referenced);
+            log(report);
+            reports.add(report);
+        }
+        return List.copyOf(reports);
+    }
+
+    private RunCleanup clean(CleanupCandidate candidate, CleanupMode mode, Map<TableRef, Set<String>> cache) {
+        Report report = new Report(candidate);
+        if (candidate.hdfsRunPath() == null || candidate.hdfsRunPath().isBlank()) {
+            return report.skipped("the ledger names no hdfsRunPath for the run");
+        }
+        RunContext run;
+        try {
+            run = runs.get(candidate.runId());
+        } catch (RuntimeException e) {
+            return report.skipped("cannot read the run's job: " + message(e));
+        }
+        TableRef table;
+        try {
+            table = new TableRef(catalogs.forJob(run.job()), TableIdentifier.parse(run.job().target().table()));
+        } catch (RuntimeException e) {
+            return report.skipped("cannot open the catalog of " + run.job().target().table() + ": " + message(e));
+        }
+        FileSystem fs;
+        Locations locations;
+        try {
+            fs = StagingFileSystems.forUri(new Path(candidate.hdfsRunPath()).toUri(), hadoop);
+            locations = new Locations(FileSystem.getDefaultUri(hadoop));
+        } catch (RuntimeException e) {
+            return report.skipped("cannot open the file system of " + candidate.hdfsRunPath() + ": " + message(e));
+        }
+        Set<String> keep;
+        try {
+            keep = cache.computeIfAbsent(table, t -> referencedKeys(t, locations));
+        } catch (RuntimeException e) {
+            return report.skipped("cannot read what " + table.identifier() + " references: " + message(e));
+        }
+        try {
+            return clean(candidate, mode, report, fs, locations, keep);
+        } catch (IOException | RuntimeException e) {
+            return report.failed(message(e));
+        }
+    }
+
+    private RunCleanup clean(CleanupCandidate candidate, CleanupMode mode, Report report, FileSystem fs,
+                             Locations locations, Set<String> keep) throws IOException {
+        Path runDir = new Path(candidate.hdfsRunPath());
+        Listing listing = new Listing();
+        FileStatus runStatus = status(fs, runDir);
+        if (runStatus == null) {
+            // Nothing was staged (a manifest failure), or an earlier pass (or another cleaner right now) removed
+            // it; either way there is nothing to delete and the ledger may record the run as cleaned.
+            report.directoryRemoved = true;
+        } else if (isSymlink(fs, runDir)) {
+            return report.skipped("the run path " + runDir + " is a symbolic link; not following it");
+        } else {
+            list(fs, runStatus, listing);
+        }
+        List<FileStatus> doomed = new ArrayList<>();
+        for (FileStatus file : listing.files) {
+            String location = file.getPath().toString();
+            if (!locations.isBelow(location, candidate.hdfsRunPath())) {
+                // A listing of the run path yields only paths below it; anything else means the file system
+                // resolved something we did not ask for. Touch nothing of this run.
+                return report.skipped("the listing of " + runDir + " returned " + location + ", outside the run path");
+            }
+            if (keep.contains(locations.key(location))) {
+                report.kept.add(location);
+            } else {
+                doomed.add(file);
+            }
+        }
+        report.kept.addAll(listing.links);
+        if (mode == CleanupMode.DRY_RUN) {
+            doomed.forEach(report::deleted);
+            return report.finish(Outcome.DRY_RUN);
+        }
+        for (FileStatus file : doomed) {
+            if (fs.delete(file.getPath(), false)) {
+                report.deleted(file);
+            } else if (fs.exists(file.getPath())) {
+                throw new IOException("could not delete " + file.getPath());
+            }
+            // else another cleaner deleted it first; its report counts it
+        }
+        // Deepest first, so a directory is empty by the time it is looked at; one that is not (a kept file, a
+        // link) stays.
+        for (Path dir : listing.directoriesDeepestFirst) {
+            try {
+                if (fs.listStatus(dir).length > 0) {
+                    continue;
+                }
+                fs.delete(dir, false);
+            } catch (FileNotFoundException e) {
+                // Another cleaner removed it first: gone is what we wanted.
+                LOG.debug("run {}: directory {} already removed", candidate.runId(), dir);
+            } catch (IOException e) {
+                // A file appeared since we looked (nothing writes into an ended run's path, but a forgotten
+                // process might): the directory stays, and so does the file.
+                LOG.warn("run {}: directory {} not removed: {}", candidate.runId(), dir, message(e));
+                continue;
+            }
+            if (dir.equals(listing.root)) {
+                report.directoryRemoved = true;
+            }
+        }
+        // deletedPath says what went: the run path when anything in it did, null when there was nothing to delete.
+        boolean anythingDeleted = !report.deleted.isEmpty() || (report.directoryRemoved && listing.root != null);
+        try {
+            ledger.cleanup(candidate.runId(), new Cleanup(null, anythingDeleted ? candidate.hdfsRunPath() : null));
+        } catch (LedgerCallException e) {
+            return report.failed("files deleted, but the ledger did not record the cleanup: " + e.getMessage());
+        }
+        return report.finish(Outcome.CLEANED);
+    }
+
+    private static FileStatus status(FileSystem fs, Path path) throws IOException {
+        try {
+            return fs.getFileStatus(path);
+        } catch (FileNotFoundException e) {
+            return null;
+        }
+    }
+
+    private Set<String> referencedKeys(TableRef table, Locations locations) {
+        Set<String> keys = new HashSet<>();
+        try {
+            if (!table.catalog().catalog().tableExists(table.identifier())) {
+                LOG.info("table {} does not exist: it references no staged file", table.identifier());
+                return Set.of();
+            }
+            for (String location : new TargetReader(table.catalog()).referencedDataFiles(table.identifier())) {
+                keys.add(locations.key(location));
+            }
+        } catch (NoSuchTableException e) {
+            LOG.info("table {} was dropped meanwhile: it references no staged file", table.identifier());
+            return Set.of();
+        }
+        return Set.copyOf(keys);
+    }
+
+    private static void list(FileSystem fs, FileStatus dir, Listing listing) throws IOException {
+        if (listing.root == null) {
+            listing.root = dir.getPath();
+        }
+        FileStatus[] children;
+        try {
+            children = fs.listStatus(dir.getPath());
+        } catch (FileNotFoundException e) {
+            return;
+        }
+        for (FileStatus child : children) {
+            if (isSymlink(fs, child)) {
+                // Never followed, never deleted: a link could lead out of the run path.
+                listing.links.add(child.getPath().toString());
+            } else if (child.isDirectory()) {
+                list(fs, child, listing);
+            } else {
+                listing.files.add(child);
+            }
+        }
+        listing.directoriesDeepestFirst.add(dir.getPath());
+    }
+
+    /**
+     * Hadoop's local file system reports a link as what it points to (and cannot answer {@code isSymlink}), so
+     * a local link is told apart through java.nio; other file systems (HDFS) mark links in the status.
+     */
+    private static boolean isSymlink(FileSystem fs, FileStatus status) {
+        return "file".equals(fs.getUri().getScheme()) ? isSymlink(fs, status.getPath()) : status.isSymlink();
+    }
+
+    private static boolean isSymlink(FileSystem fs, Path path) {
+        return "file".equals(fs.getUri().getScheme())
+                && java.nio.file.Files.isSymbolicLink(java.nio.file.Path.of(path.toUri().getPath()));
+    }
+
+    private static String message(Throwable e) {
+        Throwable t = e;
+        while ((t.getMessage() == null || t.getMessage().isBlank()) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        String text = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+        return text.strip().lines().findFirst().orElse(text);
+    }
+
+    private static void log(RunCleanup r) {
+        switch (r.outcome()) {
+            case CLEANED -> LOG.info("run {} ({} {}): deleted {} file(s), {} bytes; kept {}{}", r.runId(),
+                    r.status(), r.jobKey(), r.deleted().size(), r.deletedBytes(), r.kept().size(),
+                    r.directoryRemoved() ? "; run directory removed" : "");
+            case DRY_RUN -> LOG.info("run {} ({} {}): would delete {} file(s), {} bytes; would keep {}", r.runId(),
+                    r.status(), r.jobKey(), r.deleted().size(), r.deletedBytes(), r.kept().size());
+            case SKIPPED -> LOG.warn("run {} ({} {}) skipped, nothing deleted: {}", r.runId(), r.status(),
+                    r.jobKey(), r.message());
+            case FAILED -> LOG.warn("run {} ({} {}) cleanup failed: {}", r.runId(), r.status(), r.jobKey(),
+                    r.message());
+        }
+    }
+
+    /** A target table in the catalog that holds it; catalogs are shared per configuration, so identity suffices. */
+    private record TableRef(TargetCatalog catalog, TableIdentifier identifier) {
+    }
+
+    private static final class Listing {
+        Path root;
+        final List<FileStatus> files = new ArrayList<>();
+        final List<String> links = new ArrayList<>();
+        final List<Path> directoriesDeepestFirst = new ArrayList<>();
+    }
+
+    /** The report of one run as it is built up. */
+    private static final class Report {
+        final CleanupCandidate candidate;
+        final List<String> kept = new ArrayList<>();
+        final List<String> deleted = new ArrayList<>();
+        long deletedBytes;
+
+        void deleted(FileStatus file) {
+            deleted.add(file.getPath().toString());
+            deletedBytes += file.getLen();
+        }
+        boolean directoryRemoved;
+
+        Report(CleanupCandidate candidate) {
+            this.candidate = candidate;
+        }
+
+        RunCleanup finish(Outcome outcome) {
+            return build(outcome, kept, deleted, deletedBytes, null);
+        }
+
+        RunCleanup skipped(String message) {
+            return build(Outcome.SKIPPED, List.of(), List.of(), 0, message);
+        }
+
+        /** The files deleted before the failure stay in the report: they are gone. */
+        RunCleanup failed(String message) {
+            return build(Outcome.FAILED, kept, deleted, deletedBytes, message);
+        }
+
+        private RunCleanup build(Outcome outcome, List<String> keptFiles, List<String> deletedFiles, long bytes,
+                                 String message) {
+            return new RunCleanup(candidate.runId(), candidate.jobKey(), candidate.businessKey(), candidate.status(),
+                    candidate.hdfsRunPath(), outcome, keptFiles, deletedFiles, bytes, directoryRemoved, message);
+        }
+    }
+}
