@@ -100,6 +100,12 @@ public final class Cleaner {
         } catch (RuntimeException e) {
             return report.skipped("cannot open the catalog of " + run.job().target().table() + ": " + message(e));
         }
+        // A run that published yet whose table this catalog lacks was published elsewhere: with the wrong catalog,
+        // "nothing is referenced" would delete a live table's files.
+        if (candidate.targetRef() != null && !exists(table)) {
+            return report.skipped("the run published snapshot " + candidate.targetRef() + " of " + table.identifier()
+                    + ", which this catalog does not have; is the catalog the workers' one?");
+        }
         FileSystem fs;
         Locations locations;
         try {
@@ -198,6 +204,15 @@ public final class Cleaner {
             return fs.getFileStatus(path);
         } catch (FileNotFoundException e) {
             return null;
+        }
+    }
+
+    private static boolean exists(TableRef table) {
+        try {
+            return table.catalog().catalog().tableExists(table.identifier());
+        } catch (RuntimeException e) {
+            // Unknown: treat as absent, which skips the run rather than risking a live table's files.
+            return false;
         }
     }
 

@@ -55,7 +55,7 @@ public final class OperatorApi {
 
     /** A finished run whose staged files and table are past retention. */
     public record CleanupCandidate(UUID runId, String jobKey, String businessKey, RunStatus status,
-                                   String hdfsRunPath, String stageTable, Instant completedAt) {
+                                   String hdfsRunPath, String stageTable, Instant completedAt, String targetRef) {
         public CleanupCandidate {
             requireNonNull(runId, "runId is null");
         }

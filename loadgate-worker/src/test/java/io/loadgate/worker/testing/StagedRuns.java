@@ -125,7 +125,7 @@ public final class StagedRuns implements AutoCloseable {
     public Run create(String jobKey, LocalDate day, String table, Map<String, String> catalogProperties) {
         var created = client.createRun(new CreateRun(jobKey, day.toString(), stageRoot.toUri().toString(), "stg_",
                 false, Map.of(RunContext.JOB_SPEC_PARAMETER, jobYaml(jobKey, table, catalogProperties)),
-                Executor.HTTP));
+                Executor.HTTP, null));
         Path directory = stageRoot.resolve(jobKey).resolve("run_id=" + created.runId());
         return new Run(created.runId(), jobKey, day, table, created.hdfsRunPath(), directory);
     }
