@@ -61,6 +61,7 @@ class CleanerTest {
     private LedgerClient client;
     private StagedRuns runs;
     private TargetCatalogs catalogs;
+    private CatalogConfig lake;
 
     @BeforeEach
     void start() {
@@ -69,8 +70,8 @@ class CleanerTest {
         client = HttpLedgerClient.create(LedgerClientConfig.builder(ledger.baseUrl(),
                 LedgerToken.of(ledger.workerToken)).build());
         var lakehouse = TestDatabases.create();
-        runs = new StagedRuns(ledger, client, stage, CatalogConfig.jdbc(lakehouse.jdbcUrl(), lakehouse.user(),
-                lakehouse.password(), warehouse));
+        lake = CatalogConfig.jdbc(lakehouse.jdbcUrl(), lakehouse.user(), lakehouse.password(), warehouse);
+        runs = new StagedRuns(ledger, client, stage, lake);
         catalogs = new TargetCatalogs(Optional.empty(), warehouse);
     }
 
@@ -164,6 +165,23 @@ class CleanerTest {
                 .containsExactlyInAnyOrder(chunks.get(0).file(), chunks.get(1).file());
         assertThat(paths(report.deleted())).containsExactly(zombie.file());
         assertThat(runs.rows(TABLE)).hasSize(100);
+    }
+
+    @Test
+    void aPublishedRunWhoseTableTheCatalogLacksIsSkippedNotEmptied() throws IOException {
+        Run run = runs.succeeded("ORDERS", DAY_1, TABLE, List.of(orders(DAY_1, 1, 20)));
+        List<Path> published = files(run);
+        try (var other = io.loadgate.worker.publish.TargetCatalog.open(lake)) {
+            // As a cleaner pointed at another catalog would see it: no such table.
+            other.catalog().dropTable(org.apache.iceberg.catalog.TableIdentifier.parse(TABLE), false);
+        }
+        runs.makeDue(run);
+
+        RunCleanup report = cleaner().clean(CleanupMode.DELETE).get(0);
+
+        assertThat(report.outcome()).isEqualTo(Outcome.SKIPPED);
+        assertThat(report.message()).contains("which this catalog does not have");
+        assertThat(published).allMatch(Files::exists);
     }
 
     @Test
