@@ -1,0 +1,71 @@
+package io.loadgate.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loadgate.server.config.ConfigLoader;
+import io.loadgate.server.config.LoadgateConfig;
+import io.loadgate.server.http.Json;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The default ledger: embedded PostgreSQL under $LOADGATE_HOME, tokens made on first start, data kept across restarts. */
+class EmbeddedServerTest {
+    @TempDir
+    Path home;
+
+    private LoadgateConfig config() {
+        Path file = new LoadgateHome(home).ensureInitialised();
+        return ConfigLoader.load(Optional.of(file), Map.of("LOADGATE_HOME", home.toString(),
+                "LOADGATE_SERVER__PORT", "0", "LOADGATE_SERVER__HOST", "127.0.0.1"));
+    }
+
+    @Test
+    void firstStartMakesTokensKeepsOnlyDigestsAndRunsSurviveARestart() throws Exception {
+        LoadgateConfig config = config();
+        LoadgateHome lgHome = new LoadgateHome(home);
+        String worker = lgHome.token("worker").orElseThrow();
+        String operator = lgHome.token("operator").orElseThrow();
+        assertThat(Files.getPosixFilePermissions(lgHome.tokensFile()))
+                .isEqualTo(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE));
+        assertThat(Files.readString(lgHome.configFile())).doesNotContain(worker, operator)
+                .contains(io.loadgate.server.auth.Tokens.digest(worker));
+        assertThat(new LoadgateHome(home).ensureInitialised()).as("a second start keeps the tokens")
+                .isEqualTo(lgHome.configFile());
+        assertThat(lgHome.token("worker")).contains(worker);
+
+        String runId;
+        try (LoadgateServer server = LoadgateServer.start(config)) {
+            assertThat(server.embedded()).isPresent();
+            var created = send(server, worker, "POST", "/v1/runs", Map.of("jobKey", "EMBEDDED", "businessKey", "K",
+                    "hdfsRoot", home.resolve("stage").toString(), "stageTablePrefix", "stg_"));
+            assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
+            runId = Json.MAPPER.readTree(created.body()).get("runId").asText();
+        }
+        try (LoadgateServer again = LoadgateServer.start(config())) {
+            var run = send(again, operator, "GET", "/v1/runs/" + runId, null);
+            assertThat(run.statusCode()).isEqualTo(200);
+            assertThat(run.body()).contains("\"status\":\"CREATED\"");
+        }
+        assertThat(Files.isDirectory(home.resolve("pg"))).isTrue();
+    }
+
+    private static HttpResponse<String> send(LoadgateServer server, String token, String method, String path,
+                                             Object body) throws Exception {
+        var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+                .header("Authorization", "Bearer " + token)
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(Json.write(body)))
+                .build();
+        return HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
+    }
+}
