@@ -52,7 +52,7 @@ final class CleanupCommand implements Callable<Integer> {
         List<RunCleanup> reports;
         if (ledgerOptions.ledgerGiven()) {
             LedgerClient client = ledgerOptions.client(LedgerOptions.Role.WORKER);
-            Path dir = warehouse == null ? LoadgateHomes.home().resolve("warehouse") : warehouse;
+            Path dir = warehouse == null ? io.loadgate.server.config.ConfigLoader.home(System.getenv()).resolve("warehouse") : warehouse;
             try (TargetCatalogs catalogs = new TargetCatalogs(defaultCatalog(dir), dir)) {
                 Cleaner cleaner = new Cleaner(client, new RunContexts(client), catalogs, new Configuration());
                 reports = ledgerOptions.call(client, c -> cleaner.clean(mode));

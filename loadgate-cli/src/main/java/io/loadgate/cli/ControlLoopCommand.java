@@ -5,7 +5,6 @@ import io.loadgate.server.config.LoadgateConfig;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -25,15 +24,10 @@ final class ControlLoopCommand implements Callable<Integer> {
         LoadgateConfig loaded = Configs.load(Optional.ofNullable(config));
         loaded.describe().forEach(line -> LOG.info("config {}", line));
         ControlLoop loops = ControlLoop.standalone(loaded);
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            loops.close();
-            stopped.countDown();
-        }, "loadgate-shutdown"));
         System.out.println("Loadgate control loop running: dispatcher "
                 + (loops.dispatcher().isPresent() ? "pushing to dispatch.receiver_url" : "off (no dispatch.receiver_url)")
                 + ", sweeper every " + loaded.recovery().sweeperInterval());
-        stopped.await();
+        UntilShutdown.await(loops::close);
         return 0;
     }
 }

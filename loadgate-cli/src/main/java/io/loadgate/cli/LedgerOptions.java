@@ -60,7 +60,7 @@ final class LedgerOptions {
         if (tokenFile != null) {
             return tokenFile;
         }
-        return LoadgateHomes.home().resolve("tokens");
+        return io.loadgate.server.config.ConfigLoader.home(System.getenv()).resolve("tokens");
     }
 
     LedgerClient client(Role role) {

@@ -2,11 +2,9 @@ package io.loadgate.cli;
 
 import io.loadgate.server.LoadgateHome;
 import io.loadgate.server.LoadgateServer;
-import io.loadgate.server.config.ConfigLoader;
 import io.loadgate.server.config.LoadgateConfig;
 import java.nio.file.Path;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,11 +25,6 @@ final class ServerCommand implements Callable<Integer> {
         LoadgateConfig loaded = Configs.load(Optional.ofNullable(config));
         loaded.describe().forEach(line -> LOG.info("config {}", line));
         LoadgateServer server = LoadgateServer.start(loaded);
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.close();
-            stopped.countDown();
-        }, "loadgate-shutdown"));
         String host = loaded.server().host().equals("0.0.0.0") ? "127.0.0.1" : loaded.server().host();
         System.out.println("Loadgate ledger listening on http://" + host + ":" + server.port() + "/v1");
         LoadgateHome home = new LoadgateHome(loaded.home());
@@ -39,7 +32,7 @@ final class ServerCommand implements Callable<Integer> {
             System.out.println("Tokens (worker, operator) are in " + home.tokensFile());
         }
         System.out.println("Ledger database: " + server.jdbcUrl());
-        stopped.await();
+        UntilShutdown.await(server::close);
         return 0;
     }
 }

@@ -14,7 +14,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import org.apache.hadoop.conf.Configuration;
 import picocli.CommandLine.Command;
@@ -52,7 +51,7 @@ final class WorkerCommand implements Callable<Integer> {
             throw new CliException("--threads must be between 1 and 256", LedgerOptions.EXIT_USAGE);
         }
         LedgerClient client = ledgerOptions.workerClient();
-        Path home = LoadgateHomes.home();
+        Path home = io.loadgate.server.config.ConfigLoader.home(System.getenv());
         Path dir = warehouse == null ? home.resolve("warehouse") : warehouse;
         Optional<CatalogConfig> defaultCatalog;
         try {
@@ -67,14 +66,9 @@ final class WorkerCommand implements Callable<Integer> {
             WorkerContext context = new WorkerContext(client, name, new Configuration(), new WorkerContext.Shared(
                     new RunContexts(client), new SourceCache(System.getenv()), catalogs, timer), Duration.ofSeconds(30));
             Worker worker = Worker.start(context, threads);
-            CountDownLatch stopped = new CountDownLatch(1);
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                worker.stop(Duration.ofSeconds(graceSeconds));
-                stopped.countDown();
-            }, "loadgate-worker-shutdown"));
             System.out.println("Loadgate worker " + name + " with " + threads + " thread(s) leasing from "
                     + ledgerOptions.ledgerUrl());
-            stopped.await();
+            UntilShutdown.await(() -> worker.stop(Duration.ofSeconds(graceSeconds)));
             return 0;
         } finally {
             timer.shutdownNow();

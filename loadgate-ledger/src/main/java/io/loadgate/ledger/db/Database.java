@@ -40,11 +40,6 @@ public final class Database {
                     continue;
                 }
                 throw DatabaseException.from(e);
-            } catch (UncheckedSqlException e) {
-                if (isRetryable(e.getCause()) && attempt < ATTEMPTS) {
-                    continue;
-                }
-                throw DatabaseException.from(e.getCause());
             }
         }
     }

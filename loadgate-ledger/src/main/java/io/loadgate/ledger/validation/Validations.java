@@ -8,6 +8,7 @@ import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.dispatch.DispatchType;
 import io.loadgate.ledger.dispatch.Outbox;
+import io.loadgate.ledger.event.EventLog;
 import io.loadgate.ledger.run.RunRow;
 import io.loadgate.ledger.run.RunStatus;
 import io.loadgate.ledger.run.RunTransitions;
@@ -76,7 +77,7 @@ public final class Validations {
             boolean started = tx.update(START, runId) == 1;
             RunStatus status = run.status();
             if (started) {
-                io.loadgate.ledger.event.EventLog.append(tx, runId, null, "RUN_STATUS", RunStatus.EXTRACTED_VALIDATED,
+                EventLog.append(tx, runId, null, "RUN_STATUS", RunStatus.EXTRACTED_VALIDATED,
                         RunStatus.STAGE_VALIDATING, node, Map.of("dispatchId", String.valueOf(dispatchId)));
                 status = RunStatus.STAGE_VALIDATING;
             }
@@ -167,7 +168,10 @@ public final class Validations {
                                 String.join("; ", reasons)), actor);
                 return new Verdict(false, RunStatus.FAILED_STAGE_VALIDATION, reasons);
             }
-            count(metrics, "STAGE_COUNT").ifPresent(c -> update(tx, SET_STAGING_COUNT, c, runId));
+            Optional<Long> stageCount = count(metrics, "STAGE_COUNT");
+            if (stageCount.isPresent()) {
+                tx.update(SET_STAGING_COUNT, stageCount.get(), runId);
+            }
             RunTransitions.transition(tx, runId, RunStatus.STAGE_VALIDATING, RunStatus.STAGING_VALIDATED, actor);
             Outbox.insert(tx, runId, run.executor(), DispatchType.PUBLISH_RUN, null, Map.of());
             return new Verdict(true, RunStatus.STAGING_VALIDATED, List.of());
@@ -201,7 +205,7 @@ public final class Validations {
                 return new Verdict(false, RunStatus.FAILED_TARGET_VALIDATION, reasons);
             }
             if (targetCount != null) {
-                update(tx, SET_TARGET_COUNT, targetCount, runId);
+                tx.update(SET_TARGET_COUNT, targetCount, runId);
             }
             RunTransitions.transition(tx, runId, RunStatus.PUBLISHED, RunStatus.SUCCESS, actor);
             return new Verdict(true, RunStatus.SUCCESS, List.of());
@@ -254,14 +258,6 @@ public final class Validations {
     private static Optional<Long> count(List<Metric> metrics, String name) {
         return metrics.stream().filter(m -> m.metricName().equals(name)).map(m -> Judge.decimal(m.actualValue()))
                 .filter(v -> v != null).map(BigDecimal::longValueExact).findFirst();
-    }
-
-    private static void update(Tx tx, String sql, Object value, UUID runId) {
-        try {
-            tx.update(sql, value, runId);
-        } catch (SQLException e) {
-            throw new io.loadgate.ledger.db.UncheckedSqlException(e);
-        }
     }
 
     static LedgerException.Conflict mismatch(RunRow run, RunStatus required) {

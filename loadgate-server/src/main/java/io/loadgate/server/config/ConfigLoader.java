@@ -38,7 +38,8 @@ public final class ConfigLoader {
         return config;
     }
 
-    private static Path home(Map<String, String> env) {
+    /** {@code $LOADGATE_HOME}, default {@code ~/.loadgate}; fails on a relative path. */
+    public static Path home(Map<String, String> env) {
         String value = env.get(HOME_VARIABLE);
         if (value == null) {
             return Path.of(System.getProperty("user.home"), ".loadgate");

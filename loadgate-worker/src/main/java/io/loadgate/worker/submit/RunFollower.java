@@ -8,11 +8,12 @@ import io.loadgate.worker.ledger.RunStatus;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
+import java.util.function.Predicate;
 
 /**
- * Follows a run until it ends, telling a listener each time it changes, and closes the submission's snapshot as
- * soon as extraction is over (not before: partitions still reading need it; not much later: it holds back
- * the source's vacuum).
+ * Follows a run, telling a listener each time it changes, and closes the submission's snapshot as soon as
+ * extraction is over (not before: partitions still reading need it; not much later: it holds back the source's
+ * vacuum).
  */
 public final class RunFollower {
     private final LedgerClient ledger;
@@ -37,8 +38,24 @@ public final class RunFollower {
 
     /** Follows until the run ends, or rests in PUBLISH_UNKNOWN longer than the patience; returns its last view. */
     public RunView follow(UUID runId, AutoCloseable snapshot, Listener listener) throws InterruptedException {
+        Instant[] unknownSince = {null};
+        return followUntil(runId, snapshot, listener, run -> {
+            if (run.status() != RunStatus.PUBLISH_UNKNOWN) {
+                return run.status().isTerminal();
+            }
+            unknownSince[0] = unknownSince[0] == null ? Instant.now() : unknownSince[0];
+            return Duration.between(unknownSince[0], Instant.now()).compareTo(unknownPatience) > 0;
+        });
+    }
+
+    /** Follows only until extraction is over; the snapshot is closed by then. */
+    public RunView followExtraction(UUID runId, AutoCloseable snapshot, Listener listener) throws InterruptedException {
+        return followUntil(runId, snapshot, listener, run -> !extracting(run));
+    }
+
+    private RunView followUntil(UUID runId, AutoCloseable snapshot, Listener listener, Predicate<RunView> done)
+            throws InterruptedException {
         RunView last = null;
-        Instant unknownSince = null;
         boolean snapshotOpen = snapshot != null;
         while (true) {
             RunView run = ledger.getRun(runId);
@@ -46,38 +63,19 @@ public final class RunFollower {
                 listener.changed(run);
             }
             last = run;
-            if (snapshotOpen && run.status() != RunStatus.CREATED && run.status() != RunStatus.EXTRACTING) {
+            if (snapshotOpen && !extracting(run)) {
                 closeQuietly(snapshot);
                 snapshotOpen = false;
             }
-            if (run.status().isTerminal()) {
+            if (done.test(run)) {
                 return run;
-            }
-            if (run.status() == RunStatus.PUBLISH_UNKNOWN) {
-                unknownSince = unknownSince == null ? Instant.now() : unknownSince;
-                if (Duration.between(unknownSince, Instant.now()).compareTo(unknownPatience) > 0) {
-                    return run;
-                }
             }
             Thread.sleep(pollInterval.toMillis());
         }
     }
 
-    /** Follows only until extraction is over, then closes the snapshot and returns. */
-    public RunView followExtraction(UUID runId, AutoCloseable snapshot, Listener listener) throws InterruptedException {
-        RunView last = null;
-        while (true) {
-            RunView run = ledger.getRun(runId);
-            if (last == null || !sameProgress(last, run)) {
-                listener.changed(run);
-            }
-            last = run;
-            if (run.status() != RunStatus.CREATED && run.status() != RunStatus.EXTRACTING) {
-                closeQuietly(snapshot);
-                return run;
-            }
-            Thread.sleep(pollInterval.toMillis());
-        }
+    private static boolean extracting(RunView run) {
+        return run.status() == RunStatus.CREATED || run.status() == RunStatus.EXTRACTING;
     }
 
     private static boolean sameProgress(RunView a, RunView b) {
