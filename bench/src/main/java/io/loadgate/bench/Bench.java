@@ -49,7 +49,8 @@ public final class Bench {
         }
 
         List<LoadResult> loads = new ArrayList<>();
-        try (BenchLoadgate loadgate = BenchLoadgate.start(options.home())) {
+        try (BenchLoadgate loadgate = BenchLoadgate.start(options.home(),
+                options.partitions().stream().mapToInt(Integer::intValue).max().orElse(2))) {
             Path stage = options.home().resolve("stage");
             Files.createDirectories(stage);
             if (options.warmup()) {

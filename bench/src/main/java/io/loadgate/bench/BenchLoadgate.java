@@ -37,26 +37,45 @@ import org.apache.hadoop.conf.Configuration;
 
 /**
  * The ledger in this process on the embedded PostgreSQL of an isolated {@code LOADGATE_HOME}, wired as
- * {@code loadgate run} wires it (the CLI's {@code LocalLoadgate}), except that each load gets its own workers whose
- * {@link LedgerClient} is a {@link TimedLedgerClient}. Workers still talk to the ledger over loopback HTTP.
+ * {@code loadgate run} wires it (the CLI's {@code LocalLoadgate}), except that the workers' {@link LedgerClient} is a
+ * {@link TimedLedgerClient}. Workers still talk to the ledger over loopback HTTP.
+ *
+ * <p>One worker pool serves every load of the benchmark, as a running fleet would. Not a pool per load: a stopped
+ * worker's long poll can still be answered by the ledger with the next run's dispatch, which then waits out
+ * {@code dispatch.ack_timeout} (10 minutes) before it is redelivered.
  */
 final class BenchLoadgate implements AutoCloseable {
     private final LoadgateServer server;
     private final LedgerClient http;
+    private final TimedLedgerClient timed;
     private final TargetCatalogs catalogs;
+    private final SourceCache sources;
+    private final ScheduledExecutorService timer;
+    private final Worker worker;
     private final Map<String, String> environment;
     private final Path home;
 
     private BenchLoadgate(LoadgateServer server, LedgerClient http, TargetCatalogs catalogs,
-                          Map<String, String> environment, Path home) {
+                          Map<String, String> environment, Path home, int threads) {
         this.server = server;
         this.http = http;
         this.catalogs = catalogs;
         this.environment = environment;
         this.home = home;
+        this.timed = new TimedLedgerClient(http);
+        this.sources = new SourceCache(environment);
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "loadgate-heartbeat");
+            t.setDaemon(true);
+            return t;
+        });
+        WorkerContext context = new WorkerContext(timed, "bench-" + ProcessHandle.current().pid(),
+                new Configuration(), new WorkerContext.Shared(new RunContexts(timed), sources, catalogs, timer),
+                Duration.ofSeconds(10));
+        this.worker = Worker.start(context, threads);
     }
 
-    static BenchLoadgate start(Path home) {
+    static BenchLoadgate start(Path home, int workerThreads) {
         // Only LOADGATE_HOME from us: a developer's LOADGATE_* overrides must not point the benchmark elsewhere.
         Map<String, String> env = new HashMap<>();
         System.getenv().forEach((k, v) -> {
@@ -86,7 +105,7 @@ final class BenchLoadgate implements AutoCloseable {
                     + server.port(), LedgerToken.of(token)).build());
             TargetCatalogs catalogs = new TargetCatalogs(Optional.of(CatalogConfig.jdbc(
                     embedded.jdbcUrl("lakehouse"), embedded.user(), "", warehouse)), warehouse);
-            return new BenchLoadgate(server, http, catalogs, Map.copyOf(env), home);
+            return new BenchLoadgate(server, http, catalogs, Map.copyOf(env), home, workerThreads);
         } catch (RuntimeException e) {
             server.close();
             throw e;
@@ -98,49 +117,35 @@ final class BenchLoadgate implements AutoCloseable {
     }
 
     /**
-     * One load from submit to its end, with {@code threads} worker threads. The follower that watches the run (as
-     * the CLI's progress display does) has its own timed client, so its polling is kept apart from the load's calls.
+     * One load from submit to its end. The follower that watches the run (as the CLI's progress display does) has
+     * its own timed client, so its polling is kept apart from the load's calls.
      */
     LoadResult load(int partitions, String yaml, String businessKey) throws Exception {
         Path jobFile = home.resolve("jobs").resolve("bench-p" + partitions + ".yaml");
         Files.createDirectories(jobFile.getParent());
         Files.writeString(jobFile, yaml);
         JobSpec job = JobSpecLoader.parse(jobFile, yaml);
-        TimedLedgerClient loadCalls = new TimedLedgerClient(http);
         TimedLedgerClient followerCalls = new TimedLedgerClient(http);
-        SourceCache sources = new SourceCache(environment);
-        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "loadgate-heartbeat");
-            t.setDaemon(true);
-            return t;
-        });
-        WorkerContext context = new WorkerContext(loadCalls, "bench-" + ProcessHandle.current().pid(),
-                new Configuration(), new WorkerContext.Shared(new RunContexts(loadCalls), sources, catalogs, timer),
-                Duration.ofSeconds(10));
-        Worker worker = Worker.start(context, partitions);
-        try {
-            // Let the lease loops reach their first long poll, as a running worker fleet would have.
-            Thread.sleep(500);
-            long start = System.nanoTime();
-            RunView end;
-            var submission = new RunSubmitter(loadCalls, sources, environment).submit(job, yaml, businessKey);
-            try (submission) {
-                end = new RunFollower(followerCalls, Duration.ofMillis(100), Duration.ofSeconds(30))
-                        .follow(submission.runId(), submission, run -> { });
-            }
-            long followed = System.nanoTime();
-            if (end.status() != RunStatus.SUCCESS) {
-                throw new IllegalStateException("the load ended " + end.status() + ": " + end.errorMessage());
-            }
-            return LoadResult.of(partitions, end, start, followed, loadCalls.calls(), followerCalls.calls());
-        } finally {
-            worker.stop(Duration.ofSeconds(10));
-            timer.shutdownNow();
+        int before = timed.calls().size();
+        long start = System.nanoTime();
+        RunView end;
+        var submission = new RunSubmitter(timed, sources, environment).submit(job, yaml, businessKey);
+        try (submission) {
+            end = new RunFollower(followerCalls, Duration.ofMillis(100), Duration.ofSeconds(30))
+                    .follow(submission.runId(), submission, run -> { });
         }
+        if (end.status() != RunStatus.SUCCESS) {
+            throw new IllegalStateException("the load ended " + end.status() + ": " + end.errorMessage());
+        }
+        // Calls are appended as they end: those after `before` are this load's, plus lease polls begun earlier.
+        var calls = timed.calls();
+        return LoadResult.of(partitions, end, start, calls.subList(before, calls.size()), followerCalls.calls());
     }
 
     @Override
     public void close() {
+        worker.stop(Duration.ofSeconds(10));
+        timer.shutdownNow();
         catalogs.close();
         server.close();
     }

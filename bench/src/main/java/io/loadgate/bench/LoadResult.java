@@ -40,7 +40,7 @@ record LoadResult(int partitions, long rows, long chunkFiles, long wallNanos, lo
         return (double) ledgerNanos / wallNanos;
     }
 
-    static LoadResult of(int partitions, RunView end, long start, long followed, List<Call> calls,
+    static LoadResult of(int partitions, RunView end, long start, List<Call> calls,
                          List<Call> followerCalls) {
         long planned = last(calls, "registerManifest", Call::endNanos);
         long firstClaim = first(calls, "claim", Call::startNanos);
