@@ -1,0 +1,185 @@
+package io.loadgate.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Stream;
+
+/**
+ * The issue 5 benchmark, run by hand ({@code bench/run}): the COPY ceiling, full loads with 2 and 4 partitions
+ * through the real path, the ledger's share of each load, and a per-layer breakdown of one extraction stream.
+ * Prints a table and puts the figures at the top of {@code bench/RESULTS.md}.
+ */
+public final class Bench {
+    private static final String MARKER = ".loadgate-bench";
+
+    private Bench() {
+    }
+
+    record Options(long rows, List<Integer> partitions, Path home, Path results, String server, boolean warmup,
+                   boolean breakdown) {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options options = parse(args);
+        String user = "postgres";
+        String sourceUrl = options.server() + BenchTable.DATABASE;
+        Machine machine = Machine.describe(sourceUrl, user);
+        System.out.println("machine: " + machine.oneLine());
+
+        BenchTable.ensure(options.server(), user, options.rows());
+        freshHome(options.home());
+
+        List<CopyBaseline.Measurement> copies = new ArrayList<>();
+        System.out.println("COPY ceiling (two passes; the first also warms the caches):");
+        for (int i = 0; i < 2; i++) {
+            copies.add(copy(sourceUrl, user));
+        }
+
+        List<LoadResult> loads = new ArrayList<>();
+        try (BenchLoadgate loadgate = BenchLoadgate.start(options.home(),
+                options.partitions().stream().mapToInt(Integer::intValue).max().orElse(2))) {
+            Path stage = options.home().resolve("stage");
+            Files.createDirectories(stage);
+            if (options.warmup()) {
+                System.out.println("warm-up load (2 partitions; not reported) ...");
+                load(loadgate, sourceUrl, stage, 2, "WARMUP");
+            }
+            for (int partitions : options.partitions()) {
+                System.out.printf("load with %d partitions ...%n", partitions);
+                LoadResult result = load(loadgate, sourceUrl, stage, partitions, "P" + partitions);
+                System.out.printf("  %,d rows in %.1f s; extraction %,.0f rows/s (workers %,.0f); ledger %.2f%%%n",
+                        result.rows(), result.wallSeconds(), result.extractLedgerRowsPerSecond(),
+                        result.extractWorkerRowsPerSecond(), 100 * result.ledgerShare());
+                loads.add(result);
+            }
+        }
+        System.out.println("COPY ceiling again, after the loads:");
+        copies.add(copy(sourceUrl, user));
+
+        List<Breakdown.Pass> passes = List.of();
+        if (options.breakdown()) {
+            System.out.println("breakdown of one extraction stream (1 partition, single thread):");
+            passes = Breakdown.measure(sourceUrl, user, options.home().resolve("breakdown"));
+        }
+
+        Report report = new Report(ZonedDateTime.now(ZoneOffset.UTC), machine, options, copies, loads, passes);
+        System.out.println();
+        System.out.println(report.table());
+        report.prependTo(options.results());
+        System.out.println("written to " + options.results());
+    }
+
+    private static LoadResult load(BenchLoadgate loadgate, String sourceUrl, Path stage, int partitions, String name)
+            throws Exception {
+        String yaml = BenchTable.jobYaml(sourceUrl, "BENCH_" + name, "lake.bench_" + name.toLowerCase(Locale.ROOT),
+                partitions, stage.toUri().toString(), "zstd");
+        return loadgate.load(partitions, yaml, BenchTable.DAY.toString());
+    }
+
+    private static CopyBaseline.Measurement copy(String sourceUrl, String user) throws Exception {
+        CopyBaseline.Measurement m = CopyBaseline.measure(sourceUrl, user);
+        System.out.printf("  %,d rows, %,d bytes in %.2f s: %,.0f rows/s%n", m.rows(), m.bytes(), m.nanos() / 1e9,
+                m.rowsPerSecond());
+        return m;
+    }
+
+    /** The home is the benchmark's own: made fresh each run, and only removed when our marker says it is ours. */
+    private static void freshHome(Path home) throws IOException {
+        if (Files.exists(home)) {
+            if (!Files.exists(home.resolve(MARKER))) {
+                try (Stream<Path> entries = Files.list(home)) {
+                    if (entries.findAny().isPresent()) {
+                        throw new IllegalStateException(home + " is not empty and not a benchmark home (no " + MARKER
+                                + "); choose another with --home");
+                    }
+                }
+            } else {
+                try (Stream<Path> all = Files.walk(home)) {
+                    for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+                        Files.delete(p);
+                    }
+                }
+            }
+        }
+        Files.createDirectories(home);
+        Files.writeString(home.resolve(MARKER), "made by bench/run; removed and remade by the next run\n");
+    }
+
+    private static Options parse(String[] args) {
+        long rows = 5_000_000;
+        List<Integer> partitions = List.of(2, 4);
+        Path home = Path.of("/tmp/loadgate-bench");
+        Path results = Path.of("bench/RESULTS.md");
+        String server = "jdbc:postgresql://127.0.0.1:5432/";
+        boolean warmup = true;
+        boolean breakdown = true;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--rows" -> rows = Long.parseLong(args[++i]);
+                case "--partitions" -> partitions = Stream.of(args[++i].split(",")).map(Integer::valueOf).toList();
+                case "--home" -> home = Path.of(args[++i]).toAbsolutePath();
+                case "--results" -> results = Path.of(args[++i]);
+                case "--server" -> server = args[++i].endsWith("/") ? args[i] : args[i] + "/";
+                case "--no-warmup" -> warmup = false;
+                case "--no-breakdown" -> breakdown = false;
+                default -> {
+                    System.err.println("""
+                            usage: bench/run [--rows N] [--partitions 2,4] [--home DIR] [--results FILE]
+                                             [--server jdbc:postgresql://127.0.0.1:5432/] [--no-warmup] [--no-breakdown]""");
+                    System.exit(2);
+                }
+            }
+        }
+        return new Options(rows, partitions, home, results, server, warmup, breakdown);
+    }
+
+    /** What the figures were measured on. */
+    record Machine(int cpus, String cpuModel, long memoryKib, String postgres, String jvm, long maxHeapMib,
+                   String host) {
+        static Machine describe(String sourceUrl, String user) throws Exception {
+            String postgres;
+            try (Connection c = DriverManager.getConnection(sourceUrl.replaceAll("/[^/]*$", "/postgres"), user, "");
+                 Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT version()")) {
+                rs.next();
+                postgres = rs.getString(1).replaceAll(" on .*", "");
+            }
+            String cpu = "?";
+            long memory = -1;
+            try {
+                cpu = Files.readAllLines(Path.of("/proc/cpuinfo"), StandardCharsets.UTF_8).stream()
+                        .filter(l -> l.startsWith("model name")).findFirst().map(l -> l.replaceAll(".*:\\s*", ""))
+                        .orElse("?");
+                memory = Files.readAllLines(Path.of("/proc/meminfo")).stream().filter(l -> l.startsWith("MemTotal"))
+                        .findFirst().map(l -> Long.parseLong(l.replaceAll("\\D", ""))).orElse(-1L);
+            } catch (IOException e) {
+                // Not Linux: the figures stand without these details.
+            }
+            return new Machine(Runtime.getRuntime().availableProcessors(), cpu, memory, postgres,
+                    System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"),
+                    Runtime.getRuntime().maxMemory() >> 20, java.net.InetAddress.getLocalHost().getHostName());
+        }
+
+        String oneLine() {
+            return "nproc %d (%s), memory %.1f GiB, %s, %s (max heap %,d MiB), host %s".formatted(cpus, cpuModel,
+                    memoryKib / 1024.0 / 1024.0, postgres, jvm, maxHeapMib, host);
+        }
+    }
+
+    static String date(ZonedDateTime time) {
+        return time.format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'"));
+    }
+}

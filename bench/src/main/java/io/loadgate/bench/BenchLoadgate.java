@@ -1,0 +1,152 @@
+package io.loadgate.bench;
+
+import io.loadgate.server.LoadgateHome;
+import io.loadgate.server.LoadgateServer;
+import io.loadgate.server.auth.Tokens;
+import io.loadgate.server.config.AuthConfig;
+import io.loadgate.server.config.ConfigLoader;
+import io.loadgate.server.config.LoadgateConfig;
+import io.loadgate.server.config.ServerConfig;
+import io.loadgate.worker.execution.RunContexts;
+import io.loadgate.worker.execution.SourceCache;
+import io.loadgate.worker.execution.TargetCatalogs;
+import io.loadgate.worker.execution.Worker;
+import io.loadgate.worker.execution.WorkerContext;
+import io.loadgate.worker.job.JobSpec;
+import io.loadgate.worker.job.JobSpecLoader;
+import io.loadgate.worker.ledger.HttpLedgerClient;
+import io.loadgate.worker.ledger.LedgerClient;
+import io.loadgate.worker.ledger.LedgerClientConfig;
+import io.loadgate.worker.ledger.LedgerToken;
+import io.loadgate.worker.ledger.RunApi.RunView;
+import io.loadgate.worker.ledger.RunStatus;
+import io.loadgate.worker.publish.CatalogConfig;
+import io.loadgate.worker.submit.RunFollower;
+import io.loadgate.worker.submit.RunSubmitter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * The ledger in this process on the embedded PostgreSQL of an isolated {@code LOADGATE_HOME}, wired as
+ * {@code loadgate run} wires it (the CLI's {@code LocalLoadgate}), except that the workers' {@link LedgerClient} is a
+ * {@link TimedLedgerClient}. Workers still talk to the ledger over loopback HTTP.
+ *
+ * <p>One worker pool serves every load of the benchmark, as a running fleet would. Not a pool per load: a stopped
+ * worker's long poll can still be answered by the ledger with the next run's dispatch, which then waits out
+ * {@code dispatch.ack_timeout} (10 minutes) before it is redelivered.
+ */
+final class BenchLoadgate implements AutoCloseable {
+    private final LoadgateServer server;
+    private final LedgerClient http;
+    private final TimedLedgerClient timed;
+    private final TargetCatalogs catalogs;
+    private final SourceCache sources;
+    private final ScheduledExecutorService timer;
+    private final Worker worker;
+    private final Map<String, String> environment;
+    private final Path home;
+
+    private BenchLoadgate(LoadgateServer server, LedgerClient http, TargetCatalogs catalogs,
+                          Map<String, String> environment, Path home, int threads) {
+        this.server = server;
+        this.http = http;
+        this.catalogs = catalogs;
+        this.environment = environment;
+        this.home = home;
+        this.timed = new TimedLedgerClient(http);
+        this.sources = new SourceCache(environment);
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "loadgate-heartbeat");
+            t.setDaemon(true);
+            return t;
+        });
+        WorkerContext context = new WorkerContext(timed, "bench-" + ProcessHandle.current().pid(),
+                new Configuration(), new WorkerContext.Shared(new RunContexts(timed), sources, catalogs, timer),
+                Duration.ofSeconds(10));
+        this.worker = Worker.start(context, threads);
+    }
+
+    static BenchLoadgate start(Path home, int workerThreads) {
+        // Only LOADGATE_HOME from us: a developer's LOADGATE_* overrides must not point the benchmark elsewhere.
+        Map<String, String> env = new HashMap<>();
+        System.getenv().forEach((k, v) -> {
+            if (!k.startsWith("LOADGATE_")) {
+                env.put(k, v);
+            }
+        });
+        env.put("LOADGATE_HOME", home.toString());
+        LoadgateConfig defaults = ConfigLoader.load(Optional.empty(), env);
+        Path configFile = new LoadgateHome(defaults.home()).ensureInitialised();
+        LoadgateConfig configured = ConfigLoader.load(Optional.of(configFile), env);
+        String token = Tokens.generate();
+        Map<String, List<String>> digests = new HashMap<>(configured.auth().tokenDigests());
+        List<String> workers = new ArrayList<>(digests.getOrDefault("worker", List.of()));
+        workers.add(Tokens.digest(token));
+        digests.put("worker", workers);
+        LoadgateConfig config = new LoadgateConfig(new ServerConfig("127.0.0.1", 0, null), configured.database(),
+                new AuthConfig(digests, configured.auth().allowedRoots()), configured.recovery(),
+                configured.dispatch(), configured.cleanup(), configured.home());
+        LoadgateServer server = LoadgateServer.start(config);
+        try {
+            var embedded = server.embedded().orElseThrow(() -> new IllegalStateException(
+                    "the benchmark's home " + home + " names a database; it wants the embedded one"));
+            embedded.ensureDatabase("lakehouse");
+            Path warehouse = home.resolve("warehouse");
+            LedgerClient http = HttpLedgerClient.create(LedgerClientConfig.builder("http://127.0.0.1:"
+                    + server.port(), LedgerToken.of(token)).build());
+            TargetCatalogs catalogs = new TargetCatalogs(Optional.of(CatalogConfig.jdbc(
+                    embedded.jdbcUrl("lakehouse"), embedded.user(), "", warehouse)), warehouse);
+            return new BenchLoadgate(server, http, catalogs, Map.copyOf(env), home, workerThreads);
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    Path home() {
+        return home;
+    }
+
+    /**
+     * One load from submit to its end. The follower that watches the run (as the CLI's progress display does) has
+     * its own timed client, so its polling is kept apart from the load's calls.
+     */
+    LoadResult load(int partitions, String yaml, String businessKey) throws Exception {
+        Path jobFile = home.resolve("jobs").resolve("bench-p" + partitions + ".yaml");
+        Files.createDirectories(jobFile.getParent());
+        Files.writeString(jobFile, yaml);
+        JobSpec job = JobSpecLoader.parse(jobFile, yaml);
+        TimedLedgerClient followerCalls = new TimedLedgerClient(http);
+        int before = timed.calls().size();
+        long start = System.nanoTime();
+        RunView end;
+        var submission = new RunSubmitter(timed, sources, environment).submit(job, yaml, businessKey);
+        try (submission) {
+            end = new RunFollower(followerCalls, Duration.ofMillis(100), Duration.ofSeconds(30))
+                    .follow(submission.runId(), submission, run -> { });
+        }
+        if (end.status() != RunStatus.SUCCESS) {
+            throw new IllegalStateException("the load ended " + end.status() + ": " + end.errorMessage());
+        }
+        // Calls are appended as they end: those after `before` are this load's, plus lease polls begun earlier.
+        var calls = timed.calls();
+        return LoadResult.of(partitions, end, start, calls.subList(before, calls.size()), followerCalls.calls());
+    }
+
+    @Override
+    public void close() {
+        worker.stop(Duration.ofSeconds(10));
+        timer.shutdownNow();
+        catalogs.close();
+        server.close();
+    }
+}

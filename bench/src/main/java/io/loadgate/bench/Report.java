@@ -1,0 +1,127 @@
+package io.loadgate.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZonedDateTime;
+import java.util.List;
+
+import java.util.stream.Collectors;
+
+/** The run's figures as Markdown: printed, and put at the top of RESULTS.md above earlier runs. */
+record Report(ZonedDateTime time, Bench.Machine machine, Bench.Options options, List<CopyBaseline.Measurement> copies,
+              List<LoadResult> loads, List<Breakdown.Pass> passes) {
+    static final String HEADER = """
+            # Loadgate benchmark results
+
+            Made by `bench/run` (see `bench/README.md`); each run puts its section at the top, earlier runs stay below.
+            Goals (issue 5): extraction into committed Parquet at >= 0.5 of the same server's `COPY (SELECT ...) TO
+            STDOUT` rate; time in ledger calls < 2% of the whole load.
+
+            <!-- runs, newest first -->
+            """;
+    private static final String RUNS = "<!-- runs, newest first -->\n";
+
+    double ceiling() {
+        return copies.stream().mapToDouble(CopyBaseline.Measurement::rowsPerSecond).max().orElseThrow();
+    }
+
+    String table() {
+        double ceiling = ceiling();
+        StringBuilder out = new StringBuilder();
+        out.append("| measure | rows/s | × COPY | goal |\n|---|---:|---:|---|\n");
+        out.append(row("COPY (SELECT 6 columns WHERE day) TO STDOUT, 1 stream, best of %d".formatted(copies.size()),
+                ceiling, ceiling, ""));
+        for (LoadResult r : loads) {
+            double extract = r.extractLedgerRowsPerSecond();
+            out.append(row("%d partitions: extraction (ledger startedAt → extractCompletedAt)".formatted(
+                    r.partitions()), extract, ceiling, extract / ceiling >= 0.5 ? "≥ 0.5 met" : "≥ 0.5 **missed**"));
+            out.append(row("%d partitions: extraction (workers: first claim → last chunk reported)".formatted(
+                    r.partitions()), r.extractWorkerRowsPerSecond(), ceiling, ""));
+            out.append(row("%d partitions: whole load (submit → success)".formatted(r.partitions()),
+                    r.loadRowsPerSecond(), ceiling, ""));
+        }
+        out.append("\n| load | rows | chunk files | whole load | ledger calls | time in ledger calls | share | goal |\n"
+                + "|---|---:|---:|---:|---:|---:|---:|---|\n");
+        for (LoadResult r : loads) {
+            out.append("| %d partitions | %,d | %d | %.2f s | %d | %.0f ms | %.2f%% | < 2%% %s |\n".formatted(
+                    r.partitions(), r.rows(), r.chunkFiles(), r.wallSeconds(), r.ledgerCalls(), r.ledgerNanos() / 1e6,
+                    100 * r.ledgerShare(), r.ledgerShare() < 0.02 ? "met" : "**missed**"));
+        }
+        return out.toString();
+    }
+
+    private static String row(String name, double rate, double ceiling, String goal) {
+        return "| %s | %,.0f | %.2f | %s |\n".formatted(name, rate, rate / ceiling, goal);
+    }
+
+    String section() {
+        StringBuilder out = new StringBuilder();
+        out.append("## ").append(Bench.date(time)).append(" — ").append("%,d rows".formatted(options.rows()))
+                .append(", nproc ").append(machine.cpus()).append("\n\n");
+        out.append("Machine: ").append(machine.oneLine()).append(".  \n");
+        out.append("Source: `%s` in database `%s`, 6 columns (bigint key = split column, int, numeric(12,2), date = the"
+                .formatted(BenchTable.TABLE, BenchTable.DATABASE)).append(" business key, one day for all rows, text,")
+                .append(" timestamptz); ledger and Iceberg JDBC catalog on the embedded PostgreSQL of `")
+                .append(options.home()).append("`, Parquet zstd, 1,000,000 rows per chunk, one pool of ")
+                .append(options.partitions().stream().mapToInt(Integer::intValue).max().orElse(2))
+                .append(" worker threads for every load, all in one JVM. ")
+                .append(options.warmup() ? "One unreported 2-partition warm-up load ran first (JIT, caches)."
+                        : "No warm-up load.").append("\n\n");
+        out.append(table()).append('\n');
+        out.append("COPY passes: ").append(copies.stream().map(c -> "%,.0f rows/s (%.2f s, %,d MB)".formatted(
+                c.rowsPerSecond(), c.nanos() / 1e9, c.bytes() / 1_000_000)).collect(Collectors.joining("; ")))
+                .append(" — two before the loads, one after; the table uses the best.\n\n");
+        out.append("Ledger share: the sum, over all threads, of the wall time of every `LedgerClient` call the workers")
+                .append(" and the submitter made between submit and the `success` call's return — claims, chunk")
+                .append(" reports, heartbeats, validation, publish, `getRun` of the run context — except")
+                .append(" `leaseDispatches` (a long poll that mostly waits for work); divided by the load's wall time.")
+                .append(" Calls on different threads overlap, so this overstates their cost to the critical path. The")
+                .append(" follower's progress polling (`getRun` every 100 ms, as the CLI polls every 250 ms) is an")
+                .append(" observer and is shown apart.\n\n");
+        out.append("Phases (from the worker's ledger calls):\n\n| phase |");
+        loads.forEach(r -> out.append(" %d partitions |".formatted(r.partitions())));
+        out.append("\n|---|").append("---:|".repeat(loads.size())).append('\n');
+        for (String phase : loads.get(0).phases().keySet()) {
+            out.append("| ").append(phase).append(" |");
+            loads.forEach(r -> out.append(" %.2f s |".formatted(r.phases().get(phase) / 1e9)));
+            out.append('\n');
+        }
+        out.append("\nLedger calls (count / total ms / max ms):\n\n| call |");
+        loads.forEach(r -> out.append(" %d partitions |".formatted(r.partitions())));
+        out.append("\n|---|").append("---:|".repeat(loads.size())).append('\n');
+        java.util.SortedSet<String> methods = new java.util.TreeSet<>();
+        loads.forEach(r -> methods.addAll(r.byMethod().keySet()));
+        for (String method : methods) {
+            out.append("| `").append(method).append(method.equals("leaseDispatches") ? "` (not counted)" : "`")
+                    .append(" |");
+            for (LoadResult r : loads) {
+                long[] m = r.byMethod().getOrDefault(method, new long[3]);
+                out.append(" %d / %.0f / %.0f |".formatted(m[0], m[1] / 1e6, m[2] / 1e6));
+            }
+            out.append('\n');
+        }
+        out.append("| follower `getRun` (observer, not counted) |");
+        loads.forEach(r -> out.append(" %d / %.0f / – |".formatted(r.followerCalls(), r.followerNanos() / 1e6)));
+        out.append('\n');
+        if (!passes.isEmpty()) {
+            out.append("\nOne extraction stream, layer by layer (1 partition, 1 thread, the worker's classes, no ledger):")
+                    .append("\n\n| pass | rows/s | × COPY | s per 1M rows |\n|---|---:|---:|---:|\n");
+            for (Breakdown.Pass p : passes) {
+                out.append("| %s | %,.0f | %.2f | %.2f |\n".formatted(p.name(), p.rowsPerSecond(),
+                        p.rowsPerSecond() / ceiling(), p.nanos() / 1e9 / (p.rows() / 1e6)));
+            }
+        }
+        return out.append('\n').toString();
+    }
+
+    void prependTo(Path results) throws IOException {
+        String existing = Files.exists(results) ? Files.readString(results, StandardCharsets.UTF_8) : HEADER;
+        int at = existing.indexOf(RUNS);
+        String updated = at < 0 ? HEADER + "\n" + section() + existing
+                : existing.substring(0, at + RUNS.length()) + "\n" + section() + existing.substring(at + RUNS.length());
+        Files.writeString(results, updated, StandardCharsets.UTF_8);
+    }
+
+}
