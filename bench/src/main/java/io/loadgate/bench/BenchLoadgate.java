@@ -71,7 +71,7 @@ final class BenchLoadgate implements AutoCloseable {
         });
         WorkerContext context = new WorkerContext(timed, "bench-" + ProcessHandle.current().pid(),
                 new Configuration(), new WorkerContext.Shared(new RunContexts(timed), sources, catalogs, timer),
-                Duration.ofSeconds(10));
+                Duration.ofSeconds(10), Duration.ofSeconds(1));
         this.worker = Worker.start(context, threads);
     }
 

@@ -194,6 +194,11 @@ final class TimedLedgerClient implements LedgerClient {
     }
 
     @Override
+    public io.loadgate.worker.ledger.DispatchApi.Released releaseDispatch(UUID dispatchId, String node) {
+        return timed("releaseDispatch", () -> delegate.releaseDispatch(dispatchId, node));
+    }
+
+    @Override
     public List<LeasedDispatch> leaseDispatches(Lease lease) {
         return timed("leaseDispatches", () -> delegate.leaseDispatches(lease));
     }

@@ -70,7 +70,7 @@ final class LocalLoadgate implements AutoCloseable {
             });
             WorkerContext context = new WorkerContext(client, "local-" + ProcessHandle.current().pid(),
                     new Configuration(), new WorkerContext.Shared(new RunContexts(client), sources, catalogs, timer),
-                    Duration.ofSeconds(10));
+                    Duration.ofSeconds(10), Duration.ofSeconds(1));
             Worker worker = workerThreads == 0 ? null : Worker.start(context, workerThreads);
             return new LocalLoadgate(server, client, sources, catalogs, timer, worker, config.home());
         } catch (RuntimeException e) {

@@ -64,7 +64,8 @@ final class WorkerCommand implements Callable<Integer> {
         var timer = Executors.newSingleThreadScheduledExecutor();
         try (TargetCatalogs catalogs = new TargetCatalogs(defaultCatalog, dir)) {
             WorkerContext context = new WorkerContext(client, name, new Configuration(), new WorkerContext.Shared(
-                    new RunContexts(client), new SourceCache(System.getenv()), catalogs, timer), Duration.ofSeconds(30));
+                    new RunContexts(client), new SourceCache(System.getenv()), catalogs, timer), Duration.ofSeconds(30),
+                    Duration.ofSeconds(20));
             Worker worker = Worker.start(context, threads);
             System.out.println("Loadgate worker " + name + " with " + threads + " thread(s) leasing from "
                     + ledgerOptions.ledgerUrl());

@@ -60,7 +60,8 @@ class RunCommandTest {
         timer = Executors.newSingleThreadScheduledExecutor();
         catalogs = new TargetCatalogs(Optional.empty(), dir.resolve("warehouse"));
         worker = Worker.start(new WorkerContext(client, "cli-test", new Configuration(), new WorkerContext.Shared(
-                new RunContexts(client), new SourceCache(Map.of()), catalogs, timer), Duration.ofSeconds(1)), 2);
+                new RunContexts(client), new SourceCache(Map.of()), catalogs, timer), Duration.ofSeconds(1),
+                Duration.ofSeconds(1)), 2);
     }
 
     @AfterAll

@@ -124,6 +124,14 @@ public final class Dispatches {
             RETURNING d.dispatch_id, d.run_id, d.dispatch_type, d.partition_id, d.payload::text AS payload,
                       d.attempt_count, r.job_key, r.business_key
             """.formatted(TERMINAL_STATUSES);
+    // A lease handed back unused by the node that holds it: it is due again at once, and the attempt is not counted.
+    private static final String RELEASE = """
+            UPDATE load_dispatch
+               SET status = 'PENDING', sent_at = NULL, leased_by = NULL, next_attempt_at = now(),
+                   attempt_count = GREATEST(attempt_count - 1, 0)
+             WHERE dispatch_id = ? AND executor = 'worker' AND status = 'SENT' AND leased_by = ?
+            RETURNING run_id, partition_id
+            """;
     private static final String REQUEUE_UNACKED = """
             WITH due AS (
                 SELECT dispatch_id FROM load_dispatch
@@ -231,6 +239,23 @@ public final class Dispatches {
                         node, details(lease.dispatchId(), "attempt", lease.attempt()));
             }
             return leased;
+        });
+    }
+
+    /**
+     * A worker gives back a lease it will not act on (it is stopping), so the step goes to another worker now rather
+     * than after ack_timeout. Only the node holding the lease can, and only while nothing acknowledged it.
+     */
+    public boolean release(UUID dispatchId, String node) {
+        return database.inTransaction(tx -> {
+            var released = tx.queryOne(RELEASE, rs -> new Object[] {rs.getObject(1, UUID.class), rs.getString(2)},
+                    dispatchId, node);
+            if (released.isEmpty()) {
+                return false;
+            }
+            EventLog.append(tx, (UUID) released.get()[0], (String) released.get()[1], "DISPATCH_RELEASED",
+                    DispatchStatus.SENT, DispatchStatus.PENDING, node, details(dispatchId));
+            return true;
         });
     }
 

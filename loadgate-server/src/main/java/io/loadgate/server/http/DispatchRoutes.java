@@ -14,7 +14,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-/** {@code POST /v1/dispatches/lease} (worker long poll) and the operator's {@code .../dispatches/{id}/resend}. */
+/**
+ * {@code POST /v1/dispatches/lease} (worker long poll), {@code POST /v1/dispatches/{id}/release} (a stopping worker
+ * hands a lease back) and the operator's {@code .../dispatches/{id}/resend}.
+ */
 final class DispatchRoutes {
     static final int MAX_WAIT_SECONDS = 60;
     static final int MAX_LEASE = 100;
@@ -25,6 +28,7 @@ final class DispatchRoutes {
     static void register(ApiServer.Routes routes, WorkerLeases leases) {
         Dispatches dispatches = leases.dispatches();
         routes.post("/v1/dispatches/lease", ApiServer.WORKER, ctx -> lease(ctx, leases));
+        routes.post("/v1/dispatches/{dispatchId}/release", ApiServer.WORKER, ctx -> release(ctx, dispatches));
         routes.post("/v1/runs/{runId}/dispatches/{dispatchId}/resend", ApiServer.OPERATOR,
                 ctx -> resend(ctx, dispatches));
     }
@@ -49,6 +53,22 @@ final class DispatchRoutes {
             item.put("payload", dispatch.payloadWithKeys());
             response.add(item);
         }
+        ApiServer.ok(ctx, response);
+    }
+
+    private static void release(Context ctx, Dispatches dispatches) {
+        UUID dispatchId;
+        try {
+            dispatchId = UUID.fromString(ctx.pathParam("dispatchId"));
+        } catch (IllegalArgumentException e) {
+            throw new LedgerException.NotFound("DISPATCH_NOT_FOUND", "no dispatch " + ctx.pathParam("dispatchId"));
+        }
+        RequestBody body = RequestBody.parse(ctx.body());
+        String node = body.string("node", true, 200);
+        body.finish();
+        Map<String, Object> response = new LinkedHashMap<>();
+        response.put("dispatchId", dispatchId.toString());
+        response.put("released", dispatches.release(dispatchId, node));
         ApiServer.ok(ctx, response);
     }
 

@@ -105,6 +105,24 @@ class DispatchApiTest {
     }
 
     @Test
+    void aLeaseHandedBackIsDueAgainAtOnceButOnlyItsHolderCanHandItBack() {
+        String runId = workerRun();
+        assertThat(ledger.post("/v1/runs/" + runId + "/manifest", manifest(5)).status()).isEqualTo(200);
+        var leased = ledger.post("/v1/dispatches/lease", Map.of("node", "stopping-worker", "waitSeconds", 0));
+        String dispatchId = leased.body().get(0).get("dispatchId").asText();
+        String path = "/v1/dispatches/" + dispatchId + "/release";
+        assertThat(ledger.post(path, Map.of("node", "someone-else")).body().get("released").asBoolean()).isFalse();
+        assertThat(ledger.send("POST", path, Map.of("node", "stopping-worker"), ledger.viewerToken).status())
+                .isEqualTo(403);
+        assertThat(ledger.post(path, Map.of("node", "stopping-worker")).body().get("released").asBoolean()).isTrue();
+        assertThat(ledger.post(path, Map.of("node", "stopping-worker")).body().get("released").asBoolean()).isFalse();
+        var again = ledger.post("/v1/dispatches/lease", Map.of("node", "other-worker", "waitSeconds", 0));
+        assertThat(again.body()).hasSize(1);
+        assertThat(again.body().get(0).get("dispatchId").asText()).isEqualTo(dispatchId);
+        assertThat(ledger.post("/v1/dispatches/not-a-uuid/release", Map.of("node", "x")).status()).isEqualTo(404);
+    }
+
+    @Test
     void leaseOnlyHandsOutTheWantedTypes() {
         String runId = workerRun();
         assertThat(ledger.post("/v1/runs/" + runId + "/manifest", manifest(5)).status()).isEqualTo(200);

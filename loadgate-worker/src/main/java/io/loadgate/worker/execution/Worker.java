@@ -23,7 +23,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Worker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
-    private static final int LEASE_WAIT_SECONDS = 20;
 
     private final WorkerContext context;
     private final ExecutorService threads;
@@ -67,22 +66,27 @@ public final class Worker implements AutoCloseable {
         return worker;
     }
 
+    boolean isStopping() {
+        return stopping;
+    }
+
     /** How many steps are running right now. */
     public int busy() {
         return busy.get();
     }
 
     private void leaseLoop() {
-        Lease lease = new Lease(context.node(), types, 1, LEASE_WAIT_SECONDS);
+        Lease lease = new Lease(context.node(), types, 1, (int) Math.max(1, context.leaseWait().toSeconds()));
         Duration backoff = Duration.ofMillis(250);
         while (!stopping && !Thread.currentThread().isInterrupted()) {
             try {
                 for (LeasedDispatch dispatch : context.ledger().leaseDispatches(lease)) {
                     if (stopping) {
-                        // Leased as we were stopping: left unacknowledged, it is redelivered to another worker.
-                        break;
+                        // Leased while stopping: hand it back, so another worker takes it now, not after ack_timeout.
+                        context.ledger().releaseDispatch(dispatch.dispatchId(), context.node());
+                    } else {
+                        execute(dispatch);
                     }
-                    execute(dispatch);
                 }
                 backoff = Duration.ofMillis(250);
             } catch (Throwable e) {
@@ -121,23 +125,23 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
-     * Stops leasing, lets running steps finish for up to {@code grace}, then interrupts them, and the waiting lease
-     * polls with them. An interrupted extraction's partition keeps its claim until the sweeper finds it stale.
+     * Stops leasing and lets running steps finish and waiting polls come back (within the lease wait, their leases
+     * handed back) for up to {@code grace}; then interrupts what is left. A poll interrupted at the ledger may still
+     * be given a dispatch, which then comes back only after ack_timeout; an interrupted extraction's partition keeps
+     * its claim until the sweeper finds it stale.
      */
     public void stop(Duration grace) {
         stopping = true;
         threads.shutdown();
-        long deadline = System.nanoTime() + grace.toNanos();
         try {
-            while (busy.get() > 0 && System.nanoTime() < deadline) {
-                Thread.sleep(50);
+            if (!threads.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+                int abandoned = busy.get();
+                threads.shutdownNow();
+                if (abandoned > 0) {
+                    LOG.warn("stopped with {} step(s) still running; their claims are left to the sweeper", abandoned);
+                }
+                threads.awaitTermination(5, TimeUnit.SECONDS);
             }
-            int abandoned = busy.get();
-            threads.shutdownNow();
-            if (abandoned > 0) {
-                LOG.warn("stopped with {} step(s) still running; their claims are left to the sweeper", abandoned);
-            }
-            threads.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             threads.shutdownNow();
             Thread.currentThread().interrupt();

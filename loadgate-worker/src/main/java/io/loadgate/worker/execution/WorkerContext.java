@@ -9,13 +9,15 @@ import org.apache.hadoop.conf.Configuration;
 
 /** What the steps share in one worker process. Wired once by the process that runs workers. */
 public record WorkerContext(LedgerClient ledger, String node, Configuration hadoop, Shared shared,
-                            Duration heartbeatInterval) {
+                            Duration heartbeatInterval, Duration leaseWait) {
     public WorkerContext {
         requireNonNull(ledger, "ledger is null");
         requireNonNull(node, "node is null");
         requireNonNull(hadoop, "hadoop is null");
         requireNonNull(shared, "shared is null");
         requireNonNull(heartbeatInterval, "heartbeatInterval is null");
+        // How long an idle thread's lease poll waits at the ledger; also how long a stop may wait for idle threads.
+        requireNonNull(leaseWait, "leaseWait is null");
     }
 
     /** The caches and pools steps share: runs' jobs, sources, catalogs, and the heartbeat timer. */

@@ -13,6 +13,10 @@ public final class DispatchApi {
     }
 
     /** Waits up to {@code waitSeconds} for at most {@code max} dispatches of the given types. */
+    /** {@code POST /v1/dispatches/{dispatchId}/release}: whether the lease went back to PENDING. */
+    public record Released(UUID dispatchId, boolean released) {
+    }
+
     public record Lease(String node, List<DispatchType> types, int max, int waitSeconds) {
         public Lease {
             requireNonNull(node, "node is null");

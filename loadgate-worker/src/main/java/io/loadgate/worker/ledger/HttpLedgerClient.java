@@ -311,6 +311,13 @@ public final class HttpLedgerClient implements LedgerClient {
     }
 
     @Override
+    public DispatchApi.Released releaseDispatch(UUID dispatchId, String node) {
+        requireNonNull(dispatchId, "dispatchId is null");
+        return execute(post("/v1/dispatches/" + dispatchId + "/release", java.util.Map.of("node", node),
+                type(DispatchApi.Released.class), Repeat.REPEATABLE));
+    }
+
+    @Override
     public List<LeasedDispatch> leaseDispatches(Lease lease) {
         requireNonNull(lease, "lease is null");
         Duration timeout = Duration.ofSeconds(lease.waitSeconds()).plus(config.longPollMargin());

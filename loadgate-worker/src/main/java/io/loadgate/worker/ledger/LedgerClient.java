@@ -207,6 +207,12 @@ public interface LedgerClient {
      */
     List<LeasedDispatch> leaseDispatches(Lease lease);
 
+    /**
+     * {@code POST /v1/dispatches/{dispatchId}/release} (worker): hands back a lease this node will not act on, so it
+     * is due again at once instead of after ack_timeout. Safe to repeat.
+     */
+    DispatchApi.Released releaseDispatch(UUID dispatchId, String node);
+
     /** {@code GET /v1/cleanup/candidates}: finished runs past retention. PUBLISH_UNKNOWN runs never appear. */
     List<CleanupCandidate> cleanupCandidates();
 

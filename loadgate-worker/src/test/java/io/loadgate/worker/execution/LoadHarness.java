@@ -73,7 +73,7 @@ final class LoadHarness implements AutoCloseable {
         catalog = new TargetCatalog(faults);
         context = new WorkerContext(client, "test-node", new Configuration(), new WorkerContext.Shared(
                 new RunContexts(client), sources, TargetCatalogs.withDefault(catalog, dir.resolve("warehouse")), timer),
-                Duration.ofMillis(500));
+                Duration.ofMillis(500), Duration.ofSeconds(1));
         try (Connection c = source.connect(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE items (id bigint, grp integer NOT NULL, amount numeric(10,2), note text,"
                     + " day date NOT NULL)");
