@@ -70,11 +70,6 @@ public final class Worker implements AutoCloseable {
         return stopping;
     }
 
-    /** How many steps are running right now. */
-    public int busy() {
-        return busy.get();
-    }
-
     private void leaseLoop() {
         Lease lease = new Lease(context.node(), types, 1, (int) Math.max(1, context.leaseWait().toSeconds()));
         Duration backoff = Duration.ofMillis(250);
