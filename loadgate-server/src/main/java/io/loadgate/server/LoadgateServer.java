@@ -19,8 +19,10 @@ import io.loadgate.server.dispatch.NotificationHub;
 import io.loadgate.server.dispatch.NotificationListener;
 import io.loadgate.server.dispatch.WorkerLeases;
 import io.loadgate.server.http.ApiServer;
+import io.loadgate.server.metrics.LedgerGauges;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -61,6 +63,7 @@ public final class LoadgateServer implements AutoCloseable {
             ApiServer api = ApiServer.start(new ApiServer.Wiring(ledger, authenticator(config), metrics, leases),
                     config.server().host(), config.server().port(), tls);
             resources.add(0, api);
+            resources.add(0, LedgerGauges.start(ledger.views(), metrics, Duration.ofSeconds(15)));
             // Waiting lease polls end before the API stops; the loops stop before everything else.
             resources.add(0, leases);
             resources.add(0, ControlLoop.start(ledger, hub, config));

@@ -76,6 +76,19 @@ public final class RunViews {
             ORDER BY r.started_at LIMIT 200
             """;
 
+    private static final String VITALS = """
+            SELECT (SELECT count(*) FROM load_run WHERE status = 'PUBLISH_UNKNOWN') AS publish_unknown,
+                   (SELECT count(*) FROM load_dispatch WHERE status = 'DEAD'
+                       AND run_id IN (SELECT run_id FROM load_run WHERE status IN ('CREATED', 'EXTRACTING',
+                           'EXTRACTED_VALIDATED', 'STAGE_VALIDATING', 'STAGING_VALIDATED', 'PUBLISHING', 'PUBLISHED',
+                           'PUBLISH_UNKNOWN'))) AS dead_dispatches_of_active_runs,
+                   COALESCE((SELECT extract(epoch FROM now() - min(next_attempt_at)) FROM load_dispatch
+                              WHERE status = 'PENDING' AND next_attempt_at <= now()), 0) AS oldest_due_dispatch_seconds,
+                   COALESCE((SELECT extract(epoch FROM now() - min(COALESCE(heartbeat_at, started_at)))
+                               FROM load_partition WHERE status = 'RUNNING'), 0) AS oldest_heartbeat_seconds,
+                   (SELECT count(*) FROM load_partition WHERE status = 'RUNNING') AS running_partitions
+            """;
+
     private final Database database;
 
     public RunViews(Database database) {
@@ -140,6 +153,22 @@ public final class RunViews {
             }));
             summary.put("activeRuns", tx.query(ACTIVE, RunViews::summary));
             return summary;
+        });
+    }
+
+    /** The numbers an alert watches, read in one transaction. */
+    public record Vitals(Map<String, Long> runsByStatus, Map<String, Long> dispatchesByStatus, long publishUnknown,
+                         long deadDispatchesOfActiveRuns, double oldestDueDispatchSeconds,
+                         double oldestHeartbeatSeconds, long runningPartitions) {
+    }
+
+    public Vitals vitals() {
+        return database.inTransaction(tx -> {
+            Map<String, Long> runs = counts(tx, STATUS_COUNTS);
+            Map<String, Long> dispatches = counts(tx, DISPATCH_COUNTS);
+            return tx.queryOne(VITALS, rs -> new Vitals(runs, dispatches, rs.getLong("publish_unknown"),
+                    rs.getLong("dead_dispatches_of_active_runs"), rs.getDouble("oldest_due_dispatch_seconds"),
+                    rs.getDouble("oldest_heartbeat_seconds"), rs.getLong("running_partitions"))).orElseThrow();
         });
     }
 

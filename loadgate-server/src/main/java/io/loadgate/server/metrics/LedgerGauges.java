@@ -1,0 +1,100 @@
+package io.loadgate.server.metrics;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.ledger.dispatch.DispatchStatus;
+import io.loadgate.ledger.run.RunStatus;
+import io.loadgate.ledger.run.RunViews;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ledger's state as Prometheus gauges, read on a timer rather than on each scrape, so that a busy scraper cannot
+ * load the database. {@code loadgate_ledger_up} turns 0 when the last read failed; the other gauges then keep their
+ * last values, which is what an alert on them should see.
+ */
+public final class LedgerGauges implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LedgerGauges.class);
+
+    private final RunViews views;
+    private final Map<RunStatus, AtomicLong> runs = new EnumMap<>(RunStatus.class);
+    private final Map<DispatchStatus, AtomicLong> dispatches = new EnumMap<>(DispatchStatus.class);
+    private final AtomicLong up = new AtomicLong();
+    private final AtomicLong publishUnknown = new AtomicLong();
+    private final AtomicLong deadDispatches = new AtomicLong();
+    private final AtomicLong runningPartitions = new AtomicLong();
+    private final AtomicLong oldestDueDispatchMillis = new AtomicLong();
+    private final AtomicLong oldestHeartbeatMillis = new AtomicLong();
+    private final ScheduledExecutorService timer;
+
+    private LedgerGauges(RunViews views, MeterRegistry registry) {
+        this.views = requireNonNull(views, "views is null");
+        for (RunStatus status : RunStatus.values()) {
+            AtomicLong value = new AtomicLong();
+            runs.put(status, value);
+            Gauge.builder("loadgate_runs", value, AtomicLong::get).tag("status", status.name())
+                    .description("active runs by status, and runs that ended in the last 24 hours").register(registry);
+        }
+        for (DispatchStatus status : DispatchStatus.values()) {
+            AtomicLong value = new AtomicLong();
+            dispatches.put(status, value);
+            Gauge.builder("loadgate_dispatches", value, AtomicLong::get).tag("status", status.name())
+                    .description("outbox dispatches by status").register(registry);
+        }
+        Gauge.builder("loadgate_ledger_up", up, AtomicLong::get)
+                .description("1 when the last read of the ledger's state succeeded").register(registry);
+        Gauge.builder("loadgate_publish_unknown_runs", publishUnknown, AtomicLong::get)
+                .description("runs whose publish outcome is unknown: an operator must resolve them").register(registry);
+        Gauge.builder("loadgate_dead_dispatches_of_active_runs", deadDispatches, AtomicLong::get)
+                .description("DEAD dispatches of runs still active: a step nobody will run").register(registry);
+        Gauge.builder("loadgate_running_partitions", runningPartitions, AtomicLong::get)
+                .description("partitions being extracted now").register(registry);
+        Gauge.builder("loadgate_oldest_due_dispatch_seconds", oldestDueDispatchMillis, v -> v.get() / 1000.0)
+                .description("how long the oldest due PENDING dispatch has waited").register(registry);
+        Gauge.builder("loadgate_oldest_heartbeat_seconds", oldestHeartbeatMillis, v -> v.get() / 1000.0)
+                .description("age of the stalest RUNNING partition's last heartbeat").register(registry);
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "loadgate-gauges");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    public static LedgerGauges start(RunViews views, MeterRegistry registry, Duration interval) {
+        LedgerGauges gauges = new LedgerGauges(views, registry);
+        gauges.timer.scheduleWithFixedDelay(gauges::refresh, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+        return gauges;
+    }
+
+    void refresh() {
+        try {
+            RunViews.Vitals vitals = views.vitals();
+            runs.forEach((status, value) -> value.set(vitals.runsByStatus().getOrDefault(status.name(), 0L)));
+            dispatches.forEach((status, value) -> value.set(vitals.dispatchesByStatus().getOrDefault(status.name(), 0L)));
+            publishUnknown.set(vitals.publishUnknown());
+            deadDispatches.set(vitals.deadDispatchesOfActiveRuns());
+            runningPartitions.set(vitals.runningPartitions());
+            oldestDueDispatchMillis.set((long) (vitals.oldestDueDispatchSeconds() * 1000));
+            oldestHeartbeatMillis.set((long) (vitals.oldestHeartbeatSeconds() * 1000));
+            up.set(1);
+        } catch (Throwable e) {
+            // A failed read must not end the timer: the gauge says the ledger is down, the next pass tries again.
+            up.set(0);
+            LOG.warn("reading the ledger's state for metrics failed: {}", e.getMessage());
+        }
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}
