@@ -32,6 +32,7 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        Logging.quietUnlessAsked();
         if (rows < 1 || rows > 100_000_000L || partitions < 1 || partitions > 64) {
             throw new CliException("--rows must be 1..100000000 and --partitions 1..64", LedgerOptions.EXIT_USAGE);
         }

@@ -48,6 +48,7 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        Logging.quietUnlessAsked();
         JobSpec job = loadJob();
         if (!businessKey.matches("[0-9A-Za-z_.:\\-]{1,200}")) {
             throw new CliException("--business-key must match ^[0-9A-Za-z_.:\\-]{1,200}$", LedgerOptions.EXIT_USAGE);
