@@ -41,6 +41,7 @@ public final class ApiServer implements AutoCloseable {
     static final Set<Role> CLEANERS = Set.of(Role.WORKER, Role.OPERATOR);
 
     private static final String ENVELOPED = "loadgate.enveloped";
+    static final long MAX_REQUEST_BYTES = 32L * 1024 * 1024;
 
     private final Javalin app;
 
@@ -80,6 +81,8 @@ public final class ApiServer implements AutoCloseable {
     public static ApiServer start(Wiring wiring, String host, int port, Tls tls) {
         Javalin app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
+            // A manifest of the contract's 10,000 partitions is about 2 MB; leave room, but not without bound.
+            config.http.maxRequestSize = MAX_REQUEST_BYTES;
             if (tls != null) {
                 // With a connector of our own, Jetty opens no plain HTTP one: the API is HTTPS only.
                 config.jetty.addConnector((server, httpConfig) -> {
@@ -103,6 +106,8 @@ public final class ApiServer implements AutoCloseable {
                             Map.of()));
                 }
             });
+            routes.error(413, "*", ctx -> write(ctx, 413, envelope(ctx, "REQUEST_TOO_LARGE",
+                    "the request body is larger than " + MAX_REQUEST_BYTES / (1024 * 1024) + " MiB", Map.of())));
             routes.error(405, "*", ctx -> write(ctx, 405, envelope(ctx, "METHOD_NOT_ALLOWED",
                     ctx.method() + " is not allowed on " + ctx.path(), Map.of())));
             Routes r = new Routes(routes, wiring.authenticator());

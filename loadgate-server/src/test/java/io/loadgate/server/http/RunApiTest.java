@@ -133,6 +133,31 @@ class RunApiTest {
     }
 
     @Test
+    void aManifestOfTenThousandPartitionsIsAcceptedAndOneMoreIsNot() {
+        String runId = ledger.post("/v1/runs", create(job(), "K")).text("runId");
+        long[] counts = new long[10_000];
+        java.util.Arrays.fill(counts, 1);
+        var response = ledger.post("/v1/runs/" + runId + "/manifest", manifest(counts));
+        assertThat(response.status()).as(response.code()).isEqualTo(200);
+        assertThat(response.body().get("dispatchPartitions")).hasSize(10_000);
+
+        String other = ledger.post("/v1/runs", create(job(), "K")).text("runId");
+        long[] tooMany = new long[10_001];
+        java.util.Arrays.fill(tooMany, 1);
+        var refused = ledger.post("/v1/runs/" + other + "/manifest", manifest(tooMany));
+        assertThat(refused.status()).isEqualTo(422);
+        assertThat(refused.code()).isEqualTo("REQUEST_INVALID");
+    }
+
+    @Test
+    void aBodyBeyondTheSizeLimitIs413NotA500() {
+        String huge = "{\"jobKey\": \"" + "A".repeat(40 * 1024 * 1024) + "\"}";
+        var response = ledger.post("/v1/runs", huge);
+        assertThat(response.status()).isEqualTo(413);
+        assertThat(response.code()).isEqualTo("REQUEST_TOO_LARGE");
+    }
+
+    @Test
     void allEmptyManifestGoesStraightToExtractedValidated() {
         Map<String, Object> body = create(job(), "K");
         body.put("allowEmptySource", true);
