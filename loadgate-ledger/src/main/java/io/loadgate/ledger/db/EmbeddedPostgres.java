@@ -15,10 +15,24 @@ import java.sql.Statement;
  * under {@code $LOADGATE_HOME/pg} so that runs survive a restart.
  */
 public final class EmbeddedPostgres implements AutoCloseable {
+    private static final long SHUTDOWN_GRACE_SECONDS = 10;
+
     private final io.zonky.test.db.postgres.embedded.EmbeddedPostgres postgres;
+    private final java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
 
     private EmbeddedPostgres(io.zonky.test.db.postgres.embedded.EmbeddedPostgres postgres) {
         this.postgres = postgres;
+        // PostgreSQL must stop last, after the pools and listeners that use it, which the process's own shutdown
+        // closes in order. Shutdown hooks run all at once, so this one waits for that before stopping it alone.
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                if (!closed.await(SHUTDOWN_GRACE_SECONDS, java.util.concurrent.TimeUnit.SECONDS)) {
+                    close();
+                }
+            } catch (InterruptedException e) {
+                close();
+            }
+        }, "loadgate-embedded-postgres-stop"));
     }
 
     /** Starts on {@code dataDirectory} (created when missing, kept on close); port 0 picks a free port. */
@@ -30,6 +44,7 @@ public final class EmbeddedPostgres implements AutoCloseable {
             var builder = io.zonky.test.db.postgres.embedded.EmbeddedPostgres.builder()
                     .setDataDirectory(dataDirectory)
                     .setCleanDataDirectory(false)
+                    .setRegisterShutdownHook(false)
                     .setServerConfig("max_connections", "200");
             if (port > 0) {
                 builder.setPort(port);
@@ -88,11 +103,16 @@ public final class EmbeddedPostgres implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (closed.getCount() == 0) {
+            return;
+        }
         try {
             postgres.close();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } finally {
+            closed.countDown();
         }
     }
 }

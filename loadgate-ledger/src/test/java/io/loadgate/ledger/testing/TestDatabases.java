@@ -49,7 +49,6 @@ public final class TestDatabases {
             try {
                 Path dir = Files.createTempDirectory("loadgate-test-pg");
                 EmbeddedPostgres pg = EmbeddedPostgres.start(dir, 0);
-                Runtime.getRuntime().addShutdownHook(new Thread(pg::close));
                 server = new Server(pg.jdbcUrl("postgres"), "jdbc:postgresql://127.0.0.1:" + pg.port() + "/");
             } catch (java.io.IOException e) {
                 throw new IllegalStateException(e);
