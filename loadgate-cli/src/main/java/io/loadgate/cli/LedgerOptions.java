@@ -8,6 +8,7 @@ import io.loadgate.worker.ledger.LedgerToken;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.function.Function;
 import picocli.CommandLine.Option;
@@ -39,12 +40,18 @@ final class LedgerOptions {
 
     enum Role {
         WORKER("worker"),
-        OPERATOR("operator");
+        OPERATOR("operator"),
+        /** Reads only: the viewer token, or the worker token when the file has no viewer line. */
+        READER("viewer", "worker");
 
-        final String tokenRole;
+        final List<String> tokenRoles;
 
-        Role(String tokenRole) {
-            this.tokenRole = tokenRole;
+        Role(String... tokenRoles) {
+            this.tokenRoles = List.of(tokenRoles);
+        }
+
+        String label() {
+            return String.join(" or ", tokenRoles);
         }
     }
 
@@ -73,14 +80,7 @@ final class LedgerOptions {
     }
 
     private LedgerClient client(Role role, LedgerClientConfig.Retry retry) {
-        Path file = tokenFile();
-        LedgerToken token;
-        try {
-            token = LedgerToken.fromFile(file, role.tokenRole);
-        } catch (UncheckedIOException | IllegalArgumentException e) {
-            throw new CliException("no " + role.tokenRole + " token: " + CliErrors.oneLine(e) + " (use --token-file)",
-                    EXIT_USAGE);
-        }
+        LedgerToken token = token(role);
         LedgerClientConfig config;
         try {
             config = LedgerClientConfig.builder(ledgerUrl(), token).retry(retry).build();
@@ -88,6 +88,23 @@ final class LedgerOptions {
             throw new CliException("--ledger: " + e.getMessage(), EXIT_USAGE);
         }
         return HttpLedgerClient.create(config);
+    }
+
+    private LedgerToken token(Role role) {
+        Path file = tokenFile();
+        RuntimeException first = null;
+        for (String tokenRole : role.tokenRoles) {
+            try {
+                return LedgerToken.fromFile(file, tokenRole);
+            } catch (UncheckedIOException | IllegalArgumentException e) {
+                first = first == null ? e : first;
+                if (e instanceof UncheckedIOException) {
+                    break;
+                }
+            }
+        }
+        throw new CliException("no " + role.label() + " token: " + CliErrors.oneLine(first) + " (use --token-file)",
+                EXIT_USAGE);
     }
 
     /** Runs one ledger call and turns its failure into the one line the user sees. */
@@ -99,7 +116,7 @@ final class LedgerOptions {
         }
     }
 
-    private CliException explain(LedgerCallException e) {
+    CliException explain(LedgerCallException e) {
         if (e.isUnreachable()) {
             return new CliException(e.ledgerMessage() + "; is it running? Pass --ledger URL if it is elsewhere",
                     EXIT_UNAVAILABLE);

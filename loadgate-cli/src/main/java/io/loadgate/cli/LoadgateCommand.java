@@ -5,7 +5,8 @@ import picocli.CommandLine.Command;
 @Command(name = "loadgate", mixinStandardHelpOptions = true, version = "loadgate 0.1.0",
         description = "Loads tables and files into a data lake exactly once.",
         subcommands = {DemoCommand.class, RunCommand.class, WorkerCommand.class, ServerCommand.class,
-                ControlLoopCommand.class, RunsCommand.class, CleanupCommand.class, ResolveCommand.class, DispatchCommand.class,
+                ControlLoopCommand.class, RunsCommand.class, MonitorCommand.class, CleanupCommand.class,
+                ResolveCommand.class, DispatchCommand.class,
                 TokenCommand.class})
 final class LoadgateCommand implements Runnable {
     @picocli.CommandLine.Spec

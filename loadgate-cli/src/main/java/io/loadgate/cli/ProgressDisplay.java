@@ -25,8 +25,12 @@ final class ProgressDisplay implements RunFollower.Listener {
     }
 
     static ProgressDisplay forStdout() {
-        return new ProgressDisplay(System.out, System.console() != null && System.getenv("TERM") != null
-                && !"dumb".equals(System.getenv("TERM")));
+        return new ProgressDisplay(System.out, stdoutIsTerminal());
+    }
+
+    /** Whether cursor movement would reach a person: a console (stdin and stdout a terminal) that is not "dumb". */
+    static boolean stdoutIsTerminal() {
+        return System.console() != null && System.getenv("TERM") != null && !"dumb".equals(System.getenv("TERM"));
     }
 
     @Override

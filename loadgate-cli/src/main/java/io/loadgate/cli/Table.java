@@ -5,13 +5,27 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-/** A plain text table: a header row and left-aligned columns two spaces apart. Nulls print as "-". */
+/**
+ * A plain text table: a header row and left-aligned columns two spaces apart. Nulls print as "-". A column may be
+ * capped at a width; longer cells are cut and end in "~", so a table fits a terminal of known width.
+ */
 final class Table {
     private final List<String> headers;
     private final List<List<String>> rows = new ArrayList<>();
+    private int[] caps;
 
     Table(String... headers) {
         this.headers = List.of(headers);
+        this.caps = new int[headers.length];
+    }
+
+    /** The widest each column may be, in header order; 0 leaves a column uncapped. */
+    Table cap(int... widths) {
+        if (widths.length != headers.size()) {
+            throw new IllegalArgumentException(widths.length + " caps for " + headers.size() + " columns");
+        }
+        caps = widths.clone();
+        return this;
     }
 
     Table row(Object... cells) {
@@ -27,27 +41,45 @@ final class Table {
     }
 
     void print(PrintWriter out) {
+        lines().forEach(out::println);
+    }
+
+    List<String> lines() {
         int[] widths = new int[headers.size()];
         for (int i = 0; i < widths.length; i++) {
             widths[i] = headers.get(i).length();
             for (List<String> row : rows) {
                 widths[i] = Math.max(widths[i], row.get(i).length());
             }
-        }
-        line(out, headers, widths);
-        for (List<String> row : rows) {
-            line(out, row, widths);
-        }
-    }
-
-    private static void line(PrintWriter out, List<String> cells, int[] widths) {
-        StringBuilder line = new StringBuilder();
-        for (int i = 0; i < cells.size(); i++) {
-            line.append(cells.get(i));
-            if (i < cells.size() - 1) {
-                line.append(" ".repeat(widths[i] - cells.get(i).length() + 2));
+            if (caps[i] > 0) {
+                widths[i] = Math.min(widths[i], caps[i]);
             }
         }
-        out.println(line);
+        List<String> lines = new ArrayList<>();
+        lines.add(line(headers, widths));
+        for (List<String> row : rows) {
+            lines.add(line(row, widths));
+        }
+        return lines;
+    }
+
+    /** The text cut to {@code width} characters, ending in "~" when something was cut. */
+    static String fit(String text, int width) {
+        if (text.length() <= width) {
+            return text;
+        }
+        return width <= 1 ? text.substring(0, Math.max(width, 0)) : text.substring(0, width - 1) + "~";
+    }
+
+    private static String line(List<String> cells, int[] widths) {
+        StringBuilder line = new StringBuilder();
+        for (int i = 0; i < cells.size(); i++) {
+            String cell = fit(cells.get(i), widths[i]);
+            line.append(cell);
+            if (i < cells.size() - 1) {
+                line.append(" ".repeat(widths[i] - cell.length() + 2));
+            }
+        }
+        return line.toString();
     }
 }

@@ -54,17 +54,23 @@ public final class RunViews {
              GROUP BY status ORDER BY status
             """;
     private static final String DISPATCH_COUNTS = "SELECT status, count(*) FROM load_dispatch GROUP BY status ORDER BY status";
-    // What an operator woken at night must look at first, with why and since when.
+    // What an operator woken at night must look at first, with why and since when. kind and dispatchId let a
+    // client print the command to run without parsing the reason text.
     private static final String ATTENTION = """
             SELECT r.run_id, r.job_key, r.business_key, r.status, r.status_changed_at AS since,
+                   CASE WHEN r.status = 'PUBLISH_UNKNOWN' THEN 'PUBLISH_UNKNOWN' ELSE 'FAILED_RUN' END AS kind,
+                   NULL::uuid AS dispatch_id, NULL::text AS dispatch_type,
                    CASE WHEN r.status = 'PUBLISH_UNKNOWN' THEN 'publish outcome unknown: resolve it'
-                        ELSE 'failed in the last 24 hours: ' || COALESCE(r.error_code, r.status) END AS reason
+                        ELSE 'failed in the last 24 hours: ' || COALESCE(r.error_code, r.status) END AS reason,
+                   r.error_stage, r.error_code, r.error_message
               FROM load_run r
              WHERE r.status = 'PUBLISH_UNKNOWN'
                 OR (r.status LIKE 'FAILED%' OR r.status = 'TIMED_OUT') AND r.completed_at > now() - interval '24 hours'
             UNION ALL
-            SELECT d.run_id, r.job_key, r.business_key, r.status, d.created_at,
-                   'dispatch ' || d.dispatch_type || ' ' || d.dispatch_id || ' is DEAD: ' || COALESCE(d.last_error, '')
+            SELECT d.run_id, r.job_key, r.business_key, r.status, d.created_at, 'DEAD_DISPATCH', d.dispatch_id,
+                   d.dispatch_type,
+                   'dispatch ' || d.dispatch_type || ' ' || d.dispatch_id || ' is DEAD: ' || COALESCE(d.last_error, ''),
+                   NULL, NULL, d.last_error
               FROM load_dispatch d JOIN load_run r USING (run_id)
              WHERE d.status = 'DEAD' AND r.status IN ('EXTRACTED_VALIDATED', 'STAGING_VALIDATED', 'PUBLISHED', 'EXTRACTING')
             ORDER BY since LIMIT 100
@@ -149,6 +155,13 @@ public final class RunViews {
                 a.put("status", rs.getString("status"));
                 a.put("since", text(Tx.instant(rs, "since")));
                 a.put("reason", rs.getString("reason"));
+                a.put("kind", rs.getString("kind"));
+                UUID dispatchId = rs.getObject("dispatch_id", UUID.class);
+                a.put("dispatchId", dispatchId == null ? null : dispatchId.toString());
+                a.put("dispatchType", rs.getString("dispatch_type"));
+                a.put("errorStage", rs.getString("error_stage"));
+                a.put("errorCode", rs.getString("error_code"));
+                a.put("errorMessage", rs.getString("error_message"));
                 return a;
             }));
             summary.put("activeRuns", tx.query(ACTIVE, RunViews::summary));

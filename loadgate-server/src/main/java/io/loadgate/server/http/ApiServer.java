@@ -117,6 +117,7 @@ public final class ApiServer implements AutoCloseable {
             StepRoutes.register(r, wiring.ledger());
             OperatorRoutes.register(r, wiring.ledger());
             DispatchRoutes.register(r, wiring.workerLeases());
+            DashboardRoutes.register(r);
         });
         app.start(host, port);
         return new ApiServer(app);

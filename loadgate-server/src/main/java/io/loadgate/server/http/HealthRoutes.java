@@ -4,7 +4,9 @@ import io.loadgate.ledger.Ledger;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Map;
 
-/** Liveness, readiness and metrics: the only endpoints without a token. */
+/**
+ * Liveness, readiness and metrics: with the dashboard page ({@link DashboardRoutes}), the only endpoints without a token.
+ */
 final class HealthRoutes {
     private HealthRoutes() {
     }

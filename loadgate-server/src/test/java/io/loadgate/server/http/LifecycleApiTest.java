@@ -382,5 +382,9 @@ class LifecycleApiTest {
         assertThat(summary.status()).isEqualTo(200);
         assertThat(summary.body().at("/runsByStatus/PUBLISH_UNKNOWN").asInt()).isGreaterThanOrEqualTo(1);
         assertThat(summary.body().get("attention").toString()).contains(runId, "resolve");
+        var entry = java.util.stream.StreamSupport.stream(summary.body().get("attention").spliterator(), false)
+                .filter(a -> a.get("runId").asText().equals(runId)).findFirst().orElseThrow();
+        assertThat(entry.get("kind").asText()).as(entry.toString()).isEqualTo("PUBLISH_UNKNOWN");
+        assertThat(entry.get("dispatchId").isNull()).as(entry.toString()).isTrue();
     }
 }

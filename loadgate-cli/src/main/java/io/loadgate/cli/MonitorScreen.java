@@ -1,0 +1,393 @@
+package io.loadgate.cli;
+
+import static java.util.Objects.requireNonNull;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * One screen of {@code loadgate monitor}, laid out for an 80-column terminal: the header, the counts, what needs an
+ * operator (with the exact command to run), then the active runs. Pure: the command fetches, this only lays out.
+ */
+final class MonitorScreen {
+    /** Columns the screen may use: one less than 80, since some terminals wrap a line that fills the last column. */
+    static final int WIDTH = 79;
+
+    private static final String RED = "\033[1;31m";
+    private static final String YELLOW = "\033[33m";
+    private static final String GREEN = "\033[32m";
+    private static final String BOLD = "\033[1m";
+    private static final String RESET = "\033[0m";
+    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss xxx");
+
+    /** What needs an operator, as the ledger's {@code attention} entries say. */
+    enum Kind {
+        PUBLISH_UNKNOWN,
+        DEAD_DISPATCH,
+        FAILED_RUN
+    }
+
+    record Attention(Kind kind, String runId, String jobKey, String businessKey, String status, Instant since,
+                     String reason, String dispatchId, String dispatchType, String errorStage, String errorCode,
+                     String errorMessage) {
+        Attention {
+            requireNonNull(kind, "kind is null");
+            requireNonNull(runId, "runId is null");
+        }
+    }
+
+    record ActiveRun(String runId, String jobKey, String businessKey, String status, long partitionsDone,
+                     Long partitions, long rowsExtracted, Long rows, Instant startedAt) {
+        ActiveRun {
+            requireNonNull(runId, "runId is null");
+        }
+    }
+
+    /** The ledger's {@code GET /v1/monitor/summary}, typed. */
+    record Summary(Map<String, Long> runsByStatus, Map<String, Long> dispatchesByStatus, List<Attention> attention,
+                   List<ActiveRun> activeRuns) {
+        Summary {
+            // Kept in the ledger's order (by name), which Map.copyOf would lose.
+            runsByStatus = Collections.unmodifiableMap(new LinkedHashMap<>(runsByStatus));
+            dispatchesByStatus = Collections.unmodifiableMap(new LinkedHashMap<>(dispatchesByStatus));
+            attention = List.copyOf(attention);
+            activeRuns = List.copyOf(activeRuns);
+        }
+
+        static Summary from(Map<String, Object> json) {
+            List<Attention> attention = new ArrayList<>();
+            for (Map<String, Object> a : objects(json.get("attention"))) {
+                attention.add(new Attention(kind(a), text(a, "runId"), text(a, "jobKey"), text(a, "businessKey"),
+                        text(a, "status"), instant(a, "since"), text(a, "reason"), text(a, "dispatchId"),
+                        text(a, "dispatchType"), text(a, "errorStage"), text(a, "errorCode"),
+                        text(a, "errorMessage")));
+            }
+            List<ActiveRun> active = new ArrayList<>();
+            for (Map<String, Object> r : objects(json.get("activeRuns"))) {
+                Long done = number(r, "successPartitionCount");
+                Long extracted = number(r, "extractedCount");
+                active.add(new ActiveRun(text(r, "runId"), text(r, "jobKey"), text(r, "businessKey"),
+                        text(r, "status"), done == null ? 0 : done, number(r, "expectedPartitionCount"),
+                        extracted == null ? 0 : extracted, number(r, "sourceCount"), instant(r, "startedAt")));
+            }
+            return new Summary(counts(json.get("runsByStatus")), counts(json.get("dispatchesByStatus")), attention,
+                    active);
+        }
+
+        /** A ledger from before {@code kind} existed still names a publish-unknown run by its status. */
+        private static Kind kind(Map<String, Object> a) {
+            String kind = text(a, "kind");
+            if (kind != null) {
+                try {
+                    return Kind.valueOf(kind);
+                } catch (IllegalArgumentException e) {
+                    // a kind this client does not know: shown as a failed run, with the ledger's reason
+                }
+            }
+            if ("PUBLISH_UNKNOWN".equals(text(a, "status"))) {
+                return Kind.PUBLISH_UNKNOWN;
+            }
+            return text(a, "dispatchId") != null ? Kind.DEAD_DISPATCH : Kind.FAILED_RUN;
+        }
+    }
+
+    /** What the command knows when it draws: the last summary it got, and what went wrong since, if anything. */
+    record State(String ledgerUrl, ZonedDateTime now, Summary summary, Instant summaryAt, String problem) {
+        State {
+            requireNonNull(ledgerUrl, "ledgerUrl is null");
+            requireNonNull(now, "now is null");
+        }
+    }
+
+    /** How to draw: colours on a terminal; entry limits keep a live screen to one page. 0 means no limit. */
+    record Layout(boolean color, int maxAttention, int maxActive, String commandLedger, String footer) {
+        static Layout snapshot(String commandLedger) {
+            return new Layout(false, 0, 0, commandLedger, null);
+        }
+    }
+
+    private final Layout layout;
+    private final List<String> lines = new ArrayList<>();
+
+    private MonitorScreen(Layout layout) {
+        this.layout = layout;
+    }
+
+    static List<String> render(State state, Layout layout) {
+        MonitorScreen screen = new MonitorScreen(layout);
+        screen.draw(state);
+        return List.copyOf(screen.lines);
+    }
+
+    private void draw(State state) {
+        header(state);
+        Summary summary = state.summary();
+        if (summary == null) {
+            return;
+        }
+        Instant now = state.now().toInstant();
+        add("");
+        items("runs       ", ordered(summary.runsByStatus()));
+        items("dispatches ", ordered(summary.dispatchesByStatus()));
+        add("");
+        attention(summary.attention(), now);
+        add("");
+        active(summary.activeRuns(), now);
+        if (layout.footer() != null) {
+            add("");
+            add(layout.footer());
+        }
+    }
+
+    private void header(State state) {
+        add(Table.fit("LOADGATE MONITOR  " + state.now().format(CLOCK) + "  " + state.ledgerUrl(), WIDTH));
+        if (state.problem() == null) {
+            add("ledger: reachable", GREEN);
+            return;
+        }
+        add(Table.fit("ledger: " + state.problem(), WIDTH), RED);
+        if (state.summary() != null && state.summaryAt() != null) {
+            add("the figures below are from " + state.summaryAt().atZone(state.now().getZone()).format(CLOCK)
+                    + " (" + age(Duration.between(state.summaryAt(), state.now().toInstant())) + " ago)", YELLOW);
+        }
+    }
+
+    /** A label and "NAME n" items, wrapped under the label when they do not fit on one line. */
+    private void items(String label, List<String> items) {
+        String indent = " ".repeat(label.length());
+        StringBuilder line = new StringBuilder(label);
+        if (items.isEmpty()) {
+            line.append("none");
+        }
+        boolean first = true;
+        for (String item : items) {
+            if (!first && line.length() + 2 + item.length() > WIDTH) {
+                add(line.toString());
+                line = new StringBuilder(indent);
+                first = true;
+            }
+            line.append(first ? "" : "  ").append(item);
+            first = false;
+        }
+        add(line.toString());
+    }
+
+    private void attention(List<Attention> all, Instant now) {
+        // The ledger orders by age; an operator needs the blocking kinds first: a publish-unknown run blocks its key
+        // until someone resolves it, a dead dispatch stalls a run, a failed run only wants a new run.
+        List<Attention> entries = all.stream().sorted(Comparator.comparing(Attention::kind)).toList();
+        if (entries.isEmpty()) {
+            add("ATTENTION: nothing needs an operator", GREEN);
+            return;
+        }
+        long publishUnknown = entries.stream().filter(a -> a.kind() == Kind.PUBLISH_UNKNOWN).count();
+        long dead = entries.stream().filter(a -> a.kind() == Kind.DEAD_DISPATCH).count();
+        long failed = entries.size() - publishUnknown - dead;
+        add("ATTENTION: " + publishUnknown + " publish unknown, " + dead + " dead dispatches, " + failed
+                + " failed in 24 h", RED);
+        int shown = layout.maxAttention() > 0 ? Math.min(layout.maxAttention(), entries.size()) : entries.size();
+        for (Attention a : entries.subList(0, shown)) {
+            add("");
+            switch (a.kind()) {
+                case PUBLISH_UNKNOWN -> publishUnknown(a, now);
+                case DEAD_DISPATCH -> deadDispatch(a, now);
+                case FAILED_RUN -> failedRun(a, now);
+            }
+        }
+        if (shown < entries.size()) {
+            add("");
+            add("... and " + (entries.size() - shown) + " more: loadgate monitor --once | less", YELLOW);
+        }
+    }
+
+    // Each entry's first line puts the age before the job and key: a long key is cut, never the age.
+    private void publishUnknown(Attention a, Instant now) {
+        add(Table.fit("! PUBLISH_UNKNOWN  for " + since(a, now) + "  " + key(a), WIDTH), RED);
+        add("  run " + a.runId());
+        add("  The publish outcome is unknown; the run blocks its key until resolved.");
+        add("  Look in the target for a snapshot whose summary has loadgate.run-id = run.");
+        add("  Found:");
+        command(List.of("loadgate", "resolve", a.runId(), "--as PUBLISHED",
+                "--reason \"snapshot <id> carries the run id\""));
+        add("  Not there, and the publishing process is gone:");
+        command(List.of("loadgate", "resolve", a.runId(), "--as FAILED_PUBLISH",
+                "--reason \"no snapshot carries the run id\""));
+    }
+
+    private void deadDispatch(Attention a, Instant now) {
+        String type = a.dispatchType() == null ? "" : a.dispatchType() + "  ";
+        add(Table.fit("! DEAD DISPATCH  for " + since(a, now) + "  " + type + key(a), WIDTH), RED);
+        add("  run " + a.runId() + "  (" + a.status() + ")");
+        if (a.dispatchId() == null) {
+            // An older ledger names the dispatch only in its reason text.
+            add(Table.fit("  " + a.reason(), WIDTH));
+            command(List.of("loadgate", "runs", "show", a.runId()));
+            return;
+        }
+        add("  dispatch " + a.dispatchId());
+        add(Table.fit("  last error: " + (a.errorMessage() == null ? "-" : oneLine(a.errorMessage())), WIDTH));
+        add("  Fix the receiver, then deliver it again:");
+        command(List.of("loadgate", "dispatch", "resend", a.runId(), a.dispatchId()));
+    }
+
+    private void failedRun(Attention a, Instant now) {
+        add(Table.fit("x " + a.status() + "  " + since(a, now) + " ago  " + key(a), WIDTH), YELLOW);
+        String error = (a.errorStage() == null ? "" : a.errorStage() + " ")
+                + (a.errorCode() == null ? "" : a.errorCode() + ": ")
+                + (a.errorMessage() == null ? "" : oneLine(a.errorMessage()));
+        add(Table.fit("  " + (error.isBlank() ? a.reason() : error), WIDTH));
+        command(List.of("loadgate", "runs", "show", a.runId()));
+    }
+
+    private void active(List<ActiveRun> runs, Instant now) {
+        if (runs.isEmpty()) {
+            add("ACTIVE RUNS: none", BOLD);
+            return;
+        }
+        add("ACTIVE RUNS: " + runs.size() + " (oldest first)", BOLD);
+        int shown = layout.maxActive() > 0 ? Math.min(layout.maxActive(), runs.size()) : runs.size();
+        // Caps keep the widest row within 79 columns: 15+10+19+10+9+6 plus five gaps of two.
+        Table table = new Table("JOB", "KEY", "STATUS", "PARTS", "ROWS", "AGE").cap(15, 10, 19, 10, 9, 6);
+        for (ActiveRun run : runs.subList(0, shown)) {
+            table.row(run.jobKey(), run.businessKey(), run.status(),
+                    run.partitionsDone() + "/" + (run.partitions() == null ? "-" : run.partitions()),
+                    compact(run.rowsExtracted()) + "/" + (run.rows() == null ? "-" : compact(run.rows())),
+                    run.startedAt() == null ? null : age(Duration.between(run.startedAt(), now)));
+        }
+        table.lines().forEach(this::add);
+        if (shown < runs.size()) {
+            add("... and " + (runs.size() - shown) + " more: loadgate runs list", YELLOW);
+        }
+    }
+
+    /**
+     * A command an operator copies: never cut, wrapped with a shell continuation so that it pastes as one command.
+     * Each word (an option and its value count as one) stays whole.
+     */
+    private void command(List<String> words) {
+        List<String> all = new ArrayList<>(words);
+        if (layout.commandLedger() != null) {
+            all.add("--ledger " + layout.commandLedger());
+        }
+        StringBuilder line = new StringBuilder("    ");
+        boolean first = true;
+        for (String word : all) {
+            if (!first && line.length() + 1 + word.length() + 2 > WIDTH) {
+                add(line + " \\", BOLD);
+                line = new StringBuilder("      ");
+                first = true;
+            }
+            line.append(first ? "" : " ").append(word);
+            first = false;
+        }
+        add(line.toString(), BOLD);
+    }
+
+    private void add(String line) {
+        lines.add(line);
+    }
+
+    private void add(String line, String color) {
+        lines.add(layout.color() ? color + line + RESET : line);
+    }
+
+    private static String key(Attention a) {
+        return a.jobKey() + " / " + a.businessKey();
+    }
+
+    private static String since(Attention a, Instant now) {
+        return a.since() == null ? "?" : age(Duration.between(a.since(), now));
+    }
+
+    /** "NAME n" items in the order the ledger sent them (it sorts by name). */
+    private static List<String> ordered(Map<String, Long> counts) {
+        return counts.entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).toList();
+    }
+
+    static String age(Duration duration) {
+        long s = Math.max(0, duration.getSeconds());
+        if (s < 60) {
+            return s + "s";
+        }
+        if (s < 3600) {
+            return s / 60 + "m";
+        }
+        if (s < 86_400) {
+            return s / 3600 + "h" + String.format("%02d", s % 3600 / 60) + "m";
+        }
+        return s / 86_400 + "d" + String.format("%02d", s % 86_400 / 3600) + "h";
+    }
+
+    /** A row count in at most five characters: 999, 12.3k, 1.2M, 4.0G. */
+    static String compact(long n) {
+        if (n < 1000) {
+            return Long.toString(n);
+        }
+        String[] units = {"k", "M", "G", "T", "P"};
+        double value = n;
+        int unit = -1;
+        while (value >= 999.95 && unit < units.length - 1) {
+            value /= 1000;
+            unit++;
+        }
+        return value < 100 ? String.format(Locale.ROOT, "%.1f%s", value, units[unit]) : String.format(Locale.ROOT, "%.0f%s", value, units[unit]);
+    }
+
+    private static String oneLine(String text) {
+        return text.strip().replaceAll("\\s+", " ");
+    }
+
+    private static List<Map<String, Object>> objects(Object value) {
+        List<Map<String, Object>> objects = new ArrayList<>();
+        if (value instanceof List<?> list) {
+            for (Object item : list) {
+                if (item instanceof Map<?, ?> map) {
+                    Map<String, Object> copy = new LinkedHashMap<>();
+                    map.forEach((k, v) -> copy.put(String.valueOf(k), v));
+                    objects.add(copy);
+                }
+            }
+        }
+        return objects;
+    }
+
+    private static Map<String, Long> counts(Object value) {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        if (value instanceof Map<?, ?> map) {
+            map.forEach((k, v) -> {
+                if (v instanceof Number n) {
+                    counts.put(String.valueOf(k), n.longValue());
+                }
+            });
+        }
+        return counts;
+    }
+
+    private static String text(Map<String, Object> map, String key) {
+        Object value = map.get(key);
+        return value == null ? null : value.toString();
+    }
+
+    private static Long number(Map<String, Object> map, String key) {
+        return map.get(key) instanceof Number n ? n.longValue() : null;
+    }
+
+    private static Instant instant(Map<String, Object> map, String key) {
+        String text = text(map, key);
+        try {
+            return text == null ? null : Instant.parse(text);
+        } catch (DateTimeParseException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package io.loadgate.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** The monitor's layout: 79 columns whatever the data, colours only when asked, live limits. */
+class MonitorScreenTest {
+    private static final ZonedDateTime NOW = ZonedDateTime.of(2026, 11, 30, 3, 12, 45, 0, ZoneOffset.UTC);
+    private static final String LONG_JOB = "A_VERY_LONG_JOB_KEY_" + "X".repeat(180);
+
+    private static Map<String, Object> attention(String kind, String status, String error) {
+        Map<String, Object> a = new LinkedHashMap<>();
+        a.put("runId", UUID.randomUUID().toString());
+        a.put("jobKey", LONG_JOB);
+        a.put("businessKey", "2026-11-29T00:00:00.000_" + "k".repeat(150));
+        a.put("status", status);
+        a.put("since", NOW.toInstant().minus(Duration.ofMinutes(135)).toString());
+        a.put("reason", "why");
+        a.put("kind", kind);
+        a.put("dispatchId", kind.equals("DEAD_DISPATCH") ? UUID.randomUUID().toString() : null);
+        a.put("dispatchType", kind.equals("DEAD_DISPATCH") ? "VALIDATE_RUN" : null);
+        a.put("errorCode", kind.equals("FAILED_RUN") ? "ROW_COUNT_MISMATCH" : null);
+        a.put("errorMessage", error);
+        return a;
+    }
+
+    private static Map<String, Object> summary(int attentionEach, int active) {
+        List<Object> attention = new ArrayList<>();
+        for (int i = 0; i < attentionEach; i++) {
+            // The ledger sends the oldest first, whatever the kind.
+            attention.add(attention("FAILED_RUN", "FAILED_EXTRACT", "line one\nline two " + "m".repeat(3000)));
+            attention.add(attention("DEAD_DISPATCH", "PUBLISHED", "403 " + "e".repeat(3000)));
+            attention.add(attention("PUBLISH_UNKNOWN", "PUBLISH_UNKNOWN", null));
+        }
+        List<Object> runs = new ArrayList<>();
+        for (int i = 0; i < active; i++) {
+            Map<String, Object> run = new LinkedHashMap<>();
+            run.put("runId", UUID.randomUUID().toString());
+            run.put("jobKey", LONG_JOB);
+            run.put("businessKey", "2026-11-29");
+            run.put("status", "EXTRACTED_VALIDATED");
+            run.put("successPartitionCount", 9999);
+            run.put("expectedPartitionCount", 10000);
+            run.put("extractedCount", 1_234_567_890_123L);
+            run.put("sourceCount", 9_876_543_210_987L);
+            run.put("startedAt", NOW.toInstant().minus(Duration.ofDays(3).plusHours(4)).toString());
+            runs.add(run);
+        }
+        Map<String, Object> statuses = new LinkedHashMap<>();
+        for (String s : List.of("CREATED", "EXTRACTED_VALIDATED", "EXTRACTING", "FAILED_EXTRACT", "FAILED_MANIFEST",
+                "FAILED_PUBLISH", "FAILED_STAGE_VALIDATION", "FAILED_TARGET_VALIDATION", "PUBLISHED", "PUBLISHING",
+                "PUBLISH_UNKNOWN", "STAGE_VALIDATING", "STAGING_VALIDATED", "SUCCESS", "TIMED_OUT")) {
+            statuses.put(s, 12345);
+        }
+        return Map.of("runsByStatus", statuses, "dispatchesByStatus", Map.of("DEAD", 3), "attention", attention,
+                "activeRuns", runs);
+    }
+
+    private static List<String> render(Map<String, Object> json, String problem, MonitorScreen.Layout layout) {
+        var summary = MonitorScreen.Summary.from(json);
+        return MonitorScreen.render(new MonitorScreen.State("https://a-rather-long-ledger-host.example.org:8443", NOW,
+                summary, NOW.toInstant().minusSeconds(30), problem), layout);
+    }
+
+    @Test
+    void longKeysMessagesAndCountsStayWithin79Columns() {
+        List<String> lines = render(summary(2, 3), null, MonitorScreen.Layout.snapshot(null));
+
+        String screen = String.join("\n", lines);
+        assertThat(lines).as(screen).allSatisfy(line -> assertThat(line.length()).as(line)
+                .isLessThanOrEqualTo(MonitorScreen.WIDTH));
+        assertThat(lines.get(0)).as("the clock first: a long URL is cut, never the time")
+                .isEqualTo("LOADGATE MONITOR  2026-11-30 03:12:45 +00:00  https://a-rather-long-ledger-hos~");
+        assertThat(screen).doesNotContain("\033[").contains("SUCCESS 12345", "TIMED_OUT 12345");
+        assertThat(screen).as("cut cells end in ~").contains("~");
+        assertThat(screen).as("rows in compact units").contains("1.2T/9.9T", "9999/10000", "3d04h");
+    }
+
+    @Test
+    void publishUnknownComesFirstThenDeadDispatchesThenFailedRuns() {
+        String screen = String.join("\n", render(summary(1, 0), null, MonitorScreen.Layout.snapshot(null)));
+
+        int publishUnknown = screen.indexOf("! PUBLISH_UNKNOWN");
+        int dead = screen.indexOf("! DEAD DISPATCH  for 2h15m  VALIDATE_RUN");
+        int failed = screen.indexOf("x FAILED_EXTRACT");
+        assertThat(List.of(publishUnknown, dead, failed)).as(screen).doesNotContain(-1).isSorted();
+        assertThat(screen).contains("for 2h15m", "2h15m ago", "ROW_COUNT_MISMATCH: line one line two mmm",
+                "ACTIVE RUNS: none");
+    }
+
+    @Test
+    void aLiveScreenShowsTheFirstEntriesAndSaysHowManyMore() {
+        var layout = new MonitorScreen.Layout(true, 5, 12, null, "every 5s; Ctrl-C quits");
+        List<String> lines = render(summary(3, 20), null, layout);
+
+        String screen = String.join("\n", lines);
+        assertThat(screen).contains("... and 4 more: loadgate monitor --once | less", "... and 8 more: loadgate runs list",
+                "every 5s; Ctrl-C quits");
+        assertThat(screen.split("! PUBLISH_UNKNOWN", -1)).as("all three publish-unknown runs come first").hasSize(4);
+        assertThat(screen).contains("\033[1;31mATTENTION: 3 publish unknown, 3 dead dispatches, 3 failed in 24 h\033[0m");
+        assertThat(lines).allSatisfy(line -> assertThat(line.replaceAll("\033\\[[0-9;]*m", "").length()).as(line)
+                .isLessThanOrEqualTo(MonitorScreen.WIDTH));
+    }
+
+    @Test
+    void anUnreachableLedgerKeepsTheLastFiguresAndSaysHowOldTheyAre() {
+        List<String> lines = render(summary(1, 1), "UNREACHABLE (cannot reach the ledger at https://a-rather-long-"
+                + "ledger-host.example.org:8443: connection refused)", MonitorScreen.Layout.snapshot(null));
+
+        assertThat(lines.get(1)).startsWith("ledger: UNREACHABLE (cannot reach").endsWith("~").hasSize(MonitorScreen.WIDTH);
+        assertThat(lines.get(2)).isEqualTo("the figures below are from 2026-11-30 03:12:15 +00:00 (30s ago)");
+        assertThat(String.join("\n", lines)).contains("! PUBLISH_UNKNOWN");
+
+        List<String> nothingYet = MonitorScreen.render(new MonitorScreen.State("http://x", NOW, null, null,
+                "UNREACHABLE"), MonitorScreen.Layout.snapshot(null));
+        assertThat(nothingYet).hasSize(2);
+    }
+
+    @Test
+    void anOlderLedgerWithoutKindsStillShowsPublishUnknownRuns() {
+        Map<String, Object> old = new LinkedHashMap<>(attention("PUBLISH_UNKNOWN", "PUBLISH_UNKNOWN", null));
+        old.remove("kind");
+        String screen = String.join("\n", render(Map.of("attention", List.of(old)), null,
+                MonitorScreen.Layout.snapshot(null)));
+
+        assertThat(screen).contains("! PUBLISH_UNKNOWN", "loadgate resolve " + old.get("runId") + " --as PUBLISHED");
+    }
+
+    @Test
+    void compactNumbersAndAges() {
+        assertThat(List.of(MonitorScreen.compact(0), MonitorScreen.compact(999), MonitorScreen.compact(1000),
+                MonitorScreen.compact(12_345), MonitorScreen.compact(999_999), MonitorScreen.compact(1_000_000),
+                MonitorScreen.compact(123_456_789))).containsExactly("0", "999", "1.0k", "12.3k", "1.0M", "1.0M", "123M");
+        assertThat(List.of(MonitorScreen.age(Duration.ofSeconds(59)), MonitorScreen.age(Duration.ofMinutes(59)),
+                MonitorScreen.age(Duration.ofMinutes(61)), MonitorScreen.age(Duration.ofHours(49)),
+                MonitorScreen.age(Duration.ofSeconds(-5)))).containsExactly("59s", "59m", "1h01m", "2d01h", "0s");
+        assertThat(Instant.parse("2026-11-30T03:12:45Z")).isEqualTo(NOW.toInstant());
+    }
+}
