@@ -26,7 +26,9 @@ public final class PostgresSnapshotSource implements Source {
     private static final Pattern SNAPSHOT_ID = Pattern.compile("[0-9A-Fa-f]{1,16}-[0-9A-Fa-f]{1,16}(-[0-9]{1,10})?");
     // SQLSTATEs of SET TRANSACTION SNAPSHOT when the exporting transaction is gone: invalid_parameter_value
     // (the snapshot file was removed) and object_not_in_prerequisite_state (its xmin can no longer be kept).
-    private static final Set<String> SNAPSHOT_GONE = Set.of("22023", "55000");
+    // What SET TRANSACTION SNAPSHOT raises for a snapshot whose exporter is gone: 22023 (invalid snapshot identifier)
+    // and 55000 on older servers; PostgreSQL 17 says "snapshot ... does not exist", 42704 (undefined object).
+    private static final Set<String> SNAPSHOT_GONE = Set.of("22023", "55000", "42704");
 
     private final SourceSpec source;
     private final Map<String, String> environment;
