@@ -47,7 +47,7 @@ public final class PostgresSnapshotSource implements Source {
 
     @Override
     public SnapshotHolder openSnapshot(String businessKey) {
-        Connection connection = connect();
+        Connection connection = connect(new Properties());
         try {
             beginRepeatableRead(connection);
             String snapshotId;
@@ -74,7 +74,7 @@ public final class PostgresSnapshotSource implements Source {
         if (snapshotRef == null || !SNAPSHOT_ID.matcher(snapshotRef).matches()) {
             throw new IllegalArgumentException("not a PostgreSQL snapshot id: " + snapshotRef);
         }
-        Connection connection = connect();
+        Connection connection = connect(binaryTransfer());
         try {
             beginRepeatableRead(connection);
             try (Statement statement = connection.createStatement()) {
@@ -96,8 +96,21 @@ public final class PostgresSnapshotSource implements Source {
         }
     }
 
-    private Connection connect() {
+    /**
+     * PgJDBC uses the text protocol for a statement run fewer than {@code prepareThreshold} times, which is every
+     * partition cursor: each numeric, date and timestamptz is then parsed from text. A threshold of -1 prepares on
+     * the server from the first execution, so fixed-width types come back binary; the values are the same (numeric
+     * keeps its display scale, timestamptz its instant). A prepareThreshold in the job's URL still wins.
+     */
+    private static Properties binaryTransfer() {
         Properties properties = new Properties();
+        properties.setProperty("prepareThreshold", "-1");
+        return properties;
+    }
+
+    private Connection connect(Properties driverProperties) {
+        Properties properties = new Properties();
+        properties.putAll(driverProperties);
         properties.setProperty("connectTimeout", "10");
         properties.setProperty("ApplicationName", "loadgate-worker");
         return SourceConnections.open(source, environment, properties);
