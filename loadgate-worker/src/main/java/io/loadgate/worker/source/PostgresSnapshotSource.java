@@ -56,7 +56,8 @@ public final class PostgresSnapshotSource implements Source {
                 rs.next();
                 snapshotId = rs.getString(1);
             }
-            SourcePlan plan = queries.measure(connection, snapshotId, businessKey);
+            String exported = snapshotId;
+            SourcePlan plan = queries.measure(connection, snapshotId, businessKey, () -> attach(exported, new Properties()));
             LOG.info("exported snapshot {}: {} rows in {} partitions", snapshotId, plan.split().rowCount(), plan.partitions().size());
             return new TransactionHolder(connection, plan);
         } catch (SQLException e) {
@@ -74,11 +75,31 @@ public final class PostgresSnapshotSource implements Source {
         if (snapshotRef == null || !SNAPSHOT_ID.matcher(snapshotRef).matches()) {
             throw new IllegalArgumentException("not a PostgreSQL snapshot id: " + snapshotRef);
         }
-        Connection connection = connect(binaryTransfer());
+        Connection connection;
+        try {
+            connection = attach(snapshotRef, binaryTransfer());
+        } catch (SQLException e) {
+            throw queries.failure(e);
+        }
+        try {
+            return queries.openCursor(connection, partition, businessKey, () -> SourceConnections.closeQuietly(connection));
+        } catch (SQLException e) {
+            SourceConnections.closeQuietly(connection);
+            throw queries.failure(e);
+        } catch (RuntimeException e) {
+            SourceConnections.closeQuietly(connection);
+            throw e;
+        }
+    }
+
+    /** A new connection in a transaction that sees snapshot {@code snapshotRef}, which must be well-formed. */
+    private Connection attach(String snapshotRef, Properties driverProperties) throws SQLException {
+        Connection connection = connect(driverProperties);
         try {
             beginRepeatableRead(connection);
             try (Statement statement = connection.createStatement()) {
-                // The id is checked against SNAPSHOT_ID above; SET TRANSACTION SNAPSHOT takes no parameters.
+                // The id is checked against SNAPSHOT_ID (or comes from pg_export_snapshot); SET TRANSACTION SNAPSHOT
+                // takes no parameters.
                 statement.execute("SET TRANSACTION SNAPSHOT '" + snapshotRef + "'");
             } catch (SQLException e) {
                 if (SNAPSHOT_GONE.contains(e.getSQLState())) {
@@ -86,11 +107,8 @@ public final class PostgresSnapshotSource implements Source {
                 }
                 throw e;
             }
-            return queries.openCursor(connection, partition, businessKey, () -> SourceConnections.closeQuietly(connection));
-        } catch (SQLException e) {
-            SourceConnections.closeQuietly(connection);
-            throw queries.failure(e);
-        } catch (RuntimeException e) {
+            return connection;
+        } catch (SQLException | RuntimeException e) {
             SourceConnections.closeQuietly(connection);
             throw e;
         }
