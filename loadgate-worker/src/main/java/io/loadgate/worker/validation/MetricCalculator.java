@@ -4,8 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.job.ValidationSpec;
 import java.math.BigDecimal;
-import java.util.Comparator;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
