@@ -14,14 +14,13 @@ import io.loadgate.worker.publish.TargetTable;
 import io.loadgate.worker.validation.MetricCalculator;
 import io.loadgate.worker.validation.MetricNames;
 import io.loadgate.worker.validation.MetricSet;
-import java.io.IOException;
+import io.loadgate.worker.validation.ParallelMetrics;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.CloseableIterable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,16 +50,18 @@ final class TargetValidationStep {
         // The table as it is now, not as the publish left it: while the run is PUBLISHED no other run may write this
         // business key, so anything that differs now was done behind the ledger's back and must fail the run.
         long snapshotId = table.currentSnapshot() == null ? -1 : table.currentSnapshot().snapshotId();
-        MetricCalculator calculator = new MetricCalculator(run.job().validation(), table.schema());
+        Supplier<MetricCalculator> calculators = () -> new MetricCalculator(run.job().validation(), table.schema());
         List<Metric> metrics = new ArrayList<>();
-        try (CloseableIterable<Record> records = new TargetReader(catalog).readBusinessKey(target, run.businessKey(),
-                snapshotId)) {
-            records.forEach(calculator::accept);
-        } catch (IOException | RuntimeException e) {
+        MetricSet measured;
+        try {
+            // One part per scan task, read on a pool: the merged metrics equal those of reading the scan in turn.
+            var parts = new TargetReader(catalog).readBusinessKeyTasks(target, run.businessKey(), snapshotId);
+            measured = ParallelMetrics.measure(parts, calculators, ParallelMetrics.defaultParallelism()).result();
+        } catch (RuntimeException e) {
             metrics.add(new Metric("TARGET_READABLE", "true", "false", null, MetricResult.FAIL,
                     Map.of("error", String.valueOf(e.getMessage()))));
+            measured = calculators.get().result();
         }
-        MetricSet measured = calculator.result();
         metrics.addAll(Comparison.metrics(view.sourceMetrics(), measured, "TARGET_COUNT"));
         context.ledger().recordValidations(run.runId(), new Validations(Stage.TARGET,
                 StagingValidationStep.QUERY_VERSION, metrics));

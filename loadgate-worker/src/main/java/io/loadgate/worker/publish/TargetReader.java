@@ -4,20 +4,37 @@ import static java.util.Objects.requireNonNull;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
+import org.apache.iceberg.CombinedScanTask;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestReader;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableScan;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.DeleteFilter;
+import org.apache.iceberg.data.GenericDeleteFilter;
 import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.IdentityPartitionConverters;
+import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.expressions.Evaluator;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.formats.FormatModelRegistry;
+import org.apache.iceberg.formats.ReadBuilder;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.util.PartitionUtil;
 
 /** Reads what a publish put into a target table: its rows for validation, its files for cleanup. */
 public final class TargetReader {
@@ -44,6 +61,59 @@ public final class TargetReader {
                 .useSnapshot(snapshotId)
                 .where(target.businessKeyFilter(businessKey))
                 .build();
+    }
+
+    /**
+     * The same rows as {@link #readBusinessKey}, as one part per scan task that the scan would read in turn, each
+     * opened when its supplier is called: independent, so they can be read on several threads. Each part is read
+     * as Iceberg's generic reader reads a task (delete files applied, the residual filter evaluated per row).
+     */
+    public List<Supplier<CloseableIterable<Record>>> readBusinessKeyTasks(TargetTable target, String businessKey,
+                                                                         long snapshotId) {
+        requireNonNull(target, "target is null");
+        requireNonNull(businessKey, "businessKey is null");
+        Table table = tables.loadTable(target.identifier());
+        if (table.snapshot(snapshotId) == null) {
+            throw new IllegalArgumentException("table " + target.identifier() + " has no snapshot " + snapshotId
+                    + " (never committed, or expired)");
+        }
+        // As IcebergGenerics.read(table).useSnapshot(id).where(filter) scans: all columns, case-sensitive.
+        TableScan scan = table.newScan().useSnapshot(snapshotId).filter(target.businessKeyFilter(businessKey));
+        List<Supplier<CloseableIterable<Record>>> parts = new ArrayList<>();
+        try (CloseableIterable<CombinedScanTask> combined = scan.planTasks()) {
+            for (CombinedScanTask group : combined) {
+                for (FileScanTask task : group.files()) {
+                    parts.add(() -> open(table, scan, task));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot plan the scan of " + target.identifier() + ": " + e.getMessage(), e);
+        }
+        return List.copyOf(parts);
+    }
+
+    /** One task's rows, as Iceberg's (package-private) GenericReader opens a FileScanTask. */
+    private static CloseableIterable<Record> open(Table table, TableScan scan, FileScanTask task) {
+        DeleteFilter<Record> deletes = new GenericDeleteFilter(table.io(), task, table.schema(), scan.schema());
+        Schema readSchema = deletes.requiredSchema();
+        Map<Integer, ?> constants = PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
+        ReadBuilder<Record, Object> builder = FormatModelRegistry.readBuilder(task.file().format(), Record.class,
+                table.io().newInputFile(task.file()));
+        CloseableIterable<Record> records = builder
+                .project(readSchema)
+                .idToConstant(constants)
+                .split(task.start(), task.length())
+                .caseSensitive(scan.isCaseSensitive())
+                .filter(task.residual())
+                .build();
+        records = deletes.filter(records);
+        Expression residual = task.residual();
+        if (residual != null && residual != Expressions.alwaysTrue()) {
+            InternalRecordWrapper wrapper = new InternalRecordWrapper(readSchema.asStruct());
+            Evaluator filter = new Evaluator(readSchema.asStruct(), residual, scan.isCaseSensitive());
+            records = CloseableIterable.filter(records, record -> filter.eval(wrapper.wrap(record)));
+        }
+        return records;
     }
 
     /**

@@ -49,7 +49,7 @@ public final class PostgresSnapshotSource implements Source {
 
     @Override
     public SnapshotHolder openSnapshot(String businessKey) {
-        Connection connection = connect();
+        Connection connection = connect(new Properties());
         try {
             beginRepeatableRead(connection);
             String snapshotId;
@@ -58,7 +58,8 @@ public final class PostgresSnapshotSource implements Source {
                 rs.next();
                 snapshotId = rs.getString(1);
             }
-            SourcePlan plan = queries.measure(connection, snapshotId, businessKey);
+            String exported = snapshotId;
+            SourcePlan plan = queries.measure(connection, snapshotId, businessKey, () -> attach(exported, new Properties()));
             LOG.info("exported snapshot {}: {} rows in {} partitions", snapshotId, plan.split().rowCount(), plan.partitions().size());
             return new TransactionHolder(connection, plan);
         } catch (SQLException e) {
@@ -76,18 +77,13 @@ public final class PostgresSnapshotSource implements Source {
         if (snapshotRef == null || !SNAPSHOT_ID.matcher(snapshotRef).matches()) {
             throw new IllegalArgumentException("not a PostgreSQL snapshot id: " + snapshotRef);
         }
-        Connection connection = connect();
+        Connection connection;
         try {
-            beginRepeatableRead(connection);
-            try (Statement statement = connection.createStatement()) {
-                // The id is checked against SNAPSHOT_ID above; SET TRANSACTION SNAPSHOT takes no parameters.
-                statement.execute("SET TRANSACTION SNAPSHOT '" + snapshotRef + "'");
-            } catch (SQLException e) {
-                if (SNAPSHOT_GONE.contains(e.getSQLState())) {
-                    throw new SnapshotExpiredException("snapshot " + snapshotRef + " is gone: " + SourceConnections.firstLine(e.getMessage()), e);
-                }
-                throw e;
-            }
+            connection = attach(snapshotRef, binaryTransfer());
+        } catch (SQLException e) {
+            throw queries.failure(e);
+        }
+        try {
             return queries.openCursor(connection, partition, businessKey, () -> SourceConnections.closeQuietly(connection));
         } catch (SQLException e) {
             SourceConnections.closeQuietly(connection);
@@ -98,8 +94,43 @@ public final class PostgresSnapshotSource implements Source {
         }
     }
 
-    private Connection connect() {
+    /** A new connection in a transaction that sees snapshot {@code snapshotRef}, which must be well-formed. */
+    private Connection attach(String snapshotRef, Properties driverProperties) throws SQLException {
+        Connection connection = connect(driverProperties);
+        try {
+            beginRepeatableRead(connection);
+            try (Statement statement = connection.createStatement()) {
+                // The id is checked against SNAPSHOT_ID (or comes from pg_export_snapshot); SET TRANSACTION SNAPSHOT
+                // takes no parameters.
+                statement.execute("SET TRANSACTION SNAPSHOT '" + snapshotRef + "'");
+            } catch (SQLException e) {
+                if (SNAPSHOT_GONE.contains(e.getSQLState())) {
+                    throw new SnapshotExpiredException("snapshot " + snapshotRef + " is gone: " + SourceConnections.firstLine(e.getMessage()), e);
+                }
+                throw e;
+            }
+            return connection;
+        } catch (SQLException | RuntimeException e) {
+            SourceConnections.closeQuietly(connection);
+            throw e;
+        }
+    }
+
+    /**
+     * PgJDBC uses the text protocol for a statement run fewer than {@code prepareThreshold} times, which is every
+     * partition cursor: each numeric, date and timestamptz is then parsed from text. A threshold of -1 prepares on
+     * the server from the first execution, so fixed-width types come back binary; the values are the same (numeric
+     * keeps its display scale, timestamptz its instant). A prepareThreshold in the job's URL still wins.
+     */
+    private static Properties binaryTransfer() {
         Properties properties = new Properties();
+        properties.setProperty("prepareThreshold", "-1");
+        return properties;
+    }
+
+    private Connection connect(Properties driverProperties) {
+        Properties properties = new Properties();
+        properties.putAll(driverProperties);
         properties.setProperty("connectTimeout", "10");
         properties.setProperty("ApplicationName", "loadgate-worker");
         return SourceConnections.open(source, environment, properties);

@@ -21,6 +21,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 
 /**
  * What every snapshot source does on a connection that already sees the snapshot: check the job against the
@@ -44,7 +46,25 @@ final class SnapshotQueries {
         this.sql = requireNonNull(sql, "sql is null");
     }
 
+    /** A further connection that already sees the planner's snapshot; the caller of {@code open} closes it. */
+    @FunctionalInterface
+    interface SnapshotConnections {
+        Connection open() throws SQLException;
+    }
+
+    /** Measures with one connection, one query after the other. */
     SourcePlan measure(Connection connection, String snapshotRef, String businessKey) throws SQLException {
+        return measure(connection, snapshotRef, businessKey, null);
+    }
+
+    /**
+     * Measures the plan; with {@code beside}, the DUPLICATE_KEYS query runs on a connection of its own while this
+     * one measures the totals and partition counts. The query groups every key, often the longest of the three,
+     * and PostgreSQL runs its GROUP BY in one process: beside the other two it uses the cores they leave idle.
+     * Both connections see the same snapshot, so the results are those of the sequential plan.
+     */
+    SourcePlan measure(Connection connection, String snapshotRef, String businessKey, SnapshotConnections beside)
+            throws SQLException {
         List<SourceColumn> all = describe(connection);
         SourceColumn split = splitColumn(all);
         if (!split.isSplittable()) {
@@ -54,6 +74,45 @@ final class SnapshotQueries {
         List<SourceColumn> selected = selected(all);
         checkMetricColumns(selected);
 
+        FutureTask<Long> duplicates = null;
+        if (!validation.primaryKey().isEmpty()) {
+            BoundSql query = sql.duplicateKeys(businessKey, validation.primaryKey());
+            duplicates = new FutureTask<>(() -> {
+                if (beside == null) {
+                    return duplicateKeys(connection, query);
+                }
+                Connection side = beside.open();
+                try {
+                    return duplicateKeys(side, query);
+                } finally {
+                    SourceConnections.closeQuietly(side);
+                }
+            });
+            if (beside != null) {
+                Thread thread = new Thread(duplicates, "loadgate-plan-duplicate-keys");
+                thread.setDaemon(true);
+                thread.start();
+            }
+        }
+        try {
+            return measure(connection, snapshotRef, businessKey, selected, split, duplicates, beside == null);
+        } catch (SQLException | RuntimeException e) {
+            if (duplicates != null && beside != null) {
+                // Let the side query end before the caller releases the snapshot it reads; its outcome no longer matters.
+                try {
+                    await(duplicates);
+                } catch (SQLException | RuntimeException side) {
+                    if (side != e) {
+                        e.addSuppressed(side);
+                    }
+                }
+            }
+            throw e;
+        }
+    }
+
+    private SourcePlan measure(Connection connection, String snapshotRef, String businessKey, List<SourceColumn> selected,
+                               SourceColumn split, FutureTask<Long> duplicates, boolean runDuplicatesHere) throws SQLException {
         Map<String, String> metrics = new HashMap<>();
         SplitStats stats;
         try (PreparedStatement statement = sql.stats(businessKey, validation, selected).prepare(connection);
@@ -75,14 +134,42 @@ final class SnapshotQueries {
                 metrics.put(MetricNames.nullCount(column), Long.toString(rs.getLong(index++)));
             }
         }
-        if (!validation.primaryKey().isEmpty()) {
-            try (PreparedStatement statement = sql.duplicateKeys(businessKey, validation.primaryKey()).prepare(connection);
-                 ResultSet rs = statement.executeQuery()) {
-                rs.next();
-                metrics.put(MetricNames.DUPLICATE_KEYS, Long.toString(rs.getLong(1)));
+        List<Partition> partitions = partitions(connection, businessKey, stats, split);
+        if (duplicates != null) {
+            if (runDuplicatesHere) {
+                duplicates.run();
             }
+            metrics.put(MetricNames.DUPLICATE_KEYS, Long.toString(await(duplicates)));
         }
-        return new SourcePlan(snapshotRef, selected, stats, partitions(connection, businessKey, stats, split), new MetricSet(metrics));
+        return new SourcePlan(snapshotRef, selected, stats, partitions, new MetricSet(metrics));
+    }
+
+    private static long duplicateKeys(Connection connection, BoundSql query) throws SQLException {
+        try (PreparedStatement statement = query.prepare(connection); ResultSet rs = statement.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static long await(FutureTask<Long> task) throws SQLException {
+        try {
+            return task.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SourceException("interrupted while measuring the source", e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof SQLException sql) {
+                throw sql;
+            }
+            if (cause instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw new IllegalStateException(cause);
+        }
     }
 
     /** A cursor over one partition; {@code release} runs when the caller closes it. */

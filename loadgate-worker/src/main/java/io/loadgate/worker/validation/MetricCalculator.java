@@ -4,14 +4,12 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.job.ValidationSpec;
 import java.math.BigDecimal;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.Record;
@@ -23,8 +21,9 @@ import org.apache.iceberg.types.Types;
  * ({@link MetricNames}, {@link MetricValues}): COUNT, SUM as exact decimals, MIN/MAX, NULL_COUNT, and
  * DUPLICATE_KEYS = rows minus distinct keys, nulls in a key comparing equal as in SQL GROUP BY.
  *
- * <p>Not thread-safe. The duplicate-key count keeps every key in memory; that bounds it to a partition-sized or
- * run-sized key set on one worker.
+ * <p>Not thread-safe: to measure in parallel, give each thread its own calculator and {@link #merge} them. The
+ * duplicate-key count keeps every key in memory (a primitive set for a single integer key); that bounds it to a
+ * partition-sized or run-sized key set on one worker.
  */
 public final class MetricCalculator {
     // Strings compare by code point, which is the order of UTF-8 bytes: the order of PostgreSQL's COLLATE "C".
@@ -37,8 +36,8 @@ public final class MetricCalculator {
     private final Map<String, Object> mins = new LinkedHashMap<>();
     private final Map<String, Object> maxs = new LinkedHashMap<>();
     private final Map<String, Long> nulls = new LinkedHashMap<>();
-    private final Set<List<Object>> keys = new HashSet<>();
     private final int[] keyPositions;
+    private final DistinctKeys keys;
     private long count;
 
     public MetricCalculator(ValidationSpec spec, Schema schema) {
@@ -53,6 +52,7 @@ public final class MetricCalculator {
             positions.put(column, fields.indexOf(field));
         }
         keyPositions = spec.primaryKey().stream().mapToInt(positions::get).toArray();
+        keys = keyPositions.length > 0 ? DistinctKeys.of(schema, keyPositions) : null;
         spec.nullCount().forEach(column -> nulls.put(column, 0L));
     }
 
@@ -81,12 +81,29 @@ public final class MetricCalculator {
                 nulls.merge(column, 1L, Long::sum);
             }
         }
-        if (keyPositions.length > 0) {
-            List<Object> key = new ArrayList<>(keyPositions.length);
-            for (int position : keyPositions) {
-                key.add(record.get(position));
-            }
-            keys.add(key);
+        if (keys != null) {
+            keys.add(record);
+        }
+    }
+
+    /**
+     * Adds what {@code other} measured to this calculator, as if this one had accepted its records too: counts and
+     * sums add (exactly), extremes compare, key sets unite. {@code other} must measure the same spec over the same
+     * schema, and is not to be used afterwards.
+     */
+    public void merge(MetricCalculator other) {
+        requireNonNull(other, "other is null");
+        if (!spec.equals(other.spec) || !Arrays.equals(keyPositions, other.keyPositions)
+                || !positions.equals(other.positions)) {
+            throw new IllegalArgumentException("cannot merge metrics of another spec or schema");
+        }
+        count += other.count;
+        other.sums.forEach((column, sum) -> sums.merge(column, sum, BigDecimal::add));
+        other.mins.forEach((column, min) -> mins.merge(column, min, (a, b) -> NATURAL.compare(a, b) <= 0 ? a : b));
+        other.maxs.forEach((column, max) -> maxs.merge(column, max, (a, b) -> NATURAL.compare(a, b) >= 0 ? a : b));
+        other.nulls.forEach((column, n) -> nulls.merge(column, n, Long::sum));
+        if (keys != null) {
+            keys.addAll(other.keys);
         }
     }
 
@@ -97,8 +114,8 @@ public final class MetricCalculator {
         spec.min().forEach(c -> values.put(MetricNames.min(c), MetricValues.format(mins.get(c))));
         spec.max().forEach(c -> values.put(MetricNames.max(c), MetricValues.format(maxs.get(c))));
         spec.nullCount().forEach(c -> values.put(MetricNames.nullCount(c), MetricValues.format(nulls.get(c))));
-        if (keyPositions.length > 0) {
-            values.put(MetricNames.DUPLICATE_KEYS, Long.toString(count - keys.size()));
+        if (keys != null) {
+            values.put(MetricNames.DUPLICATE_KEYS, Long.toString(count - keys.count()));
         }
         return new MetricSet(values);
     }

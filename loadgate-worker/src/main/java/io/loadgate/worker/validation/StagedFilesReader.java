@@ -2,6 +2,7 @@ package io.loadgate.worker.validation;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.worker.job.ValidationSpec;
 import io.loadgate.worker.staging.StagingFileSystems;
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,9 +10,10 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -81,14 +83,26 @@ public final class StagedFilesReader {
         }
     }
 
-    /** Computes the job's metrics over {@code files}; see {@link MetricCalculator}. */
-    public MetricSet metrics(Schema schema, List<URI> files, io.loadgate.worker.job.ValidationSpec validation) {
-        MetricCalculator calculator = new MetricCalculator(validation, schema);
-        try (CloseableIterable<Record> records = read(schema, files)) {
-            records.forEach(calculator::accept);
-        } catch (IOException e) {
-            throw new UncheckedIOException("reading staged files failed: " + e.getMessage(), e);
+    /**
+     * Computes the job's metrics over {@code files}, one file per core at a time; see {@link MetricCalculator}
+     * and {@link ParallelMetrics}.
+     */
+    public MetricSet metrics(Schema schema, List<URI> files, ValidationSpec validation) {
+        return metrics(schema, files, validation, ParallelMetrics.defaultParallelism());
+    }
+
+    /** As {@link #metrics(Schema, List, ValidationSpec)}, reading at most {@code parallelism} files at once. */
+    public MetricSet metrics(Schema schema, List<URI> files, ValidationSpec validation, int parallelism) {
+        requireNonNull(schema, "schema is null");
+        requireNonNull(validation, "validation is null");
+        List<Supplier<CloseableIterable<Record>>> parts = new ArrayList<>(files.size());
+        for (URI file : files) {
+            parts.add(() -> read(schema, List.of(file)));
         }
-        return calculator.result();
+        try {
+            return ParallelMetrics.measure(parts, () -> new MetricCalculator(validation, schema), parallelism).result();
+        } catch (UncheckedIOException e) {
+            throw new UncheckedIOException("reading staged files failed: " + e.getCause().getMessage(), e.getCause());
+        }
     }
 }

@@ -63,6 +63,30 @@ class TargetReaderTest {
         assertThatThrownBy(() -> reader.readBusinessKey(ORDERS_TABLE, DAY_1.toString(), 42L))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("has no snapshot 42");
+        assertThatThrownBy(() -> reader.readBusinessKeyTasks(ORDERS_TABLE, DAY_1.toString(), 42L))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("has no snapshot 42");
+    }
+
+    @Test
+    void readsOneBusinessKeyTaskByTaskAsTheScanReadsIt() throws IOException {
+        List<Record> first = orders(DAY_1, 1, 120);
+        List<Record> second = orders(DAY_1, 500, 30);
+        publish(DAY_2, List.of(StagedFiles.write(staging, orders(DAY_2, 1000, 80))));
+        long snapshot = snapshotOf(publish(DAY_1, List.of(StagedFiles.write(staging, first),
+                StagedFiles.write(staging, second))));
+
+        var tasks = reader.readBusinessKeyTasks(ORDERS_TABLE, DAY_1.toString(), snapshot);
+        List<Record> rows = new ArrayList<>();
+        for (var task : tasks) {
+            try (CloseableIterable<Record> records = task.get()) {
+                records.forEach(record -> rows.add(record.copy()));
+            }
+        }
+
+        assertThat(tasks).as("one task per file of the business key").hasSize(2);
+        assertThat(rows).as("the rows the whole scan reads").containsExactlyInAnyOrderElementsOf(read(DAY_1, snapshot))
+                .hasSize(150);
     }
 
     @Test
@@ -79,8 +103,12 @@ class TargetReaderTest {
     }
 
     private PublishOutcome publish(LocalDate day, StagedFile file) {
+        return publish(day, List.of(file));
+    }
+
+    private PublishOutcome publish(LocalDate day, List<StagedFile> files) {
         PublishOutcome outcome = publisher.publish(new PublishRequest("run-" + UUID.randomUUID(), "orders-daily",
-                day.toString(), UUID.randomUUID(), ORDERS_TABLE, List.of(file)));
+                day.toString(), UUID.randomUUID(), ORDERS_TABLE, files));
         assertThat(outcome.status()).as("outcome %s", outcome).isEqualTo(PublishOutcome.Status.PUBLISHED);
         return outcome;
     }

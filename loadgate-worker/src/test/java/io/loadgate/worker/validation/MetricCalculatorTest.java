@@ -10,8 +10,10 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
@@ -50,6 +52,46 @@ class MetricCalculatorTest {
                 Map.entry("NULL_COUNT:name", "1"),
                 // (1,a) twice and (1,null) twice: nulls in a key group together, as in SQL GROUP BY.
                 Map.entry("DUPLICATE_KEYS", "2")));
+    }
+
+    @Test
+    void calculatorsMergedFromPartsEqualOneCalculatorOverAllRecords() {
+        ValidationSpec composite = new ValidationSpec(List.of("amount", "N"), List.of("name", "amount"), List.of("name", "n"),
+                List.of("amount", "name"), List.of("k1", "k2"));
+        ValidationSpec integerKey = new ValidationSpec(List.of("amount"), List.of("n"), List.of("name"), List.of("k1"), List.of("k1"));
+        Random random = new Random(7);
+        List<Record> records = new ArrayList<>();
+        for (int i = 0; i < 5_000; i++) {
+            records.add(record(random.nextInt(10) == 0 ? null : random.nextInt(3_000) - 1_000,
+                    random.nextBoolean() ? null : "k" + random.nextInt(5),
+                    random.nextInt(8) == 0 ? null : BigDecimal.valueOf(random.nextInt(200_000) - 100_000, 2).toPlainString(),
+                    random.nextInt(6) == 0 ? null : random.nextLong(),
+                    random.nextInt(9) == 0 ? null : new String(Character.toChars(0x41 + random.nextInt(0x1f600)))));
+        }
+        for (ValidationSpec spec : List.of(composite, integerKey)) {
+            MetricCalculator whole = new MetricCalculator(spec, SCHEMA);
+            records.forEach(whole::accept);
+            MetricCalculator merged = new MetricCalculator(spec, SCHEMA);
+            // Uneven parts, one of them empty, merged in an order other than the records'.
+            List<List<Record>> parts = List.of(records.subList(3_000, 5_000), records.subList(0, 1),
+                    records.subList(1, 1), records.subList(1, 3_000));
+            for (List<Record> part : parts) {
+                MetricCalculator calculator = new MetricCalculator(spec, SCHEMA);
+                part.forEach(calculator::accept);
+                merged.merge(calculator);
+            }
+
+            assertThat(merged.result()).as("merged metrics of %s", spec).isEqualTo(whole.result());
+            assertThat(Long.parseLong(whole.result().get("DUPLICATE_KEYS"))).as("the data has duplicate keys").isPositive();
+        }
+    }
+
+    @Test
+    void calculatorsOfDifferentSpecsDoNotMerge() {
+        MetricCalculator one = new MetricCalculator(new ValidationSpec(List.of("amount"), null, null, null, null), SCHEMA);
+        MetricCalculator other = new MetricCalculator(new ValidationSpec(List.of("n"), null, null, null, null), SCHEMA);
+
+        assertThatThrownBy(() -> one.merge(other)).hasMessage("cannot merge metrics of another spec or schema");
     }
 
     @Test

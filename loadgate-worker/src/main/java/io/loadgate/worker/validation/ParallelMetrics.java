@@ -1,0 +1,113 @@
+package io.loadgate.worker.validation;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+
+/**
+ * Measures independent parts of a data set (files, scan tasks) on a small pool, each with its own
+ * {@link MetricCalculator}, and merges the calculators: the metrics equal those of one calculator reading every
+ * part in turn, since counts and sums add exactly, extremes compare and key sets unite whatever the order.
+ */
+public final class ParallelMetrics {
+    private static final AtomicInteger POOLS = new AtomicInteger();
+
+    private ParallelMetrics() {
+    }
+
+    /** At most one thread per core: reading and decoding Parquet is CPU work. */
+    public static int defaultParallelism() {
+        return Runtime.getRuntime().availableProcessors();
+    }
+
+    /**
+     * Opens (on a pool thread) and reads every part with a calculator from {@code calculators}, at most {@code parallelism} at once, and returns
+     * them merged. The first failure (in part order) is rethrown after the other parts are cancelled; an
+     * {@link IOException} from closing a part comes back as {@link UncheckedIOException}.
+     */
+    public static MetricCalculator measure(List<? extends Supplier<? extends CloseableIterable<Record>>> parts, Supplier<MetricCalculator> calculators, int parallelism) {
+        requireNonNull(parts, "parts is null");
+        requireNonNull(calculators, "calculators is null");
+        if (parallelism < 1) {
+            throw new IllegalArgumentException("parallelism must be positive, got " + parallelism);
+        }
+        if (parts.size() <= 1 || parallelism == 1) {
+            MetricCalculator calculator = calculators.get();
+            parts.forEach(part -> read(part, calculator));
+            return calculator;
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(parallelism, parts.size()), threads());
+        try {
+            List<Future<MetricCalculator>> futures = new ArrayList<>(parts.size());
+            for (Supplier<? extends CloseableIterable<Record>> part : parts) {
+                futures.add(pool.submit(() -> {
+                    MetricCalculator calculator = calculators.get();
+                    read(part, calculator);
+                    return calculator;
+                }));
+            }
+            MetricCalculator merged = null;
+            for (Future<MetricCalculator> future : futures) {
+                MetricCalculator calculator = await(future);
+                if (merged == null) {
+                    merged = calculator;
+                } else {
+                    merged.merge(calculator);
+                }
+            }
+            return merged;
+        } finally {
+            // Stops the other parts when one failed; a no-op after success.
+            pool.shutdownNow();
+        }
+    }
+
+    private static void read(Supplier<? extends CloseableIterable<Record>> part, MetricCalculator calculator) {
+        try (CloseableIterable<Record> records = part.get()) {
+            records.forEach(calculator::accept);
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading failed: " + e.getMessage(), e);
+        }
+    }
+
+    private static MetricCalculator await(Future<MetricCalculator> future) {
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CancellationException("interrupted while measuring");
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw new IllegalStateException(cause);
+        }
+    }
+
+    private static ThreadFactory threads() {
+        int pool = POOLS.incrementAndGet();
+        AtomicInteger thread = new AtomicInteger();
+        return runnable -> {
+            Thread t = new Thread(runnable, "loadgate-measure-" + pool + "-" + thread.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+}

@@ -1,0 +1,72 @@
+package io.loadgate.worker.validation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.loadgate.worker.job.ValidationSpec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+
+class ParallelMetricsTest {
+    private static final Schema SCHEMA = new Schema(
+            Types.NestedField.optional(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "qty", Types.IntegerType.get()));
+    private static final ValidationSpec SPEC = new ValidationSpec(List.of("qty"), List.of("id"), List.of("id"),
+            List.of("qty"), List.of("id"));
+
+    @Test
+    void partsReadOnAPoolGiveTheMetricsOfOneSequentialRead() {
+        List<List<Record>> parts = new ArrayList<>();
+        for (int p = 0; p < 7; p++) {
+            List<Record> rows = new ArrayList<>();
+            for (long i = 0; i < 10_000; i++) {
+                // Parts overlap by 1,000 ids: duplicate keys across parts must count.
+                rows.add(record(p * 9_000L + i, i % 11 == 0 ? null : (int) (i % 97)));
+            }
+            parts.add(rows);
+        }
+        MetricCalculator sequential = new MetricCalculator(SPEC, SCHEMA);
+        parts.forEach(rows -> rows.forEach(sequential::accept));
+
+        MetricSet parallel = ParallelMetrics.measure(suppliers(parts), () -> new MetricCalculator(SPEC, SCHEMA), 3).result();
+
+        assertThat(parallel).isEqualTo(sequential.result());
+        assertThat(parallel.get("DUPLICATE_KEYS")).isEqualTo("6000");
+    }
+
+    @Test
+    void aFailingPartFailsTheMeasurement() {
+        List<Supplier<CloseableIterable<Record>>> parts = new ArrayList<>(suppliers(List.of(List.of(record(1L, 1)))));
+        parts.add(() -> CloseableIterable.combine(List.of(record(2L, 2)), () -> {
+            throw new IOException("disk gone");
+        }));
+
+        assertThatThrownBy(() -> ParallelMetrics.measure(parts, () -> new MetricCalculator(SPEC, SCHEMA), 2))
+                .isInstanceOf(UncheckedIOException.class)
+                .hasMessage("reading failed: disk gone");
+    }
+
+    private static List<Supplier<CloseableIterable<Record>>> suppliers(List<List<Record>> parts) {
+        List<Supplier<CloseableIterable<Record>>> suppliers = new ArrayList<>();
+        for (List<Record> rows : parts) {
+            suppliers.add(() -> CloseableIterable.withNoopClose(rows));
+        }
+        return suppliers;
+    }
+
+    private static Record record(Long id, Integer qty) {
+        GenericRecord record = GenericRecord.create(SCHEMA);
+        record.set(0, id);
+        record.set(1, qty);
+        return record;
+    }
+}
