@@ -33,6 +33,17 @@ public final class Dispatches {
     private static final String TERMINAL_STATUSES = Arrays.stream(RunStatus.values())
             .filter(RunStatus::isTerminal).map(s -> "'" + s.name() + "'").collect(Collectors.joining(", "));
 
+    // The one way a retired dispatch dies, whichever delivery selected it as `due` (the statements below).
+    private static final String RETIRE_DUE_AS_DEAD = """
+            UPDATE load_dispatch d
+               SET status = 'DEAD', lease_until = NULL,
+                   last_error = CASE WHEN r.status IN (%s) THEN 'RUN_ENDED: run is ' || r.status
+                                     ELSE 'ATTEMPTS_EXHAUSTED: ' || d.attempt_count || ' attempts' END
+              FROM due, load_run r
+             WHERE d.dispatch_id = due.dispatch_id AND r.run_id = d.run_id
+            RETURNING d.dispatch_id, d.run_id, d.partition_id, d.last_error
+            """.formatted(TERMINAL_STATUSES);
+
     // Dispatches that must not go out any more: their run has ended, or their attempts are used up. They are
     // retired before leasing, so that a lease never hands out a step nobody may take.
     private static final String RETIRE_PUSH = """
@@ -43,14 +54,7 @@ public final class Dispatches {
                    AND (d.attempt_count >= ?
                         OR EXISTS (SELECT 1 FROM load_run r WHERE r.run_id = d.run_id AND r.status IN (%s)))
                  LIMIT ? FOR UPDATE SKIP LOCKED)
-            UPDATE load_dispatch d
-               SET status = 'DEAD', lease_until = NULL,
-                   last_error = CASE WHEN r.status IN (%s) THEN 'RUN_ENDED: run is ' || r.status
-                                     ELSE 'ATTEMPTS_EXHAUSTED: ' || d.attempt_count || ' attempts' END
-              FROM due, load_run r
-             WHERE d.dispatch_id = due.dispatch_id AND r.run_id = d.run_id
-            RETURNING d.dispatch_id, d.run_id, d.partition_id, d.last_error
-            """.formatted(TERMINAL_STATUSES, TERMINAL_STATUSES);
+            """.formatted(TERMINAL_STATUSES) + RETIRE_DUE_AS_DEAD;
     private static final String LEASE_PUSH = """
             WITH due AS (
                 SELECT d.dispatch_id FROM load_dispatch d
@@ -100,14 +104,7 @@ public final class Dispatches {
                    AND (d.attempt_count >= ?
                         OR EXISTS (SELECT 1 FROM load_run r WHERE r.run_id = d.run_id AND r.status IN (%s)))
                  LIMIT ? FOR UPDATE SKIP LOCKED)
-            UPDATE load_dispatch d
-               SET status = 'DEAD', lease_until = NULL,
-                   last_error = CASE WHEN r.status IN (%s) THEN 'RUN_ENDED: run is ' || r.status
-                                     ELSE 'ATTEMPTS_EXHAUSTED: ' || d.attempt_count || ' attempts' END
-              FROM due, load_run r
-             WHERE d.dispatch_id = due.dispatch_id AND r.run_id = d.run_id
-            RETURNING d.dispatch_id, d.run_id, d.partition_id, d.last_error
-            """.formatted(TERMINAL_STATUSES, TERMINAL_STATUSES);
+            """.formatted(TERMINAL_STATUSES) + RETIRE_DUE_AS_DEAD;
     private static final String LEASE_PULL = """
             WITH due AS (
                 SELECT d.dispatch_id FROM load_dispatch d

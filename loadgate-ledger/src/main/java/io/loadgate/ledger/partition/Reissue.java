@@ -6,8 +6,8 @@ import io.loadgate.ledger.dispatch.DispatchType;
 import io.loadgate.ledger.dispatch.Outbox;
 import io.loadgate.ledger.event.EventLog;
 import io.loadgate.ledger.run.RunRow;
+import io.loadgate.ledger.run.Runs;
 import java.sql.SQLException;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -38,12 +38,9 @@ public final class Reissue {
         int failedFiles = tx.update(FAIL_FILES, run.runId(), partitionId);
         EventLog.append(tx, run.runId(), partitionId, "PARTITION_STATUS", from, PartitionStatus.RETRY, actor,
                 Map.of("reason", reason == null ? "" : reason, "failedFiles", failedFiles));
-        Map<String, Object> payload = new LinkedHashMap<>();
-        payload.put("partition", LedgerJson.read(spec.get()));
-        payload.put("snapshotScn", run.snapshotScn());
-        payload.put("snapshotRef", run.snapshotRef());
-        payload.put("hdfsRunPath", run.hdfsRunPath());
-        Outbox.insert(tx, run.runId(), run.executor(), DispatchType.REISSUE_PARTITION, partitionId, payload);
+        Outbox.insert(tx, run.runId(), run.executor(), DispatchType.REISSUE_PARTITION, partitionId,
+                Runs.extractPayload(run.hdfsRunPath(), LedgerJson.read(spec.get()), run.snapshotScn(),
+                        run.snapshotRef()));
         return true;
     }
 }

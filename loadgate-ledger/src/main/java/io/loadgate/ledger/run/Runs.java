@@ -193,7 +193,9 @@ public final class Runs {
                         "sourceCount", manifest.sourceCount()));
         for (Manifest.Partition p : dispatchPartitions) {
             Outbox.insert(tx, run.runId(), run.executor(), DispatchType.EXTRACT_PARTITION, p.partitionId(),
-                    extractPayload(run, manifest, p));
+                    extractPayload(run.hdfsRunPath(), p.toWire(),
+                            manifest.snapshotScn() == null ? null : manifest.snapshotScn().toString(),
+                            manifest.snapshotRef()));
         }
         if (allEmpty) {
             Outbox.insert(tx, run.runId(), run.executor(), DispatchType.VALIDATE_RUN, null, Map.of());
@@ -201,13 +203,17 @@ public final class Runs {
         return response;
     }
 
-    /** What a worker needs to extract one partition without asking again: the partition and the snapshot. */
-    public static Map<String, Object> extractPayload(RunRow run, Manifest manifest, Manifest.Partition p) {
+    /**
+     * What a worker needs to extract one partition without asking again: the partition and the snapshot. The same
+     * for the first dispatch and for a reissue, which reads at the same snapshot.
+     */
+    public static Map<String, Object> extractPayload(String hdfsRunPath, Object partition, String snapshotScn,
+                                                     String snapshotRef) {
         Map<String, Object> payload = new LinkedHashMap<>();
-        payload.put("partition", p.toWire());
-        payload.put("snapshotScn", manifest.snapshotScn() == null ? null : manifest.snapshotScn().toString());
-        payload.put("snapshotRef", manifest.snapshotRef());
-        payload.put("hdfsRunPath", run.hdfsRunPath());
+        payload.put("partition", partition);
+        payload.put("snapshotScn", snapshotScn);
+        payload.put("snapshotRef", snapshotRef);
+        payload.put("hdfsRunPath", hdfsRunPath);
         return payload;
     }
 
