@@ -124,7 +124,7 @@ final class ExtractStep {
                       String errorCode, String message) {
         LOG.warn("partition {}/{} failed ({} {}): {}", run.runId(), partition.partitionId(), errorClass, errorCode,
                 message);
-        String text = message == null ? errorCode : message.length() > 2000 ? message.substring(0, 2000) : message;
+        String text = fitMessage(message == null ? errorCode : message);
         try {
             context.ledger().failPartition(run.runId(), partition.partitionId(),
                     new PartitionFailure(token, "EXTRACT", errorClass, errorCode, text, attempt));
@@ -133,6 +133,11 @@ final class ExtractStep {
             LOG.warn("reporting the failure of {}/{} was refused: {}", run.runId(), partition.partitionId(),
                     e.getMessage());
         }
+    }
+
+    /** The ledger takes messages of at most 2,000 characters; a longer exception text is cut, not refused. */
+    static String fitMessage(String message) {
+        return message == null || message.length() <= 2000 ? message : message.substring(0, 2000);
     }
 
     @SuppressWarnings("unchecked")

@@ -89,7 +89,7 @@ final class PublishStep {
 
     private void report(RunContext run, UUID token, PublishOutcome outcome, String errorCode, String message,
                         String targetRef) {
-        String text = message == null ? null : message.length() > 2000 ? message.substring(0, 2000) : message;
+        String text = ExtractStep.fitMessage(message);
         var result = context.ledger().publishResult(run.runId(),
                 new PublishResult(token, outcome, errorCode, text, targetRef));
         LOG.info("run {} publish: {}{}", run.runId(), result.runStatus(), text == null ? "" : " (" + text + ")");
