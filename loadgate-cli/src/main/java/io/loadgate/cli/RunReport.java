@@ -1,10 +1,13 @@
 package io.loadgate.cli;
 
+import io.loadgate.worker.ledger.ChunkKind;
 import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.ledger.RunApi.RunView;
 import io.loadgate.worker.ledger.StepApi.Stage;
 import io.loadgate.worker.ledger.StepApi.StagedFile;
 import io.loadgate.worker.ledger.StepApi.ValidationView;
+import io.loadgate.worker.staging.RejectsWriter;
+import io.loadgate.worker.validation.MetricNames;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
@@ -28,6 +31,12 @@ final class RunReport {
         List<StagedFile> files = ledger.files(run.runId());
         long bytes = files.stream().mapToLong(StagedFile::byteCount).sum();
         out.printf("  files       %d chunk files, %s%n", files.size(), bytes(bytes));
+        List<StagedFile> rejects = files.stream().filter(f -> f.kind() == ChunkKind.REJECTS).toList();
+        if (!rejects.isEmpty()) {
+            out.printf("  rejected    %,d rows, kept with their reasons in %d files (column %s), e.g.%n",
+                    run.rejectedCount(), rejects.size(), RejectsWriter.REASON_COLUMN);
+            out.printf("              %s%n", rejects.get(0).hdfsPath());
+        }
         if (run.targetRef() != null) {
             out.printf("  target      snapshot %s%n", run.targetRef());
         }
@@ -44,6 +53,10 @@ final class RunReport {
         Map<String, String[]> rows = new java.util.TreeMap<>((a, b) -> a.equals(b) ? 0 : a.equals("COUNT") ? -1
                 : b.equals("COUNT") ? 1 : a.compareTo(b));
         for (ValidationView v : validations) {
+            if (v.metricName().startsWith(MetricNames.DATA_PREFIX)) {
+                // The data chunks' own metrics, which target validation compares with; the table shows the judged ones.
+                continue;
+            }
             String name = v.metricName().replace("STAGE_COUNT", "COUNT").replace("TARGET_COUNT", "COUNT");
             String[] row = rows.computeIfAbsent(name, n -> new String[] {n, "", "", "", "PASS"});
             row[1] = v.expectedValue() == null ? "" : v.expectedValue();

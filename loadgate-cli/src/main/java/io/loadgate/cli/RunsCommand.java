@@ -138,6 +138,7 @@ final class RunsCommand implements Runnable {
             summary.row("partitions", ratio(run.successPartitionCount(), run.expectedPartitionCount())
                     + " succeeded, " + run.failedPartitionCount() + " failed");
             summary.row("rows", ratio(run.extractedCount(), run.sourceCount()) + " extracted"
+                    + (run.rejectedCount() == 0 ? "" : ", " + run.rejectedCount() + " rejected")
                     + (run.stagingCount() == null ? "" : ", " + run.stagingCount() + " staged")
                     + (run.targetCount() == null ? "" : ", " + run.targetCount() + " in target"));
             summary.row("stage path", run.hdfsRunPath());

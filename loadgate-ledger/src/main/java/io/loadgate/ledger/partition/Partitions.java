@@ -38,7 +38,7 @@ public final class Partitions {
              WHERE p.run_id = ? AND p.partition_id = ?
             """;
     private static final String COMMITTED_CHUNK = """
-            SELECT chunk_count, hdfs_path, record_count, byte_count, checksum
+            SELECT chunk_count, hdfs_path, record_count, byte_count, checksum, kind
               FROM load_file WHERE run_id = ? AND partition_id = ? AND chunk_index = ? AND status = 'COMMITTED'
             """;
     private static final String OTHER_CHUNK_COUNT = """
@@ -47,8 +47,8 @@ public final class Partitions {
             """;
     private static final String INSERT_FILE = """
             INSERT INTO load_file (run_id, partition_id, chunk_index, chunk_count, claim_token, attempt,
-                                   fragment_identifier, hdfs_path, record_count, byte_count, checksum)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                   fragment_identifier, hdfs_path, record_count, byte_count, checksum, kind)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """;
     private static final String HEARTBEAT = """
             UPDATE load_partition SET heartbeat_at = now()
@@ -172,12 +172,12 @@ public final class Partitions {
                         + " is not under the run path " + run.hdfsRunPath());
             }
             var existing = tx.queryOne(COMMITTED_CHUNK, rs -> new Object[] {rs.getInt(1), rs.getString(2),
-                    rs.getLong(3), rs.getLong(4), rs.getString(5)}, runId, partitionId, report.chunkIndex());
+                    rs.getLong(3), rs.getLong(4), rs.getString(5), rs.getString(6)}, runId, partitionId, report.chunkIndex());
             if (existing.isPresent()) {
                 Object[] e = existing.get();
                 boolean identical = (int) e[0] == report.chunkCount() && e[1].equals(chunkPath.toString())
                         && (long) e[2] == report.recordCount() && (long) e[3] == report.byteCount()
-                        && Objects.equals(e[4], report.checksum());
+                        && Objects.equals(e[4], report.checksum()) && e[5].equals(report.kind().name());
                 if (!identical) {
                     throw chunkConflict(report, "chunk " + report.chunkIndex() + " is already recorded with "
                             + "other content");
@@ -196,7 +196,7 @@ public final class Partitions {
             }
             tx.update(INSERT_FILE, runId, partitionId, report.chunkIndex(), report.chunkCount(), report.claimToken(),
                     partition.attemptCount(), report.fragmentIdentifier(), chunkPath.toString(), report.recordCount(),
-                    report.byteCount(), report.checksum());
+                    report.byteCount(), report.checksum(), report.kind().name());
             tx.update(HEARTBEAT, runId, partitionId, report.claimToken());
             tx.update(RUN_HEARTBEAT, runId);
             return chunkResult(tx, run, runId, partitionId, report, true);

@@ -25,7 +25,9 @@ public final class RunViews {
             r.target_count, r.target_ref,
             (SELECT count(*) FROM load_partition p WHERE p.run_id = r.run_id AND p.status = 'SUCCESS') AS success_partitions,
             (SELECT count(*) FROM load_partition p WHERE p.run_id = r.run_id AND p.status IN ('FAILED', 'TIMED_OUT')) AS failed_partitions,
-            (SELECT COALESCE(sum(f.record_count), 0) FROM load_file f WHERE f.run_id = r.run_id AND f.status = 'COMMITTED') AS extracted
+            (SELECT COALESCE(sum(f.record_count), 0) FROM load_file f WHERE f.run_id = r.run_id AND f.status = 'COMMITTED') AS extracted,
+            (SELECT COALESCE(sum(f.record_count), 0) FROM load_file f
+              WHERE f.run_id = r.run_id AND f.status = 'COMMITTED' AND f.kind = 'REJECTS') AS rejected
             """;
     private static final String ONE = "SELECT " + RUN_COLUMNS + " FROM load_run r WHERE r.run_id = ?";
     private static final String LIST = "SELECT " + RUN_COLUMNS + """
@@ -208,6 +210,7 @@ public final class RunViews {
         view.put("successPartitionCount", rs.getLong("success_partitions"));
         view.put("failedPartitionCount", rs.getLong("failed_partitions"));
         view.put("extractedCount", rs.getLong("extracted"));
+        view.put("rejectedCount", rs.getLong("rejected"));
         view.put("stagingCount", Tx.nullableLong(rs, "staging_count"));
         view.put("targetCount", Tx.nullableLong(rs, "target_count"));
         view.put("targetRef", rs.getString("target_ref"));

@@ -33,7 +33,7 @@ public final class Validations {
             SELECT source_count, extracted_count, source_metrics::text, staging_count FROM load_run WHERE run_id = ?
             """;
     private static final String FILES = """
-            SELECT partition_id, chunk_index, hdfs_path, record_count, byte_count, checksum
+            SELECT partition_id, chunk_index, hdfs_path, record_count, byte_count, checksum, kind
               FROM load_file WHERE run_id = ? AND status = 'COMMITTED' ORDER BY partition_id, chunk_index
             """;
     private static final String INSERT_METRIC = """
@@ -110,6 +110,7 @@ public final class Validations {
             f.put("recordCount", rs.getLong("record_count"));
             f.put("byteCount", rs.getLong("byte_count"));
             f.put("checksum", rs.getString("checksum"));
+            f.put("kind", rs.getString("kind"));
             return f;
         }, runId);
     }

@@ -2,6 +2,7 @@ package io.loadgate.server.http;
 
 import io.javalin.http.Context;
 import io.loadgate.ledger.Ledger;
+import io.loadgate.ledger.partition.ChunkKind;
 import io.loadgate.ledger.partition.ChunkReport;
 import io.loadgate.ledger.partition.PartitionFailure;
 import io.loadgate.ledger.partition.Partitions;
@@ -59,9 +60,10 @@ final class PartitionRoutes {
         Long records = body.integer("recordCount", true, 0, Long.MAX_VALUE);
         Long bytes = body.integer("byteCount", true, 0, Long.MAX_VALUE);
         String checksum = body.string("checksum", false, 200);
+        ChunkKind kind = body.enumValue("kind", false, ChunkKind.class);
         body.finish();
         var result = ledger.partitions().reportChunk(runId, partitionId,
-                new ChunkReport(token, index, count, fragment, path, records, bytes, checksum));
+                new ChunkReport(token, index, count, fragment, path, records, bytes, checksum, kind));
         Map<String, Object> response = new LinkedHashMap<>();
         response.put("recorded", result.recorded());
         response.put("partitionStatus", result.partitionStatus().name());

@@ -6,10 +6,12 @@ import io.loadgate.worker.cleanup.RunCleanup.Outcome;
 import io.loadgate.worker.execution.RunContext;
 import io.loadgate.worker.execution.RunContexts;
 import io.loadgate.worker.execution.TargetCatalogs;
+import io.loadgate.worker.ledger.ChunkKind;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.ledger.OperatorApi.Cleanup;
 import io.loadgate.worker.ledger.OperatorApi.CleanupCandidate;
+import io.loadgate.worker.ledger.RunStatus;
 import io.loadgate.worker.publish.TargetCatalog;
 import io.loadgate.worker.publish.TargetReader;
 import io.loadgate.worker.staging.StagingFileSystems;
@@ -42,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * delete are exactly those no ledger row names (a zombie's chunks, a speculative duplicate, a crashed attempt),
  * which only a listing finds. What must stay is decided by the table, not by the run's status or the ledger's
  * file list: a SUCCESS run keeps its published files, and so does a FAILED_TARGET_VALIDATION run, whose files
- * the table holds although the run failed.
+ * the table holds although the run failed. A SUCCESS run also keeps its REJECTS chunks (the rows its transforms
+ * refused, in the ledger's file list): they are the load's record of what it did not publish.
  *
  * <p>When what the table references cannot be learned — the run carries no job, its catalog cannot be opened,
  * the table cannot be read — the run is skipped and nothing of it is deleted. A table that does not exist
@@ -119,6 +122,13 @@ public final class Cleaner {
             keep = cache.computeIfAbsent(table, t -> referencedKeys(t, locations));
         } catch (RuntimeException e) {
             return report.skipped("cannot read what " + table.identifier() + " references: " + message(e));
+        }
+        if (candidate.status() == RunStatus.SUCCESS) {
+            try {
+                keep = withRejects(candidate, keep, locations);
+            } catch (RuntimeException e) {
+                return report.skipped("cannot read the run's rejects files from the ledger: " + message(e));
+            }
         }
         try {
             return clean(candidate, mode, report, fs, locations, keep);
@@ -214,6 +224,17 @@ public final class Cleaner {
             // Unknown: treat as absent, which skips the run rather than risking a live table's files.
             return false;
         }
+    }
+
+    /**
+     * A loaded run's rejected rows are part of its outcome, kept for the people who must fix them: its REJECTS
+     * chunks stay with the files the table references.
+     */
+    private Set<String> withRejects(CleanupCandidate candidate, Set<String> keep, Locations locations) {
+        Set<String> keys = new HashSet<>(keep);
+        ledger.files(candidate.runId()).stream().filter(f -> f.kind() == ChunkKind.REJECTS)
+                .forEach(f -> keys.add(locations.key(f.hdfsPath())));
+        return keys;
     }
 
     private Set<String> referencedKeys(TableRef table, Locations locations) {

@@ -2,6 +2,7 @@ package io.loadgate.worker.execution;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.worker.ledger.ChunkKind;
 import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.PartitionApi.ChunkReport;
@@ -13,9 +14,13 @@ import io.loadgate.worker.source.SnapshotExpiredException;
 import io.loadgate.worker.source.SourceException;
 import io.loadgate.worker.staging.ChunkNaming;
 import io.loadgate.worker.staging.ChunkWriter;
+import io.loadgate.worker.staging.RejectsWriter;
 import io.loadgate.worker.staging.SourceRecords;
 import io.loadgate.worker.staging.SourceSchemas;
 import io.loadgate.worker.staging.StagedChunk;
+import io.loadgate.worker.transform.TransformChain;
+import io.loadgate.worker.transform.TransformedRows;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -52,7 +57,7 @@ final class ExtractStep {
             return;
         }
         try (Heartbeat heartbeat = Heartbeat.start(context, run.runId(), partition.partitionId(), token)) {
-            List<StagedChunk> chunks = write(run, partition, snapshotRef, claim.attempt(), token, heartbeat);
+            List<ChunkToReport> chunks = write(run, partition, snapshotRef, claim.attempt(), token, heartbeat);
             if (chunks.isEmpty()) {
                 fail(run, partition, token, claim.attempt(), "DATA", "ROW_COUNT_MISMATCH",
                         "the partition read no rows but expected " + partition.expectedRowCount());
@@ -66,6 +71,8 @@ final class ExtractStep {
             fail(run, partition, token, claim.attempt(), "SNAPSHOT", "SNAPSHOT_EXPIRED", e.getMessage());
         } catch (SourceException e) {
             fail(run, partition, token, claim.attempt(), "SOURCE", "SOURCE_ERROR", e.getMessage());
+        } catch (TransformException e) {
+            fail(run, partition, token, claim.attempt(), "DATA", "TRANSFORM_INVALID", e.getMessage());
         } catch (java.io.UncheckedIOException e) {
             fail(run, partition, token, claim.attempt(), "TRANSIENT", "STAGING_IO", e.getMessage());
         } catch (LedgerCallException e) {
@@ -75,16 +82,39 @@ final class ExtractStep {
         }
     }
 
-    private List<StagedChunk> write(RunContext run, Partition partition, String snapshotRef, int attempt, UUID token,
-                                    Heartbeat heartbeat) {
+    /**
+     * Writes the partition's data chunks and, when its transforms rejected rows, the rejects file as the last chunk:
+     * every source row is in exactly one of them, so the ledger's row count covers both.
+     */
+    private List<ChunkToReport> write(RunContext run, Partition partition, String snapshotRef, int attempt,
+                                      UUID token, Heartbeat heartbeat) {
         var source = context.shared().sources().forRun(run.runId(), run.job());
         try (PartitionRows rows = source.readPartition(snapshotRef, partition, run.businessKey())) {
             Schema schema = SourceSchemas.toIceberg(rows.columns());
+            TransformChain transforms;
+            try {
+                transforms = TransformChain.bind(run.job(), schema);
+            } catch (IllegalArgumentException e) {
+                throw new TransformException(e.getMessage());
+            }
+            ChunkNaming naming = new ChunkNaming(partition.partitionId(), attempt, token);
             ChunkWriter writer = new ChunkWriter(context.hadoop(), run.hdfsRunPath(), schema, run.job().staging());
-            Iterator<Record> records = SourceRecords.of(schema, rows);
-            return writer.writePartition(new ChunkNaming(partition.partitionId(), attempt, token),
-                    whileOwned(records, heartbeat));
+            try (RejectsWriter rejects = new RejectsWriter(context.hadoop(), run.hdfsRunPath(), schema,
+                    run.job().staging(), naming)) {
+                Iterator<Record> records = SourceRecords.of(schema, rows);
+                if (!transforms.isEmpty()) {
+                    records = TransformedRows.of(records, transforms, rejects::add);
+                }
+                List<ChunkToReport> chunks = new ArrayList<>();
+                writer.writePartition(naming, whileOwned(records, heartbeat))
+                        .forEach(chunk -> chunks.add(new ChunkToReport(chunk, ChunkKind.DATA)));
+                rejects.finish(chunks.size()).ifPresent(chunk -> chunks.add(new ChunkToReport(chunk, ChunkKind.REJECTS)));
+                return chunks;
+            }
         }
+    }
+
+    private record ChunkToReport(StagedChunk chunk, ChunkKind kind) {
     }
 
     /** Stops the rows as soon as the heartbeat learns the partition was reissued to someone else. */
@@ -105,12 +135,13 @@ final class ExtractStep {
         };
     }
 
-    private void report(RunContext run, Partition partition, UUID token, List<StagedChunk> chunks) {
-        for (StagedChunk chunk : chunks) {
+    private void report(RunContext run, Partition partition, UUID token, List<ChunkToReport> chunks) {
+        for (ChunkToReport toReport : chunks) {
+            StagedChunk chunk = toReport.chunk();
             try {
                 context.ledger().reportChunk(run.runId(), partition.partitionId(), new ChunkReport(token,
                         chunk.chunkIndex(), chunks.size(), partition.partitionId(), chunk.path().toString(),
-                        chunk.recordCount(), chunk.byteCount(), chunk.checksum()));
+                        chunk.recordCount(), chunk.byteCount(), chunk.checksum(), toReport.kind()));
             } catch (LedgerCallException e) {
                 if ("CLAIM_MISMATCH".equals(e.code())) {
                     throw new ClaimLostException();
@@ -153,6 +184,13 @@ final class ExtractStep {
 
     private static String text(Object value) {
         return value == null ? null : value.toString();
+    }
+
+    /** The job's transforms cannot apply to the source's columns: no attempt can succeed. */
+    static final class TransformException extends RuntimeException {
+        TransformException(String message) {
+            super(message);
+        }
     }
 
     /** This worker no longer owns the partition: stop quietly, the new owner carries on. */

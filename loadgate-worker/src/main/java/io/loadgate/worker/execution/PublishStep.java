@@ -2,6 +2,7 @@ package io.loadgate.worker.execution;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.worker.ledger.ChunkKind;
 import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
 import io.loadgate.worker.ledger.OperatorApi.PublishProbe;
 import io.loadgate.worker.ledger.StepApi.PublishOutcome;
@@ -48,6 +49,7 @@ final class PublishStep {
         try {
             catalog = context.shared().catalogs().forJob(run.job());
             files = context.ledger().files(run.runId()).stream()
+                    .filter(f -> f.kind() == ChunkKind.DATA)
                     .map(f -> new StagedFile(f.hdfsPath(), f.recordCount(), f.byteCount())).toList();
             target = target(run, catalog, files);
             catalog.createIfAbsent(target);

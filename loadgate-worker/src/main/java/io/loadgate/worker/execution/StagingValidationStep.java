@@ -2,6 +2,7 @@ package io.loadgate.worker.execution;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.worker.ledger.ChunkKind;
 import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
 import io.loadgate.worker.ledger.StepApi.Metric;
 import io.loadgate.worker.ledger.StepApi.MetricResult;
@@ -9,12 +10,17 @@ import io.loadgate.worker.ledger.StepApi.Stage;
 import io.loadgate.worker.ledger.StepApi.StagedFile;
 import io.loadgate.worker.ledger.StepApi.StartValidation;
 import io.loadgate.worker.ledger.StepApi.Validations;
+import io.loadgate.worker.staging.RejectsWriter;
+import io.loadgate.worker.validation.MetricCalculator;
+import io.loadgate.worker.validation.MetricNames;
 import io.loadgate.worker.validation.MetricSet;
+import io.loadgate.worker.validation.ParallelMetrics;
 import io.loadgate.worker.validation.StagedFilesReader;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.iceberg.Schema;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +28,11 @@ import org.slf4j.LoggerFactory;
  * VALIDATE_RUN: measure the committed files — the ledger's list, never a directory listing — and let the ledger
  * judge them against the source. Each file's bytes are checked against the checksum its report carried, so a
  * file replaced behind the ledger's back fails the run instead of being published.
+ *
+ * <p>When the job's transforms rejected rows, the data chunks and the rejects chunks (which keep the original
+ * values) together must reproduce every source metric; STAGE_COUNT is the data rows alone (what the target must
+ * hold), REJECTED_COUNT is judged against the job's limit, and the data chunks' own metrics are recorded as
+ * {@code DATA:*} for target validation to compare with.
  */
 final class StagingValidationStep {
     private static final Logger LOG = LoggerFactory.getLogger(StagingValidationStep.class);
@@ -44,10 +55,11 @@ final class StagingValidationStep {
         RunContext run = context.shared().runs().get(dispatch.runId());
         StagedFilesReader reader = new StagedFilesReader(context.hadoop());
         List<Metric> metrics = new ArrayList<>();
-        List<URI> files = new ArrayList<>();
+        List<URI> dataFiles = new ArrayList<>();
+        List<URI> rejectFiles = new ArrayList<>();
         for (StagedFile file : started.files()) {
             URI uri = URI.create(file.hdfsPath());
-            files.add(uri);
+            (file.kind() == ChunkKind.REJECTS ? rejectFiles : dataFiles).add(uri);
             if (file.checksum() != null) {
                 String actual = reader.sha256(uri);
                 if (!file.checksum().equals(actual)) {
@@ -56,14 +68,64 @@ final class StagingValidationStep {
                 }
             }
         }
-        MetricSet staged = files.isEmpty() ? Comparison.ofNoRows(started.sourceMetrics())
-                : reader.metrics(reader.schemaOf(files.get(0)), files, run.job().validation());
-        metrics.addAll(Comparison.metrics(started.sourceMetrics(), staged, "STAGE_COUNT"));
+        Map<String, String> source = started.sourceMetrics();
+        if (dataFiles.isEmpty() && rejectFiles.isEmpty()) {
+            metrics.addAll(Comparison.metrics(source, Comparison.ofNoRows(source), "STAGE_COUNT"));
+        } else if (rejectFiles.isEmpty()) {
+            MetricSet staged = reader.metrics(reader.schemaOf(dataFiles.get(0)), dataFiles, run.job().validation());
+            metrics.addAll(Comparison.metrics(source, staged, "STAGE_COUNT"));
+        } else {
+            metrics.addAll(withRejects(reader, run, source, dataFiles, rejectFiles));
+        }
+        if (!rejectFiles.isEmpty() || !run.job().transform().steps().isEmpty()) {
+            long sourceCount = started.sourceCount() == null ? 0 : started.sourceCount();
+            long rejected = started.files().stream().filter(f -> f.kind() == ChunkKind.REJECTS)
+                    .mapToLong(StagedFile::recordCount).sum();
+            long allowed = run.job().transform().allowedRejects(sourceCount);
+            metrics.add(new Metric(MetricNames.REJECTED_COUNT, "0", Long.toString(rejected), Long.toString(allowed),
+                    rejected <= allowed ? MetricResult.PASS : MetricResult.FAIL,
+                    Map.of("rejectsFiles", rejectFiles.size())));
+        }
         for (int from = 0; from < metrics.size(); from += BATCH) {
             context.ledger().recordValidations(run.runId(), new Validations(Stage.STAGING, QUERY_VERSION,
                     metrics.subList(from, Math.min(metrics.size(), from + BATCH))));
         }
         var verdict = context.ledger().stageValidated(run.runId());
         LOG.info("run {} staging validation: {} {}", run.runId(), verdict.runStatus(), verdict.reasons());
+    }
+
+    private static List<Metric> withRejects(StagedFilesReader reader, RunContext run, Map<String, String> source,
+                                            List<URI> dataFiles, List<URI> rejectFiles) {
+        // Read both kinds with the data columns only: the rejects' reason column has its own field id.
+        Schema schema = dataFiles.isEmpty() ? RejectsWriter.dataSchemaOf(reader.schemaOf(rejectFiles.get(0)))
+                : reader.schemaOf(dataFiles.get(0));
+        int parallelism = ParallelMetrics.defaultParallelism();
+        MetricCalculator all = reader.measure(schema, dataFiles, run.job().validation(), parallelism);
+        MetricSet publishable = all.result();
+        all.merge(reader.measure(schema, rejectFiles, run.job().validation(), parallelism));
+        MetricSet staged = all.result();
+        List<Metric> metrics = new ArrayList<>();
+        for (Metric metric : Comparison.metrics(source, staged, "STAGE_COUNT")) {
+            if (metric.metricName().equals("STAGE_COUNT")) {
+                // STAGE_COUNT becomes the run's staging count, which the target must hold: the data rows alone.
+                long rejected = Long.parseLong(staged.get(MetricNames.COUNT)) - Long.parseLong(publishable.get(MetricNames.COUNT));
+                long expected = Long.parseLong(metric.expectedValue()) - rejected;
+                String actual = publishable.get(MetricNames.COUNT);
+                metrics.add(new Metric("STAGE_COUNT", Long.toString(expected), actual, null,
+                        Long.toString(expected).equals(actual) ? MetricResult.PASS : MetricResult.FAIL,
+                        Map.of("sourceCount", metric.expectedValue(), "rejected", rejected,
+                                "stagedAndRejected", metric.actualValue())));
+            } else {
+                metrics.add(new Metric(metric.metricName(), metric.expectedValue(), metric.actualValue(), null,
+                        metric.result(), Map.of("measuredOver", "data and rejects chunks")));
+            }
+        }
+        publishable.values().forEach((name, value) -> {
+            if (!name.equals(MetricNames.COUNT)) {
+                metrics.add(new Metric(MetricNames.DATA_PREFIX + name, value, value, null, MetricResult.PASS,
+                        Map.of("measuredOver", "data chunks")));
+            }
+        });
+        return metrics;
     }
 }

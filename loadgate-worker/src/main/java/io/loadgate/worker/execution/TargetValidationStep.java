@@ -3,10 +3,12 @@ package io.loadgate.worker.execution;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
+import io.loadgate.worker.ledger.RunApi.RunView;
 import io.loadgate.worker.ledger.RunStatus;
 import io.loadgate.worker.ledger.StepApi.Metric;
 import io.loadgate.worker.ledger.StepApi.MetricResult;
 import io.loadgate.worker.ledger.StepApi.Stage;
+import io.loadgate.worker.ledger.StepApi.ValidationView;
 import io.loadgate.worker.ledger.StepApi.Validations;
 import io.loadgate.worker.publish.TargetCatalog;
 import io.loadgate.worker.publish.TargetReader;
@@ -18,6 +20,7 @@ import io.loadgate.worker.validation.ParallelMetrics;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Supplier;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -62,11 +65,30 @@ final class TargetValidationStep {
                     Map.of("error", String.valueOf(e.getMessage()))));
             measured = calculators.get().result();
         }
-        metrics.addAll(Comparison.metrics(view.sourceMetrics(), measured, "TARGET_COUNT"));
+        metrics.addAll(Comparison.metrics(expected(view), measured, "TARGET_COUNT"));
         context.ledger().recordValidations(run.runId(), new Validations(Stage.TARGET,
                 StagingValidationStep.QUERY_VERSION, metrics));
         long targetCount = Long.parseLong(measured.get(MetricNames.COUNT));
         var result = context.ledger().success(run.runId(), targetCount);
         LOG.info("run {} target validation: {} {}", run.runId(), result.runStatus(), result.reasons());
+    }
+
+    /**
+     * What the target must hold: the source's metrics, or, when the job's transforms rejected rows, the data chunks'
+     * own metrics as staging validation recorded them (the rejected rows were never published).
+     */
+    private Map<String, String> expected(RunView view) {
+        if (view.rejectedCount() == 0) {
+            return view.sourceMetrics();
+        }
+        Map<String, String> expected = new TreeMap<>();
+        expected.put(MetricNames.COUNT, String.valueOf(view.stagingCount()));
+        for (ValidationView metric : context.ledger().validations(view.runId())) {
+            if (metric.stage() == Stage.STAGING && metric.metricName().startsWith(MetricNames.DATA_PREFIX)) {
+                expected.put(metric.metricName().substring(MetricNames.DATA_PREFIX.length()),
+                        metric.actualValue());
+            }
+        }
+        return expected;
     }
 }

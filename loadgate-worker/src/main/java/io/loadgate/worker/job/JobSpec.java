@@ -6,7 +6,7 @@ import java.util.regex.Pattern;
 
 /** One load job, as read from its YAML file by {@link JobSpecLoader}. */
 public record JobSpec(String jobKey, SourceSpec source, TargetSpec target, StagingSpec staging,
-                      ValidationSpec validation, RecoverySpec recovery) {
+                      ValidationSpec validation, RecoverySpec recovery, TransformSpec transform) {
     private static final Pattern JOB_KEY = Pattern.compile("[A-Z0-9_]{1,200}");
 
     public JobSpec {
@@ -18,5 +18,6 @@ public record JobSpec(String jobKey, SourceSpec source, TargetSpec target, Stagi
         requireNonNull(staging, "staging is required");
         validation = validation == null ? ValidationSpec.COUNT_ONLY : validation;
         recovery = recovery == null ? RecoverySpec.DEFAULT : recovery;
+        transform = transform == null ? TransformSpec.NONE : transform;
     }
 }

@@ -26,10 +26,18 @@ public final class PartitionApi {
 
     /** {@code POST .../chunks}: one closed chunk file. The identical report again is counted once. */
     public record ChunkReport(UUID claimToken, int chunkIndex, int chunkCount, String fragmentIdentifier,
-                              String hdfsPath, long recordCount, long byteCount, String checksum) {
+                              String hdfsPath, long recordCount, long byteCount, String checksum, ChunkKind kind) {
         public ChunkReport {
             requireNonNull(claimToken, "claimToken is null");
             requireNonNull(hdfsPath, "hdfsPath is null");
+            requireNonNull(kind, "kind is null");
+        }
+
+        /** A DATA chunk, as the seed API knows them. */
+        public ChunkReport(UUID claimToken, int chunkIndex, int chunkCount, String fragmentIdentifier,
+                           String hdfsPath, long recordCount, long byteCount, String checksum) {
+            this(claimToken, chunkIndex, chunkCount, fragmentIdentifier, hdfsPath, recordCount, byteCount, checksum,
+                    ChunkKind.DATA);
         }
     }
 

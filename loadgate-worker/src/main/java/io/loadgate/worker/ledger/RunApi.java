@@ -173,7 +173,7 @@ public final class RunApi {
      */
     public record RunView(UUID runId, String jobKey, String businessKey, RunStatus status, String executor,
                           String snapshotScn, String snapshotRef, Long sourceCount, Long expectedPartitionCount,
-                          long successPartitionCount, long failedPartitionCount, long extractedCount,
+                          long successPartitionCount, long failedPartitionCount, long extractedCount, long rejectedCount,
                           Long stagingCount, Long targetCount, String targetRef, String hdfsRunPath,
                           String stageTable, Instant startedAt, Instant heartbeatAt, Instant extractCompletedAt,
                           Instant completedAt, String errorStage, String errorCode, String errorMessage,

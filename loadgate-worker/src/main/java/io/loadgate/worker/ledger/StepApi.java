@@ -36,10 +36,11 @@ public final class StepApi {
 
     /** A chunk file the ledger recorded as committed. */
     public record StagedFile(String partitionId, int chunkIndex, String hdfsPath, long recordCount, long byteCount,
-                             String checksum) {
+                             String checksum, ChunkKind kind) {
         public StagedFile {
             requireNonNull(partitionId, "partitionId is null");
             requireNonNull(hdfsPath, "hdfsPath is null");
+            kind = kind == null ? ChunkKind.DATA : kind;
         }
     }
 

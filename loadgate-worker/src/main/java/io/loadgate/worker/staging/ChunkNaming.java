@@ -26,6 +26,15 @@ public record ChunkNaming(String partitionId, int attempt, UUID claimToken) {
         if (chunkIndex < 0 || chunkIndex > 999_999) {
             throw new IllegalArgumentException("chunkIndex out of range: " + chunkIndex);
         }
-        return String.format("part-%s-chunk-%06d-a%d-%s.parquet", partitionId, chunkIndex, attempt, claimToken.toString().substring(0, 8));
+        return String.format("part-%s-chunk-%06d-a%d-%s.parquet", partitionId, chunkIndex, attempt, tokenPrefix());
+    }
+
+    /** The one file of rows the job's transforms rejected, e.g. {@code part-0003-rejects-a1-5f2c9e1a.parquet}. */
+    public String rejectsFileName() {
+        return String.format("part-%s-rejects-a%d-%s.parquet", partitionId, attempt, tokenPrefix());
+    }
+
+    private String tokenPrefix() {
+        return claimToken.toString().substring(0, 8);
     }
 }

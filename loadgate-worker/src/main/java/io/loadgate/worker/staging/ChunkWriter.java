@@ -75,11 +75,7 @@ public final class ChunkWriter {
         DigestingOutputFile file = new DigestingOutputFile(HadoopOutputFile.fromPath(path, fs));
         long records = 0;
         try {
-            FileAppender<Record> appender = Parquet.write(file)
-                    .schema(schema)
-                    .createWriterFunc(GenericParquetWriter::create)
-                    .set(TableProperties.PARQUET_COMPRESSION, staging.compression().icebergName())
-                    .build();
+            FileAppender<Record> appender = appender(file, schema, staging);
             try (appender) {
                 while (records < staging.rowsPerChunk() && rows.hasNext()) {
                     appender.add(rows.next());
@@ -98,6 +94,15 @@ public final class ChunkWriter {
         StagedChunk chunk = new StagedChunk(chunkIndex, path.toUri(), records, file.byteCount(), file.sha256Hex());
         LOG.debug("staged {}", chunk);
         return chunk;
+    }
+
+    /** A Parquet appender of Iceberg generic records, as every staged file is written. */
+    static FileAppender<Record> appender(DigestingOutputFile file, Schema schema, StagingSpec staging) throws IOException {
+        return Parquet.write(file)
+                .schema(schema)
+                .createWriterFunc(GenericParquetWriter::create)
+                .set(TableProperties.PARQUET_COMPRESSION, staging.compression().icebergName())
+                .build();
     }
 
     private void deleteQuietly(Path path, Exception failure) {

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.loadgate.worker.execution.RunContext;
 import io.loadgate.worker.execution.SourceCache;
 import io.loadgate.worker.job.JobSpec;
+import io.loadgate.worker.job.JobSpecException;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.ledger.RunApi.CreateRun;
@@ -18,6 +19,8 @@ import io.loadgate.worker.source.SnapshotHolder;
 import io.loadgate.worker.source.Source;
 import io.loadgate.worker.source.SourcePlan;
 import io.loadgate.worker.source.Sources;
+import io.loadgate.worker.staging.SourceSchemas;
+import io.loadgate.worker.transform.TransformChain;
 import java.math.BigInteger;
 import java.util.List;
 import java.util.Map;
@@ -60,6 +63,7 @@ public final class RunSubmitter {
         SnapshotHolder snapshot = source.openSnapshot(businessKey);
         try {
             SourcePlan plan = snapshot.plan();
+            checkTransforms(job, plan);
             CreateRun request = CreateRun.forWorkers(job.jobKey(), businessKey, job.staging().root().toString(),
                             STAGE_TABLE_PREFIX)
                     .withParameters(Map.of(RunContext.JOB_SPEC_PARAMETER, jobYaml))
@@ -71,6 +75,15 @@ public final class RunSubmitter {
         } catch (RuntimeException e) {
             snapshot.close();
             throw e;
+        }
+    }
+
+    /** A transform that cannot apply to the source's columns is refused before a run exists, not per partition. */
+    private static void checkTransforms(JobSpec job, SourcePlan plan) {
+        try {
+            TransformChain.bind(job, SourceSchemas.toIceberg(plan.columns()));
+        } catch (IllegalArgumentException e) {
+            throw new JobSpecException(e.getMessage(), e);
         }
     }
 

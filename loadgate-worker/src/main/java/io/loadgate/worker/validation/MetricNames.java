@@ -7,6 +7,13 @@ package io.loadgate.worker.validation;
 public final class MetricNames {
     public static final String COUNT = "COUNT";
     public static final String DUPLICATE_KEYS = "DUPLICATE_KEYS";
+    /** Rows the job's transforms rejected, judged against the job's limit as the tolerance. */
+    public static final String REJECTED_COUNT = "REJECTED_COUNT";
+    /**
+     * Prefixes a metric of the data chunks alone, recorded at staging when rows were rejected: what the target must
+     * hold, since the source's metrics then include rows that are never published.
+     */
+    public static final String DATA_PREFIX = "DATA:";
 
     private MetricNames() {
     }

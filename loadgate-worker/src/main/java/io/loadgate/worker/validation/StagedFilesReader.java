@@ -93,6 +93,14 @@ public final class StagedFilesReader {
 
     /** As {@link #metrics(Schema, List, ValidationSpec)}, reading at most {@code parallelism} files at once. */
     public MetricSet metrics(Schema schema, List<URI> files, ValidationSpec validation, int parallelism) {
+        return measure(schema, files, validation, parallelism).result();
+    }
+
+    /**
+     * The calculator that measured {@code files}, to {@link MetricCalculator#merge merge} with another set of files
+     * measured over the same schema.
+     */
+    public MetricCalculator measure(Schema schema, List<URI> files, ValidationSpec validation, int parallelism) {
         requireNonNull(schema, "schema is null");
         requireNonNull(validation, "validation is null");
         List<Supplier<CloseableIterable<Record>>> parts = new ArrayList<>(files.size());
@@ -100,7 +108,7 @@ public final class StagedFilesReader {
             parts.add(() -> read(schema, List.of(file)));
         }
         try {
-            return ParallelMetrics.measure(parts, () -> new MetricCalculator(validation, schema), parallelism).result();
+            return ParallelMetrics.measure(parts, () -> new MetricCalculator(validation, schema), parallelism);
         } catch (UncheckedIOException e) {
             throw new UncheckedIOException("reading staged files failed: " + e.getCause().getMessage(), e.getCause());
         }

@@ -27,6 +27,6 @@ class SourcesTest {
 
     private static JobSpec job(String url) {
         return new JobSpec("JOB", new SourceSpec(url, null, null, "t", null, null, "id", null, null, null),
-                new TargetSpec("lake.t", "day", null), new StagingSpec(URI.create("file:/tmp/stage"), null, null), null, null);
+                new TargetSpec("lake.t", "day", null), new StagingSpec(URI.create("file:/tmp/stage"), null, null), null, null, null);
     }
 }

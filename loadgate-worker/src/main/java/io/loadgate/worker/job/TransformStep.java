@@ -1,0 +1,99 @@
+package io.loadgate.worker.job;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * One transform of a job, written in YAML as a mapping with exactly one key: the step's kind. Rewriting steps
+ * change string values in place; checking steps reject the row when it fails them.
+ * <pre>
+ *   - trim: [name, email]              # strip leading and trailing white space
+ *   - lower: [email]                   # also upper
+ *   - null_if_blank: [note]            # an empty or all-blank string becomes null
+ *   - hash: [email]                    # SHA-256 of the UTF-8 value, lower-case hex (pseudonymise)
+ *   - require: [customer_id, amount]   # reject when null
+ *   - range: {column: amount, min: 0, max: 100000}
+ *   - match: {column: email, pattern: '[^@]+@[^@]+'}   # the whole value must match; null passes
+ *   - max_length: {column: note, length: 200}
+ * </pre>
+ */
+public record TransformStep(List<String> trim, List<String> lower, List<String> upper, List<String> nullIfBlank,
+                            List<String> hash, List<String> require, Range range, Match match, MaxLength maxLength) {
+    public TransformStep {
+        List<String> named = new ArrayList<>();
+        trim = columns("trim", trim, named);
+        lower = columns("lower", lower, named);
+        upper = columns("upper", upper, named);
+        nullIfBlank = columns("null_if_blank", nullIfBlank, named);
+        hash = columns("hash", hash, named);
+        require = columns("require", require, named);
+        if (range != null) {
+            named.add("range");
+        }
+        if (match != null) {
+            named.add("match");
+        }
+        if (maxLength != null) {
+            named.add("max_length");
+        }
+        if (named.size() != 1) {
+            throw new IllegalArgumentException("a transform step names exactly one of trim, lower, upper, null_if_blank,"
+                    + " hash, require, range, match, max_length" + (named.isEmpty() ? "" : "; this one names " + named));
+        }
+    }
+
+    /** Reject rows whose value lies outside [min, max] (either bound may be left out); null passes. */
+    public record Range(String column, BigDecimal min, BigDecimal max) {
+        public Range {
+            SqlNames.column("range.column", column);
+            if (min == null && max == null) {
+                throw new IllegalArgumentException("range needs min, max or both");
+            }
+            if (min != null && max != null && min.compareTo(max) > 0) {
+                throw new IllegalArgumentException("range.min " + min.toPlainString() + " is above range.max " + max.toPlainString());
+            }
+        }
+    }
+
+    /** Reject rows whose string value does not match {@code pattern} as a whole; null passes. */
+    public record Match(String column, String pattern) {
+        public Match {
+            SqlNames.column("match.column", column);
+            if (pattern == null || pattern.isEmpty()) {
+                throw new IllegalArgumentException("match.pattern is required");
+            }
+            try {
+                Pattern.compile(pattern);
+            } catch (PatternSyntaxException e) {
+                throw new IllegalArgumentException("match.pattern is not a valid regular expression: " + e.getDescription());
+            }
+        }
+    }
+
+    /** Reject rows whose string value is longer than {@code length} characters; null passes. */
+    public record MaxLength(String column, Integer length) {
+        public MaxLength {
+            SqlNames.column("max_length.column", column);
+            if (length == null || length < 0) {
+                throw new IllegalArgumentException("max_length.length must be a non-negative integer");
+            }
+        }
+    }
+
+    private static List<String> columns(String key, List<String> columns, List<String> named) {
+        if (columns == null) {
+            return null;
+        }
+        if (columns.isEmpty()) {
+            throw new IllegalArgumentException(key + " names no column");
+        }
+        for (int i = 0; i < columns.size(); i++) {
+            SqlNames.column(key + "[" + i + "]", columns.get(i));
+        }
+        named.add(key);
+        return List.copyOf(columns);
+    }
+}

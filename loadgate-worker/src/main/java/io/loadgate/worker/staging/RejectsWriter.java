@@ -1,0 +1,126 @@
+package io.loadgate.worker.staging;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.worker.job.StagingSpec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.hadoop.HadoopOutputFile;
+import org.apache.iceberg.io.FileAppender;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Keeps the rows a partition's transforms rejected: their original values, under the source columns' field ids, and
+ * the reason in one more column. Written beside the data chunks under the same commit rule (a final name carrying
+ * the attempt, never renamed; it counts once the ledger records it as the partition's REJECTS chunk). The file is
+ * created on the first rejected row, so a partition without rejects has none.
+ *
+ * <p>Not thread-safe: one writer per partition attempt, fed from the thread reading that partition.
+ */
+public final class RejectsWriter implements AutoCloseable {
+    /** The column holding why a row was rejected. */
+    public static final String REASON_COLUMN = "_loadgate_reject_reason";
+
+    private final FileSystem fs;
+    private final Path path;
+    private final Schema schema;
+    private final StagingSpec staging;
+    private final GenericRecord template;
+    private final int reasonPosition;
+    private DigestingOutputFile file;
+    private FileAppender<Record> appender;
+    private long records;
+    private boolean finished;
+
+    /** @param dataSchema the data chunks' schema, from {@link SourceSchemas#toIceberg} */
+    public RejectsWriter(Configuration hadoop, URI runDirectory, Schema dataSchema, StagingSpec staging, ChunkNaming naming) {
+        requireNonNull(hadoop, "hadoop is null");
+        requireNonNull(runDirectory, "runDirectory is null");
+        requireNonNull(naming, "naming is null");
+        this.fs = StagingFileSystems.forUri(runDirectory, hadoop);
+        this.path = fs.makeQualified(new Path(new Path(runDirectory), naming.rejectsFileName()));
+        this.schema = schemaOf(requireNonNull(dataSchema, "dataSchema is null"));
+        this.staging = requireNonNull(staging, "staging is null");
+        this.template = GenericRecord.create(schema);
+        this.reasonPosition = schema.columns().size() - 1;
+    }
+
+    /** The rejects file's schema: the data columns with their field ids, then the reason. */
+    public static Schema schemaOf(Schema dataSchema) {
+        List<Types.NestedField> fields = new ArrayList<>(dataSchema.columns());
+        fields.add(Types.NestedField.optional(dataSchema.highestFieldId() + 1, REASON_COLUMN, Types.StringType.get()));
+        return new Schema(fields);
+    }
+
+    /** The data columns of a rejects file's schema: reading a rejects file with it gives rows like the data's. */
+    public static Schema dataSchemaOf(Schema rejectsSchema) {
+        return new Schema(rejectsSchema.columns().stream().filter(f -> !f.name().equals(REASON_COLUMN)).toList());
+    }
+
+    /** Keeps {@code original} (a record of the data schema, as read from the source) with {@code reason}. */
+    public void add(Record original, String reason) {
+        requireNonNull(reason, "reason is null");
+        if (finished) {
+            throw new IllegalStateException("the rejects file is finished");
+        }
+        GenericRecord row = template.copy();
+        for (int i = 0; i < reasonPosition; i++) {
+            row.set(i, original.get(i));
+        }
+        row.set(reasonPosition, reason);
+        try {
+            if (appender == null) {
+                file = new DigestingOutputFile(HadoopOutputFile.fromPath(path, fs));
+                appender = ChunkWriter.appender(file, schema, staging);
+            }
+            appender.add(row);
+        } catch (IOException e) {
+            throw new UncheckedIOException("writing rejects file " + path + " failed: " + e.getMessage(), e);
+        }
+        records++;
+    }
+
+    /** Closes the file; the chunk to report as the partition's {@code chunkIndex}, or empty when nothing was rejected. */
+    public Optional<StagedChunk> finish(int chunkIndex) {
+        finished = true;
+        if (appender == null) {
+            return Optional.empty();
+        }
+        try {
+            appender.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException("closing rejects file " + path + " failed: " + e.getMessage(), e);
+        }
+        appender = null;
+        return Optional.of(new StagedChunk(chunkIndex, path.toUri(), records, file.byteCount(), file.sha256Hex()));
+    }
+
+    /** Abandons an unfinished file (the partition failed): it is deleted rather than left half-written. */
+    @Override
+    public void close() {
+        if (appender == null) {
+            return;
+        }
+        try {
+            appender.close();
+        } catch (IOException | RuntimeException e) {
+            // The file is deleted next; a failure to close it changes nothing the ledger will see.
+        }
+        appender = null;
+        try {
+            fs.delete(path, false);
+        } catch (IOException e) {
+            // Left for cleanup: it was never reported, so nothing reads it.
+        }
+    }
+}
