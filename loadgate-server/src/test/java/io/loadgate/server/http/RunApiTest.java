@@ -296,6 +296,34 @@ class RunApiTest {
     }
 
     @Test
+    void aRejectsChunkCountsTowardsThePartitionAndIsListedAsSuch() {
+        String runId = Runs.started(ledger, job(), 30);
+        UUID token = UUID.randomUUID();
+        ledger.post("/v1/runs/" + runId + "/partitions/0000/claim", claim(token));
+        String path = "/v1/runs/" + runId + "/partitions/0000/chunks";
+        Map<String, Object> rejects = new LinkedHashMap<>(chunk(runId, token, "0000", 1, 2, 4));
+        rejects.put("kind", "REJECTS");
+        Map<String, Object> badKind = new LinkedHashMap<>(rejects);
+        badKind.put("kind", "SPARE");
+        assertThat(ledger.post(path, badKind).status()).isEqualTo(422);
+        assertThat(ledger.post(path, chunk(runId, token, "0000", 0, 2, 26)).status()).isEqualTo(200);
+        var last = ledger.post(path, rejects);
+        assertThat(last.text("partitionStatus")).as("26 data rows and 4 rejected rows are the 30 expected")
+                .isEqualTo("SUCCESS");
+        assertThat(last.text("runStatus")).isEqualTo("EXTRACTED_VALIDATED");
+        assertThat(ledger.post(path, rejects).status()).as("the identical report again").isEqualTo(200);
+        Map<String, Object> sameFileAsData = new LinkedHashMap<>(rejects);
+        sameFileAsData.remove("kind");
+        assertThat(ledger.post(path, sameFileAsData).code()).as("the same chunk reported as another kind")
+                .isEqualTo("CHUNK_CONFLICT");
+        JsonNode files = ledger.get("/v1/runs/" + runId + "/files").body();
+        assertThat(files).extracting(f -> f.get("kind").asText()).containsExactly("DATA", "REJECTS");
+        JsonNode run = ledger.get("/v1/runs/" + runId).body();
+        assertThat(run.get("extractedCount").asLong()).isEqualTo(30);
+        assertThat(run.get("rejectedCount").asLong()).isEqualTo(4);
+    }
+
+    @Test
     void chunkChecksRunInTheContractOrder() {
         String runId = Runs.started(ledger, job(), 30);
         UUID token = UUID.randomUUID();

@@ -128,6 +128,51 @@ class JobSpecLoaderTest {
                 ":", "staging is required");
     }
 
+    private static final String TRANSFORM = """
+            transform:
+              max_rejected_ratio: 0.001
+              steps:
+                - trim: [name, email]
+                - null_if_blank: [note]
+                - require: [customer_id]
+                - range: {column: quantity, min: 1}
+                - match: {column: email, pattern: '[^@]+@[^@]+'}
+                - max_length: {column: note, length: 200}
+                - hash: [email]
+            """;
+
+    @Test
+    void readsTransformsInOrder() throws IOException {
+        TransformSpec transform = JobSpecLoader.load(write(VALID + TRANSFORM)).transform();
+
+        assertThat(transform.steps()).hasSize(7);
+        assertThat(transform.steps().get(0).trim()).containsExactly("name", "email");
+        assertThat(transform.steps().get(3).range()).isEqualTo(new TransformStep.Range("quantity", java.math.BigDecimal.ONE, null));
+        assertThat(transform.steps().get(4).match().pattern()).isEqualTo("[^@]+@[^@]+");
+        assertThat(transform.steps().get(6).hash()).containsExactly("email");
+        assertThat(transform.allowedRejects(25_000)).as("0.1 %% of 25,000 rows").isEqualTo(25);
+        assertThat(JobSpecLoader.load(write(VALID)).transform().allowedRejects(1_000_000))
+                .as("no transforms, no rejects allowed").isZero();
+    }
+
+    @Test
+    void aBadTransformNamesItsStep() throws IOException {
+        assertOneLine(VALID + TRANSFORM.replace("- trim: [name, email]", "- trim: [name]\n      lower: [email]"), ":",
+                "transform.steps[0]: a transform step names exactly one of trim, lower, upper, null_if_blank, hash,"
+                        + " require, range, match, max_length; this one names [trim, lower]");
+        assertOneLine(VALID + TRANSFORM.replace("- trim: [name, email]", "- squash: [name]"), ":",
+                "transform.steps[0]: a transform step names exactly one of trim, lower, upper");
+        assertOneLine(VALID + TRANSFORM.replace("max_rejected_ratio: 0.001", "max_rejected_ratio: 2"), ":",
+                "max_rejected_ratio must be between 0 and 1, got 2");
+        assertOneLine(VALID + TRANSFORM.replace("max_rejected_ratio: 0.001", "max_rejected_ratio: 0.1\n  max_rejected: 3"),
+                ":", "name one of max_rejected and max_rejected_ratio, not both");
+        assertOneLine(VALID + TRANSFORM.replace("'[^@]+@[^@]+'", "'[unclosed'"), ":",
+                "match.pattern is not a valid regular expression: Unclosed character class");
+        assertOneLine(VALID + TRANSFORM.replace("{column: quantity, min: 1}", "{column: quantity}"), ":",
+                "range needs min, max or both");
+        assertOneLine(VALID + TRANSFORM.replace("- hash: [email]", "- hash: []"), ":", "hash names no column");
+    }
+
     @Test
     void duplicateKeyAndBrokenYamlFail() throws IOException {
         assertOneLine(VALID.replace("  user: loader\n", "  user: loader\n  user: other\n"), ":5:", "Duplicate field 'user'");
