@@ -109,6 +109,13 @@ final class DemoData {
                   primary_key: [order_id]
                 recovery:
                   mode: FAIL
+                # Checks on every row; a row that fails one is kept aside with its reason, and more rejected rows
+                # than max_rejected fail the run before anything is published.
+                transform:
+                  max_rejected: 0
+                  steps:
+                    - require: [customer_id]
+                    - range: {column: quantity, min: 1, max: 99}
                 """.formatted(jdbcUrl, partitions, stageRoot);
     }
 }
