@@ -1,17 +1,35 @@
 package io.loadgate.worker.job;
 
 /**
- * The Iceberg table the publisher writes ({@code namespace.name}), its business key column, and optionally the
- * catalog holding it (Iceberg catalog properties: {@code type} jdbc|hadoop|rest, {@code uri}, {@code warehouse},
- * ...); without one the worker's own default catalog is used.
+ * The table the publisher writes ({@code namespace.name}) and its business key column. By default an Iceberg table,
+ * optionally in a catalog of the job's own (Iceberg catalog properties: {@code type} jdbc|hadoop|rest, {@code uri},
+ * {@code warehouse}, ...; without one the worker's default catalog is used); with {@code warehouse}, a table of
+ * that relational database ({@code schema.table}) instead.
  */
-public record TargetSpec(String table, String businessKeyColumn, java.util.Map<String, String> catalog) {
+public record TargetSpec(String table, String businessKeyColumn, java.util.Map<String, String> catalog,
+                         WarehouseSpec warehouse) {
     public TargetSpec {
         catalog = catalog == null ? java.util.Map.of() : java.util.Map.copyOf(catalog);
+        if (warehouse != null && !catalog.isEmpty()) {
+            throw new IllegalArgumentException("target names a catalog and a warehouse; an Iceberg table or a"
+                    + " warehouse table, not both");
+        }
         SourceSpec.requireText("target.table", table);
         if (!table.matches("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)+")) {
             throw new IllegalArgumentException("target.table must be namespace.name, got '" + table + "'");
         }
         SqlNames.column("target.business_key_column", businessKeyColumn);
+        if (warehouse != null && table.split("\\.").length != 2) {
+            throw new IllegalArgumentException("target.table of a warehouse must be schema.table, got '" + table + "'");
+        }
+    }
+
+    /** An Iceberg target. */
+    public TargetSpec(String table, String businessKeyColumn, java.util.Map<String, String> catalog) {
+        this(table, businessKeyColumn, catalog, null);
+    }
+
+    public boolean isWarehouse() {
+        return warehouse != null;
     }
 }

@@ -14,13 +14,13 @@ import java.util.List;
 import java.util.Locale;
 
 /** Maps JDBC column metadata to {@link SourceColumn}s and reads values as the classes {@link ColumnType} names. */
-final class JdbcValues {
+public final class JdbcValues {
     private static final int MAX_DECIMAL_PRECISION = 38;
 
     private JdbcValues() {
     }
 
-    static List<SourceColumn> describe(ResultSetMetaData metadata) throws SQLException {
+    public static List<SourceColumn> describe(ResultSetMetaData metadata) throws SQLException {
         List<SourceColumn> columns = new ArrayList<>(metadata.getColumnCount());
         for (int i = 1; i <= metadata.getColumnCount(); i++) {
             columns.add(describe(metadata, i));
@@ -71,7 +71,7 @@ final class JdbcValues {
     }
 
     /** The value of column {@code index} (1-based) of the current row, as {@code column.type().javaClass()}. */
-    static Object read(ResultSet rs, int index, SourceColumn column) throws SQLException {
+    public static Object read(ResultSet rs, int index, SourceColumn column) throws SQLException {
         Object value = switch (column.type()) {
             case INT -> rs.getInt(index);
             case LONG -> rs.getLong(index);
