@@ -12,6 +12,7 @@ import io.loadgate.worker.ledger.OperatorApi.MonitorSummary;
 import io.loadgate.worker.ledger.OperatorApi.PublishProbe;
 import io.loadgate.worker.ledger.OperatorApi.Resent;
 import io.loadgate.worker.ledger.OperatorApi.Resolve;
+import io.loadgate.worker.ledger.OperatorApi.Rollback;
 import io.loadgate.worker.ledger.PartitionApi.ChunkReport;
 import io.loadgate.worker.ledger.PartitionApi.ChunkResult;
 import io.loadgate.worker.ledger.PartitionApi.Claim;
@@ -171,6 +172,11 @@ final class TimedLedgerClient implements LedgerClient {
     @Override
     public RunChange resolvePublishUnknown(UUID runId, Resolve resolve) {
         return timed("resolvePublishUnknown", () -> delegate.resolvePublishUnknown(runId, resolve));
+    }
+
+    @Override
+    public RunChange recordRollback(UUID runId, Rollback rollback) {
+        return timed("recordRollback", () -> delegate.recordRollback(runId, rollback));
     }
 
     @Override

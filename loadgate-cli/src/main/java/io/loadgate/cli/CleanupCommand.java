@@ -6,13 +6,8 @@ import io.loadgate.worker.cleanup.RunCleanup;
 import io.loadgate.worker.execution.RunContexts;
 import io.loadgate.worker.execution.TargetCatalogs;
 import io.loadgate.worker.ledger.LedgerClient;
-import io.loadgate.worker.publish.CatalogConfig;
 import java.io.PrintWriter;
-import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.apache.hadoop.conf.Configuration;
 import picocli.CommandLine.Command;
@@ -25,7 +20,8 @@ import picocli.CommandLine.Spec;
         description = {"Deletes the staged files of finished runs past retention, except the files their target",
                 "table references: a succeeded run keeps its published files and loses zombies, duplicates and",
                 "failed attempts; a failed run loses everything the table does not hold. Runs whose table cannot",
-                "be read are skipped with nothing deleted. Without --ledger, uses the ledger on $LOADGATE_HOME."},
+                "be read are skipped with nothing deleted. Without --ledger, uses the ledger and lakehouse catalog on",
+                "$LOADGATE_HOME (then --catalog and --warehouse are refused)."},
         footer = "Exit codes: 0 every due run cleaned (or listed with --dry-run), 1 a run was skipped or failed, or"
                 + " the ledger refused, 2 bad input, 3 the ledger is unreachable.")
 final class CleanupCommand implements Callable<Integer> {
@@ -38,13 +34,8 @@ final class CleanupCommand implements Callable<Integer> {
     @Option(names = "--dry-run", description = "list what would be deleted; delete and record nothing")
     boolean dryRun;
 
-    @Option(names = "--catalog", paramLabel = "KEY=VALUE", description = "with --ledger: the default Iceberg catalog"
-            + " for jobs without target.catalog, as the workers have it (see 'loadgate worker --help')")
-    Map<String, String> catalog = new HashMap<>();
-
-    @Option(names = "--warehouse", paramLabel = "DIR",
-            description = "with --ledger: default warehouse (default: $LOADGATE_HOME/warehouse)")
-    Path warehouse;
+    @Mixin
+    CatalogOptions catalogOptions;
 
     @Override
     public Integer call() {
@@ -52,13 +43,12 @@ final class CleanupCommand implements Callable<Integer> {
         List<RunCleanup> reports;
         if (ledgerOptions.ledgerGiven()) {
             LedgerClient client = ledgerOptions.client(LedgerOptions.Role.WORKER);
-            Path dir = warehouse == null ? io.loadgate.server.config.ConfigLoader.home(System.getenv()).resolve("warehouse") : warehouse;
-            try (TargetCatalogs catalogs = new TargetCatalogs(defaultCatalog(dir), dir)) {
+            try (TargetCatalogs catalogs = catalogOptions.open()) {
                 Cleaner cleaner = new Cleaner(client, new RunContexts(client), catalogs, new Configuration());
                 reports = ledgerOptions.call(client, c -> cleaner.clean(mode));
             }
         } else {
-            if (!catalog.isEmpty() || warehouse != null) {
+            if (catalogOptions.given()) {
                 throw new CliException("--catalog and --warehouse need --ledger; the local ledger uses its own "
                         + "lakehouse catalog", LedgerOptions.EXIT_USAGE);
             }
@@ -83,14 +73,6 @@ final class CleanupCommand implements Callable<Integer> {
         spec.commandLine().getErr().println("loadgate: " + notDone.size() + " of " + reports.size()
                 + " run(s) not cleaned; run " + first.runId() + " " + first.outcome() + ": " + first.message());
         return 1;
-    }
-
-    private Optional<CatalogConfig> defaultCatalog(Path dir) {
-        try {
-            return catalog.isEmpty() ? Optional.empty() : Optional.of(CatalogConfig.fromProperties(catalog, dir));
-        } catch (IllegalArgumentException e) {
-            throw new CliException("--catalog: " + e.getMessage(), LedgerOptions.EXIT_USAGE);
-        }
     }
 
     private static void print(PrintWriter out, List<RunCleanup> reports, CleanupMode mode) {

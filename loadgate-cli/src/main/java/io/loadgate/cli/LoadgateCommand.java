@@ -4,7 +4,8 @@ import picocli.CommandLine.Command;
 
 @Command(name = "loadgate", mixinStandardHelpOptions = true, version = "loadgate 0.1.0",
         description = "Loads tables and files into a data lake exactly once.",
-        subcommands = {DemoCommand.class, RunCommand.class, WorkerCommand.class, ServerCommand.class,
+        subcommands = {DemoCommand.class, SetupCommand.class, RunCommand.class, ReplayCommand.class,
+                RollbackCommand.class, WorkerCommand.class, ServerCommand.class,
                 ControlLoopCommand.class, RunsCommand.class, MonitorCommand.class, CleanupCommand.class,
                 ResolveCommand.class, DispatchCommand.class,
                 TokenCommand.class})

@@ -29,21 +29,24 @@ import org.apache.hadoop.conf.Configuration;
 /**
  * Loadgate in one process, for {@code loadgate run} without {@code --ledger} and for the demo: the ledger on its
  * configured (by default embedded) PostgreSQL, listening on loopback only, and worker threads talking to it over
- * HTTP exactly as remote workers would. The workers use a token made for this process alone.
+ * HTTP exactly as remote workers would. The workers use a token made for this process alone, and so do the
+ * operator's actions a local command takes (a rollback).
  */
 final class LocalLoadgate implements AutoCloseable {
     private final LoadgateServer server;
     private final LedgerClient client;
+    private final LedgerClient operatorClient;
     private final SourceCache sources;
     private final TargetCatalogs catalogs;
     private final ScheduledExecutorService timer;
     private final Worker worker;
     private final Path home;
 
-    private LocalLoadgate(LoadgateServer server, LedgerClient client, SourceCache sources, TargetCatalogs catalogs,
+    private LocalLoadgate(LoadgateServer server, Clients clients, SourceCache sources, TargetCatalogs catalogs,
                           ScheduledExecutorService timer, Worker worker, Path home) {
         this.server = server;
-        this.client = client;
+        this.client = clients.worker();
+        this.operatorClient = clients.operator();
         this.sources = sources;
         this.catalogs = catalogs;
         this.timer = timer;
@@ -55,11 +58,12 @@ final class LocalLoadgate implements AutoCloseable {
     static LocalLoadgate start(int workerThreads) {
         LoadgateConfig configured = Configs.load(Optional.empty());
         String token = Tokens.generate();
-        LoadgateConfig config = inProcess(configured, Tokens.digest(token));
+        String operatorToken = Tokens.generate();
+        LoadgateConfig config = inProcess(configured, Map.of("worker", Tokens.digest(token),
+                "operator", Tokens.digest(operatorToken)));
         LoadgateServer server = LoadgateServer.start(config);
         try {
-            LedgerClient client = HttpLedgerClient.create(LedgerClientConfig.builder("http://127.0.0.1:"
-                    + server.port(), LedgerToken.of(token)).build());
+            LedgerClient client = client(server, token);
             Path warehouse = config.home().resolve("warehouse");
             SourceCache sources = new SourceCache(System.getenv());
             TargetCatalogs catalogs = new TargetCatalogs(Optional.of(lakehouse(server, config, warehouse)), warehouse);
@@ -72,19 +76,34 @@ final class LocalLoadgate implements AutoCloseable {
                     new Configuration(), new WorkerContext.Shared(new RunContexts(client), sources, catalogs, timer),
                     Duration.ofSeconds(10), Duration.ofSeconds(1));
             Worker worker = workerThreads == 0 ? null : Worker.start(context, workerThreads);
-            return new LocalLoadgate(server, client, sources, catalogs, timer, worker, config.home());
+            return new LocalLoadgate(server, new Clients(client, client(server, operatorToken)), sources, catalogs,
+                    timer, worker, config.home());
         } catch (RuntimeException e) {
             server.close();
             throw e;
         }
     }
 
-    /** The configured ledger, on loopback and a free port, with this process's own worker token added. */
-    private static LoadgateConfig inProcess(LoadgateConfig config, String workerDigest) {
+    private record Clients(LedgerClient worker, LedgerClient operator) {
+        Clients {
+            java.util.Objects.requireNonNull(worker, "worker is null");
+            java.util.Objects.requireNonNull(operator, "operator is null");
+        }
+    }
+
+    private static LedgerClient client(LoadgateServer server, String token) {
+        return HttpLedgerClient.create(LedgerClientConfig.builder("http://127.0.0.1:" + server.port(),
+                LedgerToken.of(token)).build());
+    }
+
+    /** The configured ledger, on loopback and a free port, with this process's own tokens (by role) added. */
+    private static LoadgateConfig inProcess(LoadgateConfig config, Map<String, String> ownDigests) {
         Map<String, List<String>> digests = new HashMap<>(config.auth().tokenDigests());
-        List<String> workers = new ArrayList<>(digests.getOrDefault("worker", List.of()));
-        workers.add(workerDigest);
-        digests.put("worker", workers);
+        ownDigests.forEach((role, digest) -> {
+            List<String> roleDigests = new ArrayList<>(digests.getOrDefault(role, List.of()));
+            roleDigests.add(digest);
+            digests.put(role, roleDigests);
+        });
         return new LoadgateConfig(new ServerConfig("127.0.0.1", 0, null), config.database(),
                 new AuthConfig(digests, config.auth().allowedRoots()), config.recovery(), config.dispatch(),
                 config.cleanup(), config.home());
@@ -103,6 +122,11 @@ final class LocalLoadgate implements AutoCloseable {
 
     LedgerClient client() {
         return client;
+    }
+
+    /** A client with this process's operator token, for the operator's actions of a local command. */
+    LedgerClient operatorClient() {
+        return operatorClient;
     }
 
     SourceCache sources() {

@@ -3,7 +3,6 @@ package io.loadgate.cli;
 import io.loadgate.worker.execution.SourceCache;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecException;
-import io.loadgate.worker.job.JobSpecLoader;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.ledger.RunApi.RunView;
@@ -11,18 +10,20 @@ import io.loadgate.worker.ledger.RunStatus;
 import io.loadgate.worker.source.SourceException;
 import io.loadgate.worker.submit.RunFollower;
 import io.loadgate.worker.submit.RunSubmitter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "run", mixinStandardHelpOptions = true,
+@Command(name = "run", aliases = "load", mixinStandardHelpOptions = true,
         description = {"Loads one business key of a job exactly once: plan at one snapshot, extract, validate, publish.",
+                "'loadgate load' is the same command under the name of its phase (after 'loadgate setup'): the one a",
+                "scheduler runs for each new business key.",
                 "Without --ledger, runs the ledger and workers in this process on $LOADGATE_HOME.",
                 "Exit 0 on SUCCESS; 2 bad job or options; 3 ledger unreachable; 4 an active run exists;",
                 "10..18 the run failed: MANIFEST, EXTRACT, SNAPSHOT_EXPIRED, STAGE_VALIDATION, PUBLISH,",
@@ -49,39 +50,83 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Logging.quietUnlessAsked();
-        JobSpec job = loadJob();
-        if (!businessKey.matches("[0-9A-Za-z_.:\\-]{1,200}")) {
-            throw new CliException("--business-key must match ^[0-9A-Za-z_.:\\-]{1,200}$", LedgerOptions.EXIT_USAGE);
+        JobSpec job = JobInput.load(jobFile);
+        JobInput.businessKey("--business-key", businessKey);
+        checkThreads(threads);
+        String yaml = JobInput.text(jobFile);
+        if (ledgerOptions.ledgerGiven()) {
+            LedgerClient client = ledgerOptions.client(LedgerOptions.Role.WORKER);
+            return submitAndFollow(client, new SourceCache(System.getenv()), job, yaml, businessKey, noWait);
         }
+        try (LocalLoadgate local = LocalLoadgate.start(threads)) {
+            return submitAndFollow(local.client(), local.sources(), job, yaml, businessKey, false);
+        }
+    }
+
+    static void checkThreads(int threads) {
         if (threads < 1 || threads > 256) {
             throw new CliException("--threads must be between 1 and 256", LedgerOptions.EXIT_USAGE);
         }
-        String yaml = Files.readString(jobFile, StandardCharsets.UTF_8);
-        if (ledgerOptions.ledgerGiven()) {
-            LedgerClient client = ledgerOptions.client(LedgerOptions.Role.WORKER);
-            return execute(client, new SourceCache(System.getenv()), job, yaml, noWait);
-        }
-        try (LocalLoadgate local = LocalLoadgate.start(threads)) {
-            return execute(local.client(), local.sources(), job, yaml, false);
-        }
     }
 
-    private JobSpec loadJob() {
-        try {
-            return JobSpecLoader.load(jobFile);
-        } catch (JobSpecException e) {
-            throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
+    /**
+     * How a run ended. {@code runId} is null when the ledger refused the plan (FAILED_MANIFEST) in the call that would
+     * have named the run to this process; {@code rows} are the target's rows, or the extracted ones when the run
+     * ended before counting the target.
+     */
+    record Ended(UUID runId, RunStatus status, long rows) {
+        Ended {
+            java.util.Objects.requireNonNull(status, "status is null");
         }
-    }
 
-    private int execute(LedgerClient client, SourceCache sources, JobSpec job, String yaml,
-                        boolean returnAfterExtraction) throws InterruptedException {
-        return submitAndFollow(client, sources, job, yaml, businessKey, returnAfterExtraction);
+        int exitCode() {
+            return RunOutcome.exitCode(status);
+        }
     }
 
     /** Submits a run and follows it to its end, printing progress and the summary; returns the exit code. */
     static int submitAndFollow(LedgerClient client, SourceCache sources, JobSpec job, String yaml, String businessKey,
                                boolean returnAfterExtraction) throws InterruptedException {
+        if (!returnAfterExtraction) {
+            return load(client, sources, job, yaml, businessKey).exitCode();
+        }
+        Optional<RunSubmitter.Submission> submitted = submit(client, sources, job, yaml, businessKey);
+        if (submitted.isEmpty()) {
+            return RunOutcome.exitCode(RunStatus.FAILED_MANIFEST);
+        }
+        try (RunSubmitter.Submission submission = submitted.get()) {
+            RunView end = follower(client).followExtraction(submission.runId(), submission, ProgressDisplay.forStdout());
+            System.out.println("Run " + end.runId() + " is " + end.status() + "; follow it with: loadgate runs show "
+                    + end.runId());
+            return end.status().isTerminal() ? RunOutcome.exitCode(end.status()) : 0;
+        }
+    }
+
+    /**
+     * Submits a run and follows it to its end, printing progress and the summary. Throws {@link CliException} when
+     * no run could start: a bad job or source (exit 2), or an active run for the key (exit 4).
+     */
+    static Ended load(LedgerClient client, SourceCache sources, JobSpec job, String yaml, String businessKey)
+            throws InterruptedException {
+        Optional<RunSubmitter.Submission> submitted = submit(client, sources, job, yaml, businessKey);
+        if (submitted.isEmpty()) {
+            return new Ended(null, RunStatus.FAILED_MANIFEST, 0);
+        }
+        try (RunSubmitter.Submission submission = submitted.get()) {
+            RunView end = follower(client).follow(submission.runId(), submission, ProgressDisplay.forStdout());
+            RunReport.print(System.out, client, end);
+            if (end.status() != RunStatus.SUCCESS) {
+                System.err.println("loadgate: run " + end.runId() + " ended " + end.status() + ": "
+                        + (end.errorMessage() == null ? RunOutcome.describe(end.status()) : end.errorMessage()));
+            }
+            return new Ended(end.runId(), end.status(),
+                    end.targetCount() != null ? end.targetCount() : end.extractedCount());
+        }
+    }
+
+    /** The submitted run, holding its snapshot; empty when the ledger refused the plan (already printed). */
+    private static Optional<RunSubmitter.Submission> submit(LedgerClient client, SourceCache sources, JobSpec job,
+                                                            String yaml, String businessKey) {
         RunSubmitter.Submission submission;
         try {
             submission = new RunSubmitter(client, sources, System.getenv()).submit(job, yaml, businessKey);
@@ -95,30 +140,17 @@ final class RunCommand implements Callable<Integer> {
             }
             if ("MANIFEST_INVALID".equals(e.code())) {
                 System.out.println("the plan was refused: " + e.details().get("violations"));
-                return RunOutcome.exitCode(RunStatus.FAILED_MANIFEST);
+                return Optional.empty();
             }
             throw e;
         }
-        try (submission) {
-            System.out.printf("Run %s: %s, business key %s, %,d rows in %d partitions at snapshot %s%n",
-                    submission.runId(), job.jobKey(), businessKey, submission.plan().split().rowCount(),
-                    submission.plan().partitions().size(), submission.plan().snapshotRef());
-            ProgressDisplay display = ProgressDisplay.forStdout();
-            RunFollower follower = new RunFollower(client, Duration.ofMillis(250), Duration.ofSeconds(30));
-            RunView end;
-            if (returnAfterExtraction) {
-                end = follower.followExtraction(submission.runId(), submission, display);
-                System.out.println("Run " + end.runId() + " is " + end.status() + "; follow it with: loadgate runs show "
-                        + end.runId());
-                return end.status().isTerminal() ? RunOutcome.exitCode(end.status()) : 0;
-            }
-            end = follower.follow(submission.runId(), submission, display);
-            RunReport.print(System.out, client, end);
-            if (end.status() != RunStatus.SUCCESS) {
-                System.err.println("loadgate: run " + end.runId() + " ended " + end.status() + ": "
-                        + (end.errorMessage() == null ? RunOutcome.describe(end.status()) : end.errorMessage()));
-            }
-            return RunOutcome.exitCode(end.status());
-        }
+        System.out.printf("Run %s: %s, business key %s, %,d rows in %d partitions at snapshot %s%n",
+                submission.runId(), job.jobKey(), businessKey, submission.plan().split().rowCount(),
+                submission.plan().partitions().size(), submission.plan().snapshotRef());
+        return Optional.of(submission);
+    }
+
+    private static RunFollower follower(LedgerClient client) {
+        return new RunFollower(client, Duration.ofMillis(250), Duration.ofSeconds(30));
     }
 }

@@ -6,6 +6,7 @@ import io.loadgate.ledger.cleanup.Cleanup;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.partition.Partitions;
 import io.loadgate.ledger.publish.Publishing;
+import io.loadgate.ledger.rollback.Rollbacks;
 import io.loadgate.ledger.run.RunViews;
 import io.loadgate.ledger.run.Runs;
 import io.loadgate.ledger.validation.Validations;
@@ -20,6 +21,7 @@ public final class Ledger {
     private final Validations validations;
     private final Publishing publishing;
     private final Cleanup cleanup;
+    private final Rollbacks rollbacks;
 
     public Ledger(Database database, LedgerSettings settings) {
         this.database = requireNonNull(database, "database is null");
@@ -30,6 +32,7 @@ public final class Ledger {
         this.validations = new Validations(database);
         this.publishing = new Publishing(database, settings.publishStale());
         this.cleanup = new Cleanup(database, settings.retention());
+        this.rollbacks = new Rollbacks(database);
     }
 
     public Database database() {
@@ -62,5 +65,9 @@ public final class Ledger {
 
     public Cleanup cleanup() {
         return cleanup;
+    }
+
+    public Rollbacks rollbacks() {
+        return rollbacks;
     }
 }

@@ -3,10 +3,14 @@ package io.loadgate.server.http;
 import io.javalin.http.Context;
 import io.loadgate.ledger.Ledger;
 import io.loadgate.ledger.publish.Publishing;
+import io.loadgate.ledger.rollback.Rollbacks;
 import java.util.Map;
 import java.util.UUID;
 
-/** Resolving an unknown publish (by an operator, or by the publish probe), cleanup, and the monitor's summary. */
+/**
+ * Resolving an unknown publish (by an operator, or by the publish probe), recording a rollback, cleanup, and the
+ * monitor's summary.
+ */
 final class OperatorRoutes {
     private OperatorRoutes() {
     }
@@ -14,6 +18,7 @@ final class OperatorRoutes {
     static void register(ApiServer.Routes routes, Ledger ledger) {
         routes.post("/v1/runs/{runId}/publish-unknown/resolve", ApiServer.OPERATOR, ctx -> resolve(ctx, ledger));
         routes.post("/v1/runs/{runId}/publish-unknown/probe", ApiServer.CLEANERS, ctx -> probe(ctx, ledger));
+        routes.post("/v1/runs/{runId}/rollback", ApiServer.OPERATOR, ctx -> rollback(ctx, ledger));
         routes.get("/v1/cleanup/candidates", ApiServer.CLEANERS, ctx -> ApiServer.ok(ctx,
                 ledger.cleanup().candidates()));
         routes.post("/v1/runs/{runId}/cleanup", ApiServer.CLEANERS, ctx -> cleanup(ctx, ledger));
@@ -44,6 +49,20 @@ final class OperatorRoutes {
         body.finish();
         var result = ledger.publishing().probe(runId, new Publishing.ProbeReport(token, found, snapshotId, returned,
                 evidence), ApiServer.actor(ctx));
+        ApiServer.ok(ctx, Map.of("runId", runId.toString(), "runStatus", result.runStatus().name(),
+                "changed", result.changed()));
+    }
+
+    private static void rollback(Context ctx, Ledger ledger) {
+        UUID runId = ApiServer.runId(ctx);
+        RequestBody body = RequestBody.parse(ctx.body());
+        String reason = body.string("reason", true, Formats.MESSAGE);
+        String targetRef = body.string("targetRef", true, Formats.MESSAGE);
+        body.check("reason", reason == null || reason.strip().length() >= Rollbacks.MIN_REASON,
+                "must be at least " + Rollbacks.MIN_REASON + " characters");
+        body.check("targetRef", targetRef == null || !targetRef.isBlank(), "must not be blank");
+        body.finish();
+        var result = ledger.rollbacks().record(runId, reason.strip(), targetRef.strip(), ApiServer.actor(ctx));
         ApiServer.ok(ctx, Map.of("runId", runId.toString(), "runStatus", result.runStatus().name(),
                 "changed", result.changed()));
     }

@@ -24,6 +24,7 @@ import io.loadgate.worker.ledger.OperatorApi.PublishProbe;
 import io.loadgate.worker.ledger.StepApi.StagedFile;
 import io.loadgate.worker.ledger.OperatorApi.Resent;
 import io.loadgate.worker.ledger.OperatorApi.Resolve;
+import io.loadgate.worker.ledger.OperatorApi.Rollback;
 import io.loadgate.worker.ledger.PartitionApi.ChunkReport;
 import io.loadgate.worker.ledger.PartitionApi.ChunkResult;
 import io.loadgate.worker.ledger.PartitionApi.Claim;
@@ -285,6 +286,12 @@ public final class HttpLedgerClient implements LedgerClient {
     public RunChange resolvePublishUnknown(UUID runId, Resolve resolve) {
         requireNonNull(resolve, "resolve is null");
         return execute(post(run(runId) + "/publish-unknown/resolve", resolve, type(RunChange.class), Repeat.ONCE));
+    }
+
+    @Override
+    public RunChange recordRollback(UUID runId, Rollback rollback) {
+        requireNonNull(rollback, "rollback is null");
+        return execute(post(run(runId) + "/rollback", rollback, type(RunChange.class), Repeat.REPEATABLE));
     }
 
     @Override

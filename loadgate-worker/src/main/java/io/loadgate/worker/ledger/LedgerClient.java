@@ -10,6 +10,7 @@ import io.loadgate.worker.ledger.OperatorApi.PublishProbe;
 import io.loadgate.worker.ledger.StepApi.StagedFile;
 import io.loadgate.worker.ledger.OperatorApi.Resent;
 import io.loadgate.worker.ledger.OperatorApi.Resolve;
+import io.loadgate.worker.ledger.OperatorApi.Rollback;
 import io.loadgate.worker.ledger.PartitionApi.ChunkReport;
 import io.loadgate.worker.ledger.PartitionApi.ChunkResult;
 import io.loadgate.worker.ledger.PartitionApi.Claim;
@@ -179,6 +180,14 @@ public interface LedgerClient {
      * gets 409 {@code RUN_STATUS_MISMATCH}. 409 {@code RUN_STATUS_MISMATCH} when the run is not PUBLISH_UNKNOWN.
      */
     RunChange resolvePublishUnknown(UUID runId, Resolve resolve);
+
+    /**
+     * {@code POST /v1/runs/{runId}/rollback} (operator, extension): records that the run's partition was removed from
+     * the target; the run keeps its status. Repeatable: the same targetRef again answers {@code changed=false}.
+     * 409 {@code RUN_STATUS_MISMATCH} (not SUCCESS), 409 {@code NOT_LATEST_SUCCESS}, 409 {@code ALREADY_ROLLED_BACK}
+     * (with another targetRef).
+     */
+    RunChange recordRollback(UUID runId, Rollback rollback);
 
     /** {@code GET /v1/runs/{runId}/validations}: every metric recorded for the run, with the ledger's verdict. */
     List<StepApi.ValidationView> validations(UUID runId);

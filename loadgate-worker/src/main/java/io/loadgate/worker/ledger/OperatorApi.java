@@ -32,6 +32,22 @@ public final class OperatorApi {
         }
     }
 
+    /**
+     * {@code POST .../rollback} (operator, extension): the business key's partition was removed from the target by
+     * snapshot {@code targetRef}; the ledger keeps it, with the reason, as a ROLLED_BACK event of the run.
+     */
+    public record Rollback(String reason, String targetRef) {
+        public static final int MIN_REASON = 5;
+
+        public Rollback {
+            requireNonNull(reason, "reason is null");
+            requireNonNull(targetRef, "targetRef is null");
+            if (reason.strip().length() < MIN_REASON) {
+                throw new IllegalArgumentException("reason must be at least " + MIN_REASON + " characters");
+            }
+        }
+    }
+
     /** {@code POST .../dispatches/{dispatchId}/resend} (operator): the dispatch is PENDING again, attempts reset. */
     public record Resent(UUID dispatchId, DispatchStatus status) {
         public Resent {

@@ -94,6 +94,18 @@ public final class MariaDbSnapshotSource implements Source {
     }
 
     @Override
+    public List<SourceColumn> columns() {
+        Connection connection = connect();
+        try {
+            return queries.check(connection);
+        } catch (SQLException e) {
+            throw queries.failure(e);
+        } finally {
+            SourceConnections.closeQuietly(connection);
+        }
+    }
+
+    @Override
     public PartitionRows readPartition(String snapshotRef, Partition partition, String businessKey) {
         requireNonNull(partition, "partition is null");
         PooledHolder holder = HOLDERS.get(snapshotRef);

@@ -8,6 +8,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -68,6 +69,18 @@ public final class PostgresSnapshotSource implements Source {
         } catch (RuntimeException e) {
             SourceConnections.closeQuietly(connection);
             throw e;
+        }
+    }
+
+    @Override
+    public List<SourceColumn> columns() {
+        Connection connection = connect(new Properties());
+        try {
+            return queries.check(connection);
+        } catch (SQLException e) {
+            throw queries.failure(e);
+        } finally {
+            SourceConnections.closeQuietly(connection);
         }
     }
 

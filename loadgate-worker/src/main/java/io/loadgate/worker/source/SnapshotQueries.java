@@ -67,12 +67,7 @@ final class SnapshotQueries {
             throws SQLException {
         List<SourceColumn> all = describe(connection);
         SourceColumn split = splitColumn(all);
-        if (!split.isSplittable()) {
-            throw new SourceException("source.split_column " + source.splitColumn() + " is " + describeType(split)
-                    + "; a split column must be an integer type");
-        }
-        List<SourceColumn> selected = selected(all);
-        checkMetricColumns(selected);
+        List<SourceColumn> selected = check(all, split);
 
         FutureTask<Long> duplicates = null;
         if (!validation.primaryKey().isEmpty()) {
@@ -170,6 +165,25 @@ final class SnapshotQueries {
             }
             throw new IllegalStateException(cause);
         }
+    }
+
+    /**
+     * The columns a reader would yield, after the checks planning makes on them: the split column exists and is an
+     * integer, {@code source.columns} and the validation columns exist and suit their metrics. Reads no rows.
+     */
+    List<SourceColumn> check(Connection connection) throws SQLException {
+        List<SourceColumn> all = describe(connection);
+        return check(all, splitColumn(all));
+    }
+
+    private List<SourceColumn> check(List<SourceColumn> all, SourceColumn split) {
+        if (!split.isSplittable()) {
+            throw new SourceException("source.split_column " + source.splitColumn() + " is " + describeType(split)
+                    + "; a split column must be an integer type");
+        }
+        List<SourceColumn> selected = selected(all);
+        checkMetricColumns(selected);
+        return selected;
     }
 
     /** A cursor over one partition; {@code release} runs when the caller closes it. */

@@ -1,5 +1,7 @@
 package io.loadgate.worker.source;
 
+import java.util.List;
+
 /**
  * A relational source read at one consistent point in time.
  *
@@ -21,6 +23,13 @@ public interface Source {
      * {@code :business_key}.
      */
     SnapshotHolder openSnapshot(String businessKey);
+
+    /**
+     * Checks the job against the source without reading rows or taking a snapshot: the table or query resolves, and
+     * the split, extracted and validation columns exist with usable types. Returns the columns a reader would yield,
+     * in order (the staged files' schema is made from them).
+     */
+    List<SourceColumn> columns();
 
     /**
      * Streams the rows of {@code partition} at {@code snapshotRef}: the caller must close the result. Throws

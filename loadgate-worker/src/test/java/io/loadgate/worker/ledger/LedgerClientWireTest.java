@@ -128,6 +128,13 @@ class LedgerClientWireTest {
                 c -> c.resendDispatch(RUN, dispatch));
         assertThat(resend.request().path()).isEqualTo("/v1/runs/" + RUN + "/dispatches/" + dispatch + "/resend");
         assertThat(resend.result().status()).isEqualTo(DispatchStatus.PENDING);
+
+        var rollback = call("{\"runId\":\"" + RUN + "\",\"runStatus\":\"SUCCESS\",\"changed\":true}",
+                c -> c.recordRollback(RUN, new OperatorApi.Rollback("bad source day", "8813")));
+        assertThat(rollback.request().path()).isEqualTo("/v1/runs/" + RUN + "/rollback");
+        assertThat(rollback.body().get("reason").asText()).isEqualTo("bad source day");
+        assertThat(rollback.body().get("targetRef").asText()).isEqualTo("8813");
+        assertThat(rollback.result().runStatus()).isEqualTo(RunStatus.SUCCESS);
     }
 
     @Test

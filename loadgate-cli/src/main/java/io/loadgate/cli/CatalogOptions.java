@@ -1,0 +1,37 @@
+package io.loadgate.cli;
+
+import io.loadgate.worker.execution.TargetCatalogs;
+import io.loadgate.worker.publish.CatalogConfig;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import picocli.CommandLine.Option;
+
+/** The default Iceberg catalog of a command that reads or changes target tables: {@code --catalog}, {@code --warehouse}. */
+final class CatalogOptions {
+    @Option(names = "--catalog", paramLabel = "KEY=VALUE", description = "the default Iceberg catalog for jobs without"
+            + " target.catalog, as the workers have it (see 'loadgate worker --help')")
+    Map<String, String> catalog = new HashMap<>();
+
+    @Option(names = "--warehouse", paramLabel = "DIR",
+            description = "the default catalog's warehouse (default: $LOADGATE_HOME/warehouse)")
+    Path warehouse;
+
+    boolean given() {
+        return !catalog.isEmpty() || warehouse != null;
+    }
+
+    /** The job's own catalogs, and the one given here for jobs without; the caller closes them. */
+    TargetCatalogs open() {
+        Path dir = warehouse != null ? warehouse
+                : io.loadgate.server.config.ConfigLoader.home(System.getenv()).resolve("warehouse");
+        Optional<CatalogConfig> config;
+        try {
+            config = catalog.isEmpty() ? Optional.empty() : Optional.of(CatalogConfig.fromProperties(catalog, dir));
+        } catch (IllegalArgumentException e) {
+            throw new CliException("--catalog: " + e.getMessage(), LedgerOptions.EXIT_USAGE);
+        }
+        return new TargetCatalogs(config, dir);
+    }
+}

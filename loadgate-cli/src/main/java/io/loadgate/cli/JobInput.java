@@ -1,0 +1,44 @@
+package io.loadgate.cli;
+
+import io.loadgate.worker.job.JobSpec;
+import io.loadgate.worker.job.JobSpecException;
+import io.loadgate.worker.job.JobSpecLoader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Pattern;
+
+/** The job file and business keys as every job command takes them: checked once, the same way, before any work. */
+final class JobInput {
+    /** The ledger's businessKey format (docs/ledger-api-v1.md). */
+    static final Pattern BUSINESS_KEY = Pattern.compile("[0-9A-Za-z_.:\\-]{1,200}");
+
+    private JobInput() {
+    }
+
+    static JobSpec load(Path jobFile) {
+        try {
+            return JobSpecLoader.load(jobFile);
+        } catch (JobSpecException e) {
+            throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
+        }
+    }
+
+    /** The job file's text, which a run carries so that workers on any host read the same job. */
+    static String text(Path jobFile) {
+        try {
+            return Files.readString(jobFile, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new CliException("cannot read " + jobFile + ": " + CliErrors.oneLine(e), LedgerOptions.EXIT_USAGE);
+        }
+    }
+
+    static String businessKey(String where, String key) {
+        if (!BUSINESS_KEY.matcher(key).matches()) {
+            throw new CliException(where + " must match ^" + BUSINESS_KEY.pattern() + "$, got '" + key + "'",
+                    LedgerOptions.EXIT_USAGE);
+        }
+        return key;
+    }
+}

@@ -1,0 +1,161 @@
+package io.loadgate.cli;
+
+import io.loadgate.worker.execution.SourceCache;
+import io.loadgate.worker.job.JobSpec;
+import io.loadgate.worker.ledger.LedgerClient;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "replay", mixinStandardHelpOptions = true,
+        description = {"Loads several business keys of a job again, one run each, in the order given: each run",
+                "replaces its key's partition in the target. Every key is checked before the first run starts.",
+                "Stops at the first run that does not succeed unless --keep-going. Prints one line per key and a",
+                "summary. Without --ledger, runs the ledger and workers in this process on $LOADGATE_HOME."},
+        footer = {"Keys file: one business key per line; blank lines and '#' comments are ignored; a key may appear",
+                "once. Exit codes: 0 every run succeeded; 2 bad job, options or key (nothing was run); 3 ledger",
+                "unreachable; otherwise the exit code of the first run that failed, as 'loadgate run' has them."})
+final class ReplayCommand implements Callable<Integer> {
+    @Parameters(paramLabel = "JOB.yaml", description = "the job spec")
+    Path jobFile;
+
+    @Option(names = "--business-key", paramLabel = "KEY", description = "a business key to load; repeat for more")
+    List<String> businessKeys = new ArrayList<>();
+
+    @Option(names = "--keys-file", paramLabel = "FILE", description = "the business keys, one per line")
+    Path keysFile;
+
+    @Option(names = "--keep-going", description = "run every key even after a run failed")
+    boolean keepGoing;
+
+    @Option(names = "--threads", paramLabel = "N", defaultValue = "4",
+            description = "worker threads when running in this process (default: ${DEFAULT-VALUE})")
+    int threads;
+
+    @Mixin
+    LedgerOptions ledgerOptions;
+
+    /** One key's line of the summary; {@code ended} is null for a run that could not start. */
+    private record Outcome(String businessKey, RunCommand.Ended ended, String failure, int exitCode) {
+        Outcome {
+            java.util.Objects.requireNonNull(businessKey, "businessKey is null");
+        }
+
+        String line() {
+            if (ended == null) {
+                return String.format("%-24s %-36s %-26s %s", businessKey, "-", "NOT STARTED", failure);
+            }
+            return String.format("%-24s %-36s %-26s %,d rows", businessKey,
+                    ended.runId() == null ? "-" : ended.runId(), ended.status(), ended.rows());
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Logging.quietUnlessAsked();
+        JobSpec job = JobInput.load(jobFile);
+        List<String> keys = keys();
+        RunCommand.checkThreads(threads);
+        String yaml = JobInput.text(jobFile);
+        if (ledgerOptions.ledgerGiven()) {
+            LedgerClient client = ledgerOptions.client(LedgerOptions.Role.WORKER);
+            return replay(client, new SourceCache(System.getenv()), job, yaml, keys);
+        }
+        try (LocalLoadgate local = LocalLoadgate.start(threads)) {
+            return replay(local.client(), local.sources(), job, yaml, keys);
+        }
+    }
+
+    private List<String> keys() {
+        if (!businessKeys.isEmpty() == (keysFile != null)) {
+            throw new CliException("give the keys either with --business-key or with --keys-file", LedgerOptions.EXIT_USAGE);
+        }
+        if (keysFile == null) {
+            Map<String, Integer> seen = new LinkedHashMap<>();
+            for (String key : businessKeys) {
+                JobInput.businessKey("--business-key", key);
+                if (seen.putIfAbsent(key, seen.size() + 1) != null) {
+                    throw new CliException("--business-key " + key + " is given twice", LedgerOptions.EXIT_USAGE);
+                }
+            }
+            return List.copyOf(seen.keySet());
+        }
+        return readKeysFile(keysFile);
+    }
+
+    static List<String> readKeysFile(Path file) {
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new CliException("cannot read --keys-file " + file + ": " + CliErrors.oneLine(e),
+                    LedgerOptions.EXIT_USAGE);
+        }
+        Map<String, Integer> lineOf = new LinkedHashMap<>();
+        for (int i = 0; i < lines.size(); i++) {
+            int hash = lines.get(i).indexOf('#');
+            String key = (hash < 0 ? lines.get(i) : lines.get(i).substring(0, hash)).strip();
+            if (key.isEmpty()) {
+                continue;
+            }
+            String where = file + " line " + (i + 1);
+            JobInput.businessKey(where, key);
+            Integer first = lineOf.putIfAbsent(key, i + 1);
+            if (first != null) {
+                throw new CliException(where + ": business key " + key + " repeats line " + first,
+                        LedgerOptions.EXIT_USAGE);
+            }
+        }
+        if (lineOf.isEmpty()) {
+            throw new CliException(file + " holds no business keys", LedgerOptions.EXIT_USAGE);
+        }
+        return List.copyOf(lineOf.keySet());
+    }
+
+    private int replay(LedgerClient client, SourceCache sources, JobSpec job, String yaml, List<String> keys)
+            throws InterruptedException {
+        List<Outcome> outcomes = new ArrayList<>();
+        for (int i = 0; i < keys.size(); i++) {
+            String key = keys.get(i);
+            System.out.println("== replay " + (i + 1) + "/" + keys.size() + ": " + job.jobKey() + " business key " + key);
+            Outcome outcome;
+            try {
+                RunCommand.Ended ended = RunCommand.load(client, sources, job, yaml, key);
+                outcome = new Outcome(key, ended, null, ended.exitCode());
+            } catch (CliException e) {
+                // The run could not start (an active run for the key, the source refused): the key failed, and
+                // the next keys are independent of it, so --keep-going goes on.
+                System.err.println("loadgate: " + key + ": " + e.getMessage());
+                outcome = new Outcome(key, null, e.getMessage(), e.exitCode());
+            }
+            outcomes.add(outcome);
+            System.out.println(outcome.line());
+            if (outcome.exitCode() != 0 && !keepGoing) {
+                break;
+            }
+        }
+        return summarise(job, keys, outcomes);
+    }
+
+    private static int summarise(JobSpec job, List<String> keys, List<Outcome> outcomes) {
+        System.out.println();
+        System.out.printf("%-24s %-36s %-26s %s%n", "BUSINESS_KEY", "RUN_ID", "STATUS", "ROWS");
+        outcomes.forEach(o -> System.out.println(o.line()));
+        long succeeded = outcomes.stream().filter(o -> o.exitCode() == 0).count();
+        int notRun = keys.size() - outcomes.size();
+        System.out.printf("Replayed %s: %d of %d business keys succeeded, %d failed%s.%n", job.jobKey(), succeeded,
+                keys.size(), outcomes.size() - succeeded, notRun == 0 ? ""
+                        : ", " + notRun + " not run (stopped at the first failure; --keep-going runs them all)");
+        return outcomes.stream().mapToInt(Outcome::exitCode).filter(code -> code != 0).findFirst().orElse(0);
+    }
+}

@@ -1,0 +1,161 @@
+package io.loadgate.cli;
+
+import io.loadgate.worker.execution.TargetCatalogs;
+import io.loadgate.worker.job.JobSpec;
+import io.loadgate.worker.job.JobSpecException;
+import io.loadgate.worker.ledger.LedgerClient;
+import io.loadgate.worker.ledger.OperatorApi.Rollback;
+import io.loadgate.worker.ledger.RunApi.RunFilter;
+import io.loadgate.worker.ledger.RunApi.RunView;
+import io.loadgate.worker.ledger.RunStatus;
+import io.loadgate.worker.publish.PartitionRollback;
+import io.loadgate.worker.publish.TargetCatalog;
+import io.loadgate.worker.publish.TargetMismatchException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
+import org.apache.iceberg.exceptions.ValidationException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "rollback", mixinStandardHelpOptions = true,
+        description = {"Removes one business key's partition from the job's Iceberg table in one commit (the snapshot",
+                "summary says loadgate.rollback=true, the key, the job and the reason) and records it as a",
+                "ROLLED_BACK event of the key's latest successful run. Refused while the key has an active run.",
+                "Without --yes, only says what would be removed. Needs the operator token. Without --ledger, uses",
+                "the ledger and lakehouse catalog on $LOADGATE_HOME (then --catalog and --warehouse are refused)."},
+        footer = "Exit codes: 0 rolled back, nothing to remove, or listed without --yes; 1 refused or failed (the line"
+                + " says why; nothing was removed unless it says so); 2 bad input; 3 the ledger is unreachable;"
+                + " 4 the key has an active run.")
+final class RollbackCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(paramLabel = "JOB.yaml", description = "the job spec")
+    Path jobFile;
+
+    @Option(names = "--business-key", required = true, paramLabel = "KEY", description = "the business key to remove")
+    String businessKey;
+
+    @Option(names = "--reason", required = true, paramLabel = "TEXT",
+            description = "why, for the snapshot summary and the run's events (at least " + Rollback.MIN_REASON
+                    + " characters)")
+    String reason;
+
+    @Option(names = "--yes", description = "remove it; without this flag nothing changes")
+    boolean yes;
+
+    @Mixin
+    LedgerOptions ledgerOptions;
+
+    @Mixin
+    CatalogOptions catalogOptions;
+
+    @Override
+    public Integer call() {
+        Logging.quietUnlessAsked();
+        JobSpec job = JobInput.load(jobFile);
+        JobInput.businessKey("--business-key", businessKey);
+        String why = reason.strip();
+        if (why.length() < Rollback.MIN_REASON) {
+            throw new CliException("--reason must be at least " + Rollback.MIN_REASON + " characters, got '" + reason
+                    + "'", LedgerOptions.EXIT_USAGE);
+        }
+        if (ledgerOptions.ledgerGiven()) {
+            LedgerClient client = ledgerOptions.client(LedgerOptions.Role.OPERATOR);
+            try (TargetCatalogs catalogs = catalogOptions.open()) {
+                return rollback(client, catalogs, job, why);
+            }
+        }
+        if (catalogOptions.given()) {
+            throw new CliException("--catalog and --warehouse need --ledger; the local ledger uses its own lakehouse"
+                    + " catalog", LedgerOptions.EXIT_USAGE);
+        }
+        try (LocalLoadgate local = LocalLoadgate.start(0)) {
+            return rollback(local.operatorClient(), local.catalogs(), job, why);
+        }
+    }
+
+    private int rollback(LedgerClient client, TargetCatalogs catalogs, JobSpec job, String why) {
+        PrintWriter out = spec.commandLine().getOut();
+        // Newest first: the first active run blocks, the first SUCCESS is the run whose rows the partition holds.
+        List<RunView> runs = ledgerOptions.call(client, c -> c.listRuns(new RunFilter(job.jobKey(), businessKey,
+                null, 1000)));
+        Optional<RunView> active = runs.stream().filter(r -> r.status().isActive()).findFirst();
+        if (active.isPresent()) {
+            throw new CliException("job " + job.jobKey() + " has an active run " + active.get().runId() + " ("
+                    + active.get().status() + ") for " + businessKey + "; roll back once it has ended",
+                    RunOutcome.ACTIVE_RUN_EXISTS);
+        }
+        TableIdentifier identifier = TableIdentifier.parse(job.target().table());
+        PartitionRollback rollback = new PartitionRollback(catalog(catalogs, job));
+        Optional<PartitionRollback.Contents> found;
+        try {
+            found = rollback.contents(identifier, job.target().businessKeyColumn(), businessKey);
+        } catch (TargetMismatchException | IllegalArgumentException e) {
+            throw new CliException("cannot roll back a business key of " + identifier + ": " + e.getMessage(),
+                    LedgerOptions.EXIT_USAGE);
+        }
+        if (found.isEmpty() || found.get().isEmpty()) {
+            out.println(found.isEmpty() ? "Table " + identifier + " does not exist; nothing to roll back."
+                    : "Business key " + businessKey + " has no rows in " + identifier + "; nothing to roll back.");
+            out.flush();
+            return 0;
+        }
+        PartitionRollback.Contents contents = found.get();
+        RunView published = runs.stream().filter(r -> r.status() == RunStatus.SUCCESS).findFirst()
+                .orElseThrow(() -> new CliException("the ledger has no successful run of " + job.jobKey() + " for "
+                        + businessKey + " to record a rollback on; nothing removed", LedgerOptions.EXIT_REFUSED));
+        String what = contents.files().size() + " data file(s), " + String.format("%,d", contents.rows())
+                + " rows of business key " + businessKey + " from " + identifier + " (published by run "
+                + published.runId() + ")";
+        if (!yes) {
+            out.println("Would remove " + what + ". Nothing changed; pass --yes to roll back.");
+            out.flush();
+            return 0;
+        }
+        UUID rollbackId = UUID.randomUUID();
+        long snapshotId;
+        try {
+            snapshotId = rollback.commit(contents, new PartitionRollback.Request(job.jobKey(),
+                    published.runId().toString(), why), rollbackId);
+        } catch (ValidationException e) {
+            throw new CliException("the partition changed while rolling back (did a run publish?); nothing removed: "
+                    + CliErrors.oneLine(e), LedgerOptions.EXIT_REFUSED);
+        } catch (CommitStateUnknownException e) {
+            throw new CliException("the rollback commit's outcome is unknown: look for the snapshot whose summary has "
+                    + PartitionRollback.ROLLBACK_ID_PROPERTY + "=" + rollbackId + " in " + identifier
+                    + " before anything else; nothing recorded in the ledger", LedgerOptions.EXIT_REFUSED);
+        }
+        try {
+            ledgerOptions.call(client, c -> c.recordRollback(published.runId(), new Rollback(why,
+                    String.valueOf(snapshotId))));
+        } catch (CliException e) {
+            // The table has changed: say so whatever the ledger answered, with what it takes to record it by hand.
+            throw new CliException("removed " + what + " in snapshot " + snapshotId + ", but the ledger did not record"
+                    + " it: " + e.getMessage() + "; record it with POST /v1/runs/" + published.runId()
+                    + "/rollback {reason, targetRef: " + snapshotId + "}", e.exitCode());
+        }
+        out.println("Removed " + what + " in snapshot " + snapshotId + "; recorded as ROLLED_BACK on run "
+                + published.runId() + ".");
+        out.flush();
+        return 0;
+    }
+
+    private static TargetCatalog catalog(TargetCatalogs catalogs, JobSpec job) {
+        try {
+            return catalogs.forJob(job);
+        } catch (JobSpecException | IllegalArgumentException e) {
+            throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
+        }
+    }
+}

@@ -1,0 +1,118 @@
+package io.loadgate.cli;
+
+import io.loadgate.worker.execution.TargetCatalogs;
+import io.loadgate.worker.job.JobSpec;
+import io.loadgate.worker.job.JobSpecException;
+import io.loadgate.worker.publish.TargetCatalog;
+import io.loadgate.worker.publish.TargetMismatchException;
+import io.loadgate.worker.publish.TargetTable;
+import io.loadgate.worker.source.SourceColumn;
+import io.loadgate.worker.source.SourceException;
+import io.loadgate.worker.source.Sources;
+import io.loadgate.worker.staging.SourceSchemas;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.apache.iceberg.catalog.TableIdentifier;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "setup", mixinStandardHelpOptions = true,
+        description = {"The one-time phase before a job's first load: checks the job spec, checks the source (the",
+                "table or query, and the split, extracted, business-key and validation columns) without reading",
+                "rows, and creates the Iceberg target table from the source's columns, partitioned by the",
+                "business-key column, unless it exists with that schema already. Running it again changes nothing.",
+                "The catalog is the job's target.catalog, else --catalog, else the lakehouse catalog on",
+                "$LOADGATE_HOME (the one 'loadgate run' uses without --ledger)."},
+        footer = "Exit codes: 0 ready to load, 1 the catalog failed, 2 bad job, source or table (the line says which).")
+final class SetupCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(paramLabel = "JOB.yaml", description = "the job spec")
+    Path jobFile;
+
+    @Mixin
+    CatalogOptions catalogOptions;
+
+    @Override
+    public Integer call() {
+        Logging.quietUnlessAsked();
+        PrintWriter out = spec.commandLine().getOut();
+        JobSpec job = JobInput.load(jobFile);
+        out.println("job       " + job.jobKey() + ": the spec in " + jobFile + " is valid");
+        out.flush();
+        List<SourceColumn> columns = sourceColumns(job);
+        String relation = job.source().table() != null ? job.source().table() : "source.query";
+        out.println("source    " + relation + ": " + columns.size() + " columns to extract " + describe(columns)
+                + "; split on " + job.source().splitColumn());
+        if (!job.validation().referencedColumns().isEmpty()) {
+            out.println("validate  " + String.join(", ", job.validation().referencedColumns())
+                    + ": present, with types their metrics can compare");
+        }
+        out.flush();
+        TableIdentifier identifier = TableIdentifier.parse(job.target().table());
+        TargetTable target;
+        try {
+            target = new TargetTable(identifier, SourceSchemas.toIceberg(columns), job.target().businessKeyColumn());
+        } catch (IllegalArgumentException e) {
+            throw new CliException("target.business_key_column: " + e.getMessage(), LedgerOptions.EXIT_USAGE);
+        }
+        boolean created;
+        if (job.target().catalog().isEmpty() && !catalogOptions.given()) {
+            try (LocalLoadgate local = LocalLoadgate.start(0)) {
+                created = createIfAbsent(local.catalogs(), job, target);
+            }
+        } else {
+            try (TargetCatalogs catalogs = catalogOptions.open()) {
+                created = createIfAbsent(catalogs, job, target);
+            }
+        }
+        if (created) {
+            out.println("target    " + identifier + ": created, " + columns.size() + " columns, partitioned by "
+                    + target.businessKeyColumn());
+            out.println("Setup of " + job.jobKey() + " done; load a business key with: loadgate load " + jobFile
+                    + " --business-key KEY");
+        } else {
+            out.println("target    " + identifier + ": exists with the job's schema, partitioned by "
+                    + target.businessKeyColumn());
+            out.println("Setup of " + job.jobKey() + " changed nothing: it was done before.");
+        }
+        out.flush();
+        return 0;
+    }
+
+    private static List<SourceColumn> sourceColumns(JobSpec job) {
+        try {
+            return Sources.forJob(job, System.getenv()).columns();
+        } catch (SourceException | JobSpecException e) {
+            throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
+        }
+    }
+
+    /** True when this call created the table, false when it was there already. */
+    private static boolean createIfAbsent(TargetCatalogs catalogs, JobSpec job, TargetTable target) {
+        TargetCatalog catalog;
+        try {
+            catalog = catalogs.forJob(job);
+        } catch (JobSpecException | IllegalArgumentException e) {
+            throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
+        }
+        boolean existed = catalog.catalog().tableExists(target.identifier());
+        try {
+            catalog.createIfAbsent(target);
+        } catch (TargetMismatchException e) {
+            throw new CliException("the target does not fit the job: " + e.getMessage(), LedgerOptions.EXIT_USAGE);
+        }
+        return !existed;
+    }
+
+    private static String describe(List<SourceColumn> columns) {
+        return columns.stream().map(c -> c.name() + " " + c.type().name().toLowerCase(Locale.ROOT)).toList().toString();
+    }
+}
