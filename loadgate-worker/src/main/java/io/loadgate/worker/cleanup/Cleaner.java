@@ -97,18 +97,6 @@ public final class Cleaner {
         } catch (RuntimeException e) {
             return report.skipped("cannot read the run's job: " + message(e));
         }
-        TableRef table;
-        try {
-            table = new TableRef(catalogs.forJob(run.job()), TableIdentifier.parse(run.job().target().table()));
-        } catch (RuntimeException e) {
-            return report.skipped("cannot open the catalog of " + run.job().target().table() + ": " + message(e));
-        }
-        // A run that published yet whose table this catalog lacks was published elsewhere: with the wrong catalog,
-        // "nothing is referenced" would delete a live table's files.
-        if (candidate.targetRef() != null && !exists(table)) {
-            return report.skipped("the run published snapshot " + candidate.targetRef() + " of " + table.identifier()
-                    + ", which this catalog does not have; is the catalog the workers' one?");
-        }
         FileSystem fs;
         Locations locations;
         try {
@@ -118,10 +106,27 @@ public final class Cleaner {
             return report.skipped("cannot open the file system of " + candidate.hdfsRunPath() + ": " + message(e));
         }
         Set<String> keep;
-        try {
-            keep = cache.computeIfAbsent(table, t -> referencedKeys(t, locations));
-        } catch (RuntimeException e) {
-            return report.skipped("cannot read what " + table.identifier() + " references: " + message(e));
+        if (run.job().target().isWarehouse()) {
+            // A warehouse holds copies of the rows: it references no staged file.
+            keep = Set.of();
+        } else {
+            TableRef table;
+            try {
+                table = new TableRef(catalogs.forJob(run.job()), TableIdentifier.parse(run.job().target().table()));
+            } catch (RuntimeException e) {
+                return report.skipped("cannot open the catalog of " + run.job().target().table() + ": " + message(e));
+            }
+            // A run that published yet whose table this catalog lacks was published elsewhere: with the wrong
+            // catalog, "nothing is referenced" would delete a live table's files.
+            if (candidate.targetRef() != null && !exists(table)) {
+                return report.skipped("the run published snapshot " + candidate.targetRef() + " of "
+                        + table.identifier() + ", which this catalog does not have; is the catalog the workers' one?");
+            }
+            try {
+                keep = cache.computeIfAbsent(table, t -> referencedKeys(t, locations));
+            } catch (RuntimeException e) {
+                return report.skipped("cannot read what " + table.identifier() + " references: " + message(e));
+            }
         }
         if (candidate.status() == RunStatus.SUCCESS) {
             try {

@@ -5,15 +5,20 @@ import static java.util.Objects.requireNonNull;
 import io.loadgate.worker.ledger.ChunkKind;
 import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
 import io.loadgate.worker.ledger.OperatorApi.PublishProbe;
+import io.loadgate.worker.ledger.StepApi;
 import io.loadgate.worker.ledger.StepApi.PublishOutcome;
 import io.loadgate.worker.ledger.StepApi.PublishResult;
 import io.loadgate.worker.publish.IcebergPublisher;
 import io.loadgate.worker.publish.ProbeResult;
 import io.loadgate.worker.publish.PublishRequest;
+import io.loadgate.worker.publish.Publisher;
 import io.loadgate.worker.publish.StagedFile;
 import io.loadgate.worker.publish.TargetCatalog;
 import io.loadgate.worker.publish.TargetTable;
+import io.loadgate.worker.staging.RejectsWriter;
 import io.loadgate.worker.validation.StagedFilesReader;
+import io.loadgate.worker.warehouse.WarehouseConnector;
+import io.loadgate.worker.warehouse.WarehousePublisher;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
@@ -24,9 +29,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * PUBLISH_RUN: claim the publish with a fresh token, commit exactly the ledger's files in one Iceberg commit, report
- * the outcome. Never a second commit: when the outcome is unknown, the probe looks for this publish token in the
- * table's history, and the ledger decides from that evidence.
+ * PUBLISH_RUN: claim the publish with a fresh token, commit exactly the ledger's data files in one Iceberg commit (or
+ * one warehouse transaction), report the outcome. Never a second commit: when the outcome is unknown, the probe
+ * looks for this publish token in the table's history (or the warehouse's publish records), and the ledger decides
+ * from that evidence.
  */
 final class PublishStep {
     private static final Logger LOG = LoggerFactory.getLogger(PublishStep.class);
@@ -43,22 +49,28 @@ final class PublishStep {
         if (!context.ledger().publishClaim(run.runId(), token).claimed()) {
             return;
         }
-        TargetCatalog catalog;
+        Publisher publisher;
         TargetTable target;
         List<StagedFile> files;
         try {
-            catalog = context.shared().catalogs().forJob(run.job());
-            files = context.ledger().files(run.runId()).stream()
-                    .filter(f -> f.kind() == ChunkKind.DATA)
+            List<StepApi.StagedFile> recorded = context.ledger().files(run.runId());
+            files = recorded.stream().filter(f -> f.kind() == ChunkKind.DATA)
                     .map(f -> new StagedFile(f.hdfsPath(), f.recordCount(), f.byteCount())).toList();
-            target = target(run, catalog, files);
-            catalog.createIfAbsent(target);
+            if (run.job().target().isWarehouse()) {
+                target = warehouseTarget(run, recorded);
+                publisher = new WarehousePublisher(WarehouseConnector.of(run.job().target().warehouse(),
+                        context.shared().sources().environment()), context.hadoop());
+            } else {
+                TargetCatalog catalog = context.shared().catalogs().forJob(run.job());
+                target = target(run, catalog, files);
+                catalog.createIfAbsent(target);
+                publisher = new IcebergPublisher(catalog);
+            }
         } catch (RuntimeException e) {
             // Nothing was committed: the commit is the last thing a publish does.
             report(run, token, PublishOutcome.FAILED_PUBLISH, "PUBLISH_PREPARE_FAILED", e.getMessage(), null);
             return;
         }
-        IcebergPublisher publisher = new IcebergPublisher(catalog);
         var outcome = publisher.publish(new PublishRequest(run.runId().toString(), run.job().jobKey(),
                 run.businessKey(), token, target, files));
         PublishOutcome reported = PublishOutcome.valueOf(outcome.status().name());
@@ -73,6 +85,23 @@ final class PublishStep {
             LOG.warn("run {} publish outcome was unknown; the probe {} the token: run is {}", run.runId(),
                     found ? "found" : "did not find", resolved.runStatus());
         }
+    }
+
+    /**
+     * A warehouse table is created by the publish itself, from the staged columns: those of a data chunk, or, when
+     * every row was rejected, of a rejects chunk without its reason column.
+     */
+    private TargetTable warehouseTarget(RunContext run, List<StepApi.StagedFile> recorded) {
+        TableIdentifier identifier = TableIdentifier.parse(run.job().target().table());
+        StagedFilesReader reader = new StagedFilesReader(context.hadoop());
+        StepApi.StagedFile first = recorded.stream().filter(f -> f.kind() == ChunkKind.DATA).findFirst()
+                .or(() -> recorded.stream().findFirst())
+                .orElseThrow(() -> new IllegalStateException("the run staged no rows: there are no columns to publish"));
+        Schema schema = reader.schemaOf(URI.create(first.hdfsPath()));
+        if (first.kind() == ChunkKind.REJECTS) {
+            schema = RejectsWriter.dataSchemaOf(schema);
+        }
+        return new TargetTable(identifier, schema, run.job().target().businessKeyColumn());
     }
 
     private TargetTable target(RunContext run, TargetCatalog catalog, List<StagedFile> files) {

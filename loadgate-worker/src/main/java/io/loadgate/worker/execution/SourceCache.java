@@ -15,6 +15,11 @@ public final class SourceCache {
     private final Map<String, String> environment;
     private final Map<UUID, Source> sources = new ConcurrentHashMap<>();
 
+    /** The environment the jobs' {@code password_env} variables are read from (sources and warehouses alike). */
+    public Map<String, String> environment() {
+        return environment;
+    }
+
     public SourceCache(Map<String, String> environment) {
         this.environment = Map.copyOf(environment);
     }

@@ -17,6 +17,8 @@ import io.loadgate.worker.validation.MetricCalculator;
 import io.loadgate.worker.validation.MetricNames;
 import io.loadgate.worker.validation.MetricSet;
 import io.loadgate.worker.validation.ParallelMetrics;
+import io.loadgate.worker.warehouse.WarehouseConnector;
+import io.loadgate.worker.warehouse.WarehouseReader;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,8 +30,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * VALIDATE_TARGET: read the business key's partition back through Iceberg, measure it with the job's metrics, and
- * let the ledger judge them against the source. A table that cannot be read fails the run too.
+ * VALIDATE_TARGET: read the business key's partition back through Iceberg (or the warehouse), measure it with the
+ * job's metrics, and let the ledger judge them against the source. A table that cannot be read fails the run too.
  */
 final class TargetValidationStep {
     private static final Logger LOG = LoggerFactory.getLogger(TargetValidationStep.class);
@@ -46,6 +48,26 @@ final class TargetValidationStep {
             return;
         }
         RunContext run = context.shared().runs().get(dispatch.runId());
+        List<Metric> metrics = new ArrayList<>();
+        // Opening the target may fail for a while (the dispatch comes again); reading what it holds must not.
+        Supplier<MetricSet> reading = run.job().target().isWarehouse() ? warehouse(run) : iceberg(run);
+        MetricSet measured;
+        try {
+            measured = reading.get();
+        } catch (RuntimeException e) {
+            metrics.add(new Metric("TARGET_READABLE", "true", "false", null, MetricResult.FAIL,
+                    Map.of("error", String.valueOf(e.getMessage()))));
+            measured = Comparison.ofNoRows(view.sourceMetrics());
+        }
+        metrics.addAll(Comparison.metrics(expected(view), measured, "TARGET_COUNT"));
+        context.ledger().recordValidations(run.runId(), new Validations(Stage.TARGET,
+                StagingValidationStep.QUERY_VERSION, metrics));
+        long targetCount = Long.parseLong(measured.get(MetricNames.COUNT));
+        var result = context.ledger().success(run.runId(), targetCount);
+        LOG.info("run {} target validation: {} {}", run.runId(), result.runStatus(), result.reasons());
+    }
+
+    private Supplier<MetricSet> iceberg(RunContext run) {
         TargetCatalog catalog = context.shared().catalogs().forJob(run.job());
         TableIdentifier identifier = TableIdentifier.parse(run.job().target().table());
         Table table = catalog.loadTable(identifier);
@@ -54,23 +76,18 @@ final class TargetValidationStep {
         // business key, so anything that differs now was done behind the ledger's back and must fail the run.
         long snapshotId = table.currentSnapshot() == null ? -1 : table.currentSnapshot().snapshotId();
         Supplier<MetricCalculator> calculators = () -> new MetricCalculator(run.job().validation(), table.schema());
-        List<Metric> metrics = new ArrayList<>();
-        MetricSet measured;
-        try {
-            // One part per scan task, read on a pool: the merged metrics equal those of reading the scan in turn.
+        // One part per scan task, read on a pool: the merged metrics equal those of reading the scan in turn.
+        return () -> {
             var parts = new TargetReader(catalog).readBusinessKeyTasks(target, run.businessKey(), snapshotId);
-            measured = ParallelMetrics.measure(parts, calculators, ParallelMetrics.defaultParallelism()).result();
-        } catch (RuntimeException e) {
-            metrics.add(new Metric("TARGET_READABLE", "true", "false", null, MetricResult.FAIL,
-                    Map.of("error", String.valueOf(e.getMessage()))));
-            measured = calculators.get().result();
-        }
-        metrics.addAll(Comparison.metrics(expected(view), measured, "TARGET_COUNT"));
-        context.ledger().recordValidations(run.runId(), new Validations(Stage.TARGET,
-                StagingValidationStep.QUERY_VERSION, metrics));
-        long targetCount = Long.parseLong(measured.get(MetricNames.COUNT));
-        var result = context.ledger().success(run.runId(), targetCount);
-        LOG.info("run {} target validation: {} {}", run.runId(), result.runStatus(), result.reasons());
+            return ParallelMetrics.measure(parts, calculators, ParallelMetrics.defaultParallelism()).result();
+        };
+    }
+
+    /** A warehouse is opened and read in one go: a table that cannot be read there fails the run. */
+    private Supplier<MetricSet> warehouse(RunContext run) {
+        var connector = WarehouseConnector.of(run.job().target().warehouse(), context.shared().sources().environment());
+        return () -> new WarehouseReader(connector).measure(run.job().target().table(),
+                run.job().target().businessKeyColumn(), run.businessKey(), run.job().validation());
     }
 
     /**

@@ -20,20 +20,20 @@ import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Types;
 
 /** Staged chunk files written the way staging writes them: Iceberg's Parquet writer, field ids 1..n. */
-final class StagedFiles {
-    static final Schema ORDERS = new Schema(
+public final class StagedFiles {
+    public static final Schema ORDERS = new Schema(
             Types.NestedField.optional(1, "id", Types.LongType.get()),
             Types.NestedField.optional(2, "customer", Types.StringType.get()),
             Types.NestedField.optional(3, "amount", Types.DecimalType.of(12, 2)),
             Types.NestedField.optional(4, "order_date", Types.DateType.get()));
-    static final TargetTable ORDERS_TABLE =
+    public static final TargetTable ORDERS_TABLE =
             new TargetTable(TableIdentifier.of("lake", "orders"), ORDERS, "order_date");
 
     private StagedFiles() {
     }
 
     /** {@code count} orders of one day, ids from {@code firstId}; every seventh customer is null. */
-    static List<Record> orders(LocalDate day, long firstId, int count) {
+    public static List<Record> orders(LocalDate day, long firstId, int count) {
         List<Record> records = new ArrayList<>(count);
         for (long id = firstId; id < firstId + count; id++) {
             GenericRecord record = GenericRecord.create(ORDERS);
@@ -46,7 +46,7 @@ final class StagedFiles {
         return records;
     }
 
-    static StagedFile write(Path directory, List<Record> records) {
+    public static StagedFile write(Path directory, List<Record> records) {
         File file = directory.resolve("chunk-" + UUID.randomUUID() + ".parquet").toFile();
         try (FileAppender<Record> appender = Parquet.write(Files.localOutput(file))
                 .schema(ORDERS)

@@ -1,0 +1,257 @@
+package io.loadgate.worker.warehouse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loadgate.ledger.testing.TestDatabases;
+import io.loadgate.worker.job.ValidationSpec;
+import io.loadgate.worker.publish.ProbeResult;
+import io.loadgate.worker.publish.PublishOutcome;
+import io.loadgate.worker.publish.PublishOutcome.ErrorCode;
+import io.loadgate.worker.publish.PublishOutcome.Status;
+import io.loadgate.worker.publish.PublishRequest;
+import io.loadgate.worker.publish.StagedFile;
+import io.loadgate.worker.publish.TargetTable;
+import io.loadgate.worker.validation.MetricCalculator;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.Files;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetWriter;
+import org.apache.iceberg.io.FileAppender;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The warehouse publisher against a real PostgreSQL: every staged type, replace by business key, unknown outcomes. */
+class WarehousePublisherTest {
+    private static final Schema SCHEMA = new Schema(
+            Types.NestedField.optional(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "qty", Types.IntegerType.get()),
+            Types.NestedField.optional(3, "amount", Types.DecimalType.of(12, 2)),
+            Types.NestedField.optional(4, "ratio", Types.DoubleType.get()),
+            Types.NestedField.optional(5, "score", Types.FloatType.get()),
+            Types.NestedField.optional(6, "note", Types.StringType.get()),
+            Types.NestedField.optional(7, "paid", Types.BooleanType.get()),
+            Types.NestedField.optional(8, "created", Types.TimestampType.withoutZone()),
+            Types.NestedField.optional(9, "settled", Types.TimestampType.withZone()),
+            Types.NestedField.optional(10, "blob", Types.BinaryType.get()),
+            Types.NestedField.optional(11, "day", Types.DateType.get()));
+    private static final TargetTable TABLE = new TargetTable(TableIdentifier.of("dw", "orders"), SCHEMA, "day");
+    private static final LocalDate DAY_1 = LocalDate.of(2026, 11, 28);
+    private static final LocalDate DAY_2 = LocalDate.of(2026, 11, 29);
+    private static final String[] NOTES = {"plain", "", "a,comma", "a \"quote\"", "two\nlines", "tab\there", "ünïcødé ✓",
+        "\\backslash", "NULL"};
+
+    @TempDir
+    Path stage;
+    private TestDatabases.TestDatabase warehouse;
+    private WarehouseConnector connector;
+
+    @BeforeEach
+    void start() {
+        warehouse = TestDatabases.create();
+        connector = warehouse::connect;
+    }
+
+    private static List<Record> rows(LocalDate day, long firstId, int count) {
+        List<Record> rows = new ArrayList<>();
+        for (long id = firstId; id < firstId + count; id++) {
+            GenericRecord r = GenericRecord.create(SCHEMA);
+            boolean nulls = id % 10 == 0;
+            r.setField("id", id);
+            r.setField("qty", nulls ? null : (int) (id % 7) - 3);
+            r.setField("amount", nulls ? null : BigDecimal.valueOf(id * 101 % 100_000 - 50_000, 2));
+            r.setField("ratio", nulls ? null : id % 11 == 0 ? Double.NaN : id / 3.0);
+            r.setField("score", nulls ? null : (float) (id * 1.5e10));
+            r.setField("note", nulls ? null : NOTES[(int) (id % NOTES.length)]);
+            r.setField("paid", nulls ? null : id % 2 == 0);
+            r.setField("created", nulls ? null : LocalDateTime.of(2026, 11, 28, 1, 2, 3).plusSeconds(id * 7919).plusNanos(id * 1000));
+            r.setField("settled", nulls ? null : OffsetDateTime.of(2026, 11, 28, 23, 59, 59, 123_456_000, ZoneOffset.UTC).plusMinutes(id));
+            r.setField("blob", nulls ? null : ByteBuffer.wrap(new byte[] {(byte) id, 0, (byte) 0xff, ',', '"'}));
+            r.setField("day", day);
+            rows.add(r);
+        }
+        return rows;
+    }
+
+    private StagedFile write(List<Record> records) {
+        File file = stage.resolve("chunk-" + UUID.randomUUID() + ".parquet").toFile();
+        try (FileAppender<Record> appender = Parquet.write(Files.localOutput(file)).schema(SCHEMA)
+                .createWriterFunc(GenericParquetWriter::create).build()) {
+            appender.addAll(records);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new StagedFile(file.getAbsolutePath(), records.size(), file.length());
+    }
+
+    private static PublishRequest request(LocalDate day, UUID token, List<StagedFile> files) {
+        return new PublishRequest(UUID.randomUUID().toString(), "ORDERS", day.toString(), token, TABLE, files);
+    }
+
+    private PublishOutcome publish(WarehouseConnector through, LocalDate day, List<StagedFile> files) {
+        return new WarehousePublisher(through, new Configuration()).publish(request(day, UUID.randomUUID(), files));
+    }
+
+    /** The table's rows of a day, each as one canonical line, sorted; values as the staged files hold them. */
+    private List<String> tableRows(LocalDate day) throws SQLException {
+        List<String> lines = new ArrayList<>();
+        try (Connection c = warehouse.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT * FROM dw.orders WHERE day = DATE '" + day + "'")) {
+            var columns = io.loadgate.worker.source.JdbcValues.describe(rs.getMetaData());
+            while (rs.next()) {
+                GenericRecord r = GenericRecord.create(SCHEMA);
+                for (int i = 0; i < columns.size(); i++) {
+                    r.set(i, io.loadgate.worker.source.JdbcValues.read(rs, i + 1, columns.get(i)));
+                }
+                lines.add(line(r));
+            }
+        }
+        Collections.sort(lines);
+        return lines;
+    }
+
+    private static List<String> lines(List<Record> records) {
+        List<String> lines = new ArrayList<>(records.stream().map(WarehousePublisherTest::line).toList());
+        Collections.sort(lines);
+        return lines;
+    }
+
+    private static String line(Record r) {
+        StringBuilder line = new StringBuilder();
+        for (int i = 0; i < SCHEMA.columns().size(); i++) {
+            Object v = r.get(i);
+            if (v instanceof ByteBuffer b) {
+                v = java.util.HexFormat.of().formatHex(b.duplicate().array());
+            } else if (v instanceof OffsetDateTime t) {
+                v = t.toInstant();
+            }
+            line.append(v).append('|');
+        }
+        return line.toString();
+    }
+
+    private long count(String sql) throws SQLException {
+        try (Connection c = warehouse.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    @Test
+    void everyStagedTypeArrivesAsItWasAndARunReplacesOnlyItsBusinessKey() throws Exception {
+        List<Record> first = rows(DAY_1, 1, 300);
+        List<Record> other = rows(DAY_2, 1_001, 200);
+
+        PublishOutcome published = publish(connector, DAY_1, List.of(write(first.subList(0, 120)), write(first.subList(120, 300))));
+        assertThat(published.status()).as(published.message()).isEqualTo(Status.PUBLISHED);
+        assertThat(Long.parseLong(published.targetRef())).as("the transaction id").isPositive();
+        assertThat(publish(connector, DAY_2, List.of(write(other))).status()).isEqualTo(Status.PUBLISHED);
+        assertThat(tableRows(DAY_1)).isEqualTo(lines(first));
+
+        List<Record> again = rows(DAY_1, 5_001, 50);
+        assertThat(publish(connector, DAY_1, List.of(write(again))).status()).isEqualTo(Status.PUBLISHED);
+
+        assertThat(tableRows(DAY_1)).as("replaced, one copy").isEqualTo(lines(again));
+        assertThat(tableRows(DAY_2)).as("untouched").isEqualTo(lines(other));
+        assertThat(count("SELECT count(*) FROM dw.loadgate_publish")).isEqualTo(3);
+        ValidationSpec spec = new ValidationSpec(List.of("amount", "qty"), List.of("created", "note"),
+                List.of("settled", "amount"), List.of("note", "blob"), List.of("id"));
+        MetricCalculator expected = new MetricCalculator(spec, SCHEMA);
+        again.forEach(expected::accept);
+        assertThat(new WarehouseReader(connector).measure("dw.orders", "day", DAY_1.toString(), spec))
+                .as("read back and measured as staged files are").isEqualTo(expected.result());
+    }
+
+    @Test
+    void aCommitWhoseAnswerIsLostIsUnknownAndTheProbeFindsItsToken() throws Exception {
+        WarehouseConnector losesCommitAnswer = () -> {
+            Connection real = warehouse.connect();
+            return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+                    (proxy, method, args) -> {
+                        try {
+                            Object result = method.invoke(real, args);
+                            if (method.getName().equals("commit")) {
+                                throw new SQLException("I/O error: connection reset", "08006");
+                            }
+                            return result;
+                        } catch (InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+        };
+        UUID token = UUID.randomUUID();
+        PublishRequest request = request(DAY_1, token, List.of(write(rows(DAY_1, 1, 40))));
+
+        PublishOutcome outcome = new WarehousePublisher(losesCommitAnswer, new Configuration()).publish(request);
+
+        assertThat(outcome.status()).isEqualTo(Status.PUBLISH_UNKNOWN);
+        assertThat(outcome.errorCode()).isEqualTo(ErrorCode.COMMIT_INTERRUPTED);
+        WarehousePublisher publisher = new WarehousePublisher(connector, new Configuration());
+        ProbeResult probe = publisher.probe(TABLE.identifier(), request.runId(), token);
+        assertThat(probe.status()).isEqualTo(ProbeResult.Status.PUBLISHED);
+        assertThat(probe.evidence()).contains("40 rows");
+        assertThat(tableRows(DAY_1)).hasSize(40);
+        assertThat(publisher.probe(TABLE.identifier(), request.runId(), UUID.randomUUID()).status())
+                .isEqualTo(ProbeResult.Status.NOT_FOUND);
+    }
+
+    @Test
+    void aFailureBeforeCommitLeavesTheTableAsItWas() throws Exception {
+        List<Record> before = rows(DAY_1, 1, 30);
+        assertThat(publish(connector, DAY_1, List.of(write(before))).status()).isEqualTo(Status.PUBLISHED);
+        StagedFile good = write(rows(DAY_1, 100, 10));
+        StagedFile gone = new StagedFile(stage.resolve("gone.parquet").toString(), 10, 1234);
+        StagedFile miscounted = new StagedFile(good.location(), 11, good.byteCount());
+
+        PublishOutcome missing = publish(connector, DAY_1, List.of(good, gone));
+        PublishOutcome counted = publish(connector, DAY_1, List.of(miscounted));
+
+        assertThat(missing.status()).isEqualTo(Status.FAILED_PUBLISH);
+        assertThat(missing.errorCode()).isEqualTo(ErrorCode.NOT_COMMITTED);
+        assertThat(counted.status()).isEqualTo(Status.FAILED_PUBLISH);
+        assertThat(counted.message()).contains("the files hold 10 rows but the ledger recorded 11");
+        assertThat(tableRows(DAY_1)).isEqualTo(lines(before));
+        assertThat(count("SELECT count(*) FROM dw.loadgate_publish")).isEqualTo(1);
+    }
+
+    @Test
+    void anExistingTableWithOtherColumnsIsNotTouched() throws Exception {
+        try (Connection c = warehouse.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA dw");
+            s.execute("CREATE TABLE dw.orders (id bigint, day date)");
+            s.execute("INSERT INTO dw.orders VALUES (1, DATE '" + DAY_1 + "')");
+        }
+
+        PublishOutcome outcome = publish(connector, DAY_1, List.of(write(rows(DAY_1, 1, 5))));
+
+        assertThat(outcome.status()).isEqualTo(Status.FAILED_PUBLISH);
+        assertThat(outcome.errorCode()).isEqualTo(ErrorCode.TARGET_MISMATCH);
+        assertThat(outcome.message()).contains("has columns [id bigint, day date]");
+        assertThat(count("SELECT count(*) FROM dw.orders")).isEqualTo(1);
+    }
+}
