@@ -11,8 +11,11 @@ import io.loadgate.worker.ledger.RunStatus;
 import io.loadgate.worker.publish.PartitionRollback;
 import io.loadgate.worker.publish.TargetCatalog;
 import io.loadgate.worker.publish.TargetMismatchException;
+import io.loadgate.worker.warehouse.WarehouseConnector;
+import io.loadgate.worker.warehouse.WarehouseRollback;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -96,6 +99,9 @@ final class RollbackCommand implements Callable<Integer> {
                     + active.get().status() + ") for " + businessKey + "; roll back once it has ended",
                     RunOutcome.ACTIVE_RUN_EXISTS);
         }
+        if (job.target().isWarehouse()) {
+            return rollbackWarehouse(client, job, why, runs, out);
+        }
         TableIdentifier identifier = TableIdentifier.parse(job.target().table());
         PartitionRollback rollback = new PartitionRollback(catalog(catalogs, job));
         Optional<PartitionRollback.Contents> found;
@@ -112,9 +118,7 @@ final class RollbackCommand implements Callable<Integer> {
             return 0;
         }
         PartitionRollback.Contents contents = found.get();
-        RunView published = runs.stream().filter(r -> r.status() == RunStatus.SUCCESS).findFirst()
-                .orElseThrow(() -> new CliException("the ledger has no successful run of " + job.jobKey() + " for "
-                        + businessKey + " to record a rollback on; nothing removed", LedgerOptions.EXIT_REFUSED));
+        RunView published = latestSuccess(job, runs);
         String what = contents.files().size() + " data file(s), " + String.format("%,d", contents.rows())
                 + " rows of business key " + businessKey + " from " + identifier + " (published by run "
                 + published.runId() + ")";
@@ -136,16 +140,67 @@ final class RollbackCommand implements Callable<Integer> {
                     + PartitionRollback.ROLLBACK_ID_PROPERTY + "=" + rollbackId + " in " + identifier
                     + " before anything else; nothing recorded in the ledger", LedgerOptions.EXIT_REFUSED);
         }
+        return record(client, published, why, what, "snapshot", snapshotId, out);
+    }
+
+    /** A warehouse table: the key's rows go in one transaction that deletes exactly the rows counted here. */
+    private int rollbackWarehouse(LedgerClient client, JobSpec job, String why, List<RunView> runs, PrintWriter out) {
+        String table = job.target().table();
+        WarehouseRollback rollback;
+        long rows;
         try {
-            ledgerOptions.call(client, c -> c.recordRollback(published.runId(), new Rollback(why,
-                    String.valueOf(snapshotId))));
+            rollback = new WarehouseRollback(WarehouseConnector.of(job.target().warehouse(), System.getenv()));
+            rows = rollback.rows(table, job.target().businessKeyColumn(), businessKey);
+        } catch (JobSpecException e) {
+            throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
+        } catch (SQLException | IllegalStateException e) {
+            throw new CliException("cannot read " + table + " in " + job.target().warehouse() + ": " + e.getMessage(),
+                    LedgerOptions.EXIT_REFUSED);
+        }
+        if (rows <= 0) {
+            out.println(rows < 0 ? "Table " + table + " does not exist; nothing to roll back."
+                    : "Business key " + businessKey + " has no rows in " + table + "; nothing to roll back.");
+            out.flush();
+            return 0;
+        }
+        RunView published = latestSuccess(job, runs);
+        String what = String.format("%,d", rows) + " rows of business key " + businessKey + " from warehouse table "
+                + table + " (published by run " + published.runId() + ")";
+        if (!yes) {
+            out.println("Would remove " + what + ". Nothing changed; pass --yes to roll back.");
+            out.flush();
+            return 0;
+        }
+        long txid;
+        try {
+            txid = rollback.delete(table, job.target().businessKeyColumn(), businessKey, rows);
+        } catch (IllegalStateException e) {
+            throw new CliException("the business key changed while rolling back (did a run publish?): "
+                    + e.getMessage(), LedgerOptions.EXIT_REFUSED);
+        } catch (SQLException e) {
+            throw new CliException("the rollback of " + table + " failed (" + e.getMessage() + "); if the connection"
+                    + " broke during COMMIT, count the key's rows before anything else", LedgerOptions.EXIT_REFUSED);
+        }
+        return record(client, published, why, what, "transaction", txid, out);
+    }
+
+    private RunView latestSuccess(JobSpec job, List<RunView> runs) {
+        return runs.stream().filter(r -> r.status() == RunStatus.SUCCESS).findFirst()
+                .orElseThrow(() -> new CliException("the ledger has no successful run of " + job.jobKey() + " for "
+                        + businessKey + " to record a rollback on; nothing removed", LedgerOptions.EXIT_REFUSED));
+    }
+
+    private int record(LedgerClient client, RunView published, String why, String what, String refKind, long ref,
+                       PrintWriter out) {
+        try {
+            ledgerOptions.call(client, c -> c.recordRollback(published.runId(), new Rollback(why, String.valueOf(ref))));
         } catch (CliException e) {
             // The table has changed: say so whatever the ledger answered, with what it takes to record it by hand.
-            throw new CliException("removed " + what + " in snapshot " + snapshotId + ", but the ledger did not record"
+            throw new CliException("removed " + what + " in " + refKind + " " + ref + ", but the ledger did not record"
                     + " it: " + e.getMessage() + "; record it with POST /v1/runs/" + published.runId()
-                    + "/rollback {reason, targetRef: " + snapshotId + "}", e.exitCode());
+                    + "/rollback {reason, targetRef: " + ref + "}", e.exitCode());
         }
-        out.println("Removed " + what + " in snapshot " + snapshotId + "; recorded as ROLLED_BACK on run "
+        out.println("Removed " + what + " in " + refKind + " " + ref + "; recorded as ROLLED_BACK on run "
                 + published.runId() + ".");
         out.flush();
         return 0;

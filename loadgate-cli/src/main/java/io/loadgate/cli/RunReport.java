@@ -38,7 +38,8 @@ final class RunReport {
             out.printf("              %s%n", rejects.get(0).hdfsPath());
         }
         if (run.targetRef() != null) {
-            out.printf("  target      snapshot %s%n", run.targetRef());
+            // An Iceberg snapshot id, or the warehouse transaction that replaced the key's rows.
+            out.printf("  target      committed as %s%n", run.targetRef());
         }
         if (run.errorCode() != null) {
             out.printf("  error       %s %s: %s%n", run.errorStage(), run.errorCode(), run.errorMessage());

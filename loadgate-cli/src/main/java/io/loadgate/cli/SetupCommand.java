@@ -10,11 +10,16 @@ import io.loadgate.worker.source.SourceColumn;
 import io.loadgate.worker.source.SourceException;
 import io.loadgate.worker.source.Sources;
 import io.loadgate.worker.staging.SourceSchemas;
+import io.loadgate.worker.warehouse.WarehouseConnector;
+import io.loadgate.worker.warehouse.WarehousePublisher;
+import io.loadgate.worker.warehouse.WarehouseTable;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.catalog.TableIdentifier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -64,7 +69,9 @@ final class SetupCommand implements Callable<Integer> {
             throw new CliException("target.business_key_column: " + e.getMessage(), LedgerOptions.EXIT_USAGE);
         }
         boolean created;
-        if (job.target().catalog().isEmpty() && !catalogOptions.given()) {
+        if (job.target().isWarehouse()) {
+            created = createWarehouseTable(job, target);
+        } else if (job.target().catalog().isEmpty() && !catalogOptions.given()) {
             try (LocalLoadgate local = LocalLoadgate.start(0)) {
                 created = createIfAbsent(local.catalogs(), job, target);
             }
@@ -110,6 +117,21 @@ final class SetupCommand implements Callable<Integer> {
             throw new CliException("the target does not fit the job: " + e.getMessage(), LedgerOptions.EXIT_USAGE);
         }
         return !existed;
+    }
+
+    private static boolean createWarehouseTable(JobSpec job, TargetTable target) {
+        try {
+            var connector = WarehouseConnector.of(job.target().warehouse(), System.getenv());
+            return new WarehousePublisher(connector, new Configuration()).createIfAbsent(
+                    WarehouseTable.of(job.target().table(), target.schema(), target.businessKeyColumn()));
+        } catch (JobSpecException e) {
+            throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
+        } catch (TargetMismatchException e) {
+            throw new CliException("the target does not fit the job: " + e.getMessage(), LedgerOptions.EXIT_USAGE);
+        } catch (SQLException e) {
+            throw new CliException("the warehouse " + job.target().warehouse() + " failed: " + e.getMessage(),
+                    LedgerOptions.EXIT_REFUSED);
+        }
     }
 
     private static String describe(List<SourceColumn> columns) {

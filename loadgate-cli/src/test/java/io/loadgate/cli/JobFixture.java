@@ -113,6 +113,26 @@ final class JobFixture implements AutoCloseable {
         return job(jobKey, table, "");
     }
 
+    /** The same job publishing into the warehouse table {@code dw.<table>} of the {@code lake} database. */
+    Path warehouseJob(String jobKey, String table) throws Exception {
+        String yaml = Files.readString(job(jobKey, table))
+                .replace("  table: lake." + table + "\n", "  table: dw." + table + "\n")
+                .replaceAll("  catalog: \\{[^\n]*\\}\n", "  warehouse: {jdbc_url: \"" + lake.jdbcUrl() + "\", user: postgres}\n");
+        return Files.writeString(dir.resolve(jobKey + ".yaml"), yaml);
+    }
+
+    /** Rows per business day in warehouse table {@code dw.<table>}. */
+    Map<String, Long> warehouseRowsByDay(String table) throws Exception {
+        Map<String, Long> rows = new TreeMap<>();
+        try (Connection c = lake.connect(); Statement s = c.createStatement();
+             var rs = s.executeQuery("SELECT day, count(*) FROM dw." + table + " GROUP BY day")) {
+            while (rs.next()) {
+                rows.put(rs.getDate(1).toLocalDate().toString(), rs.getLong(2));
+            }
+        }
+        return rows;
+    }
+
     /** The command with the fixture's {@code --ledger} and {@code --token-file} appended. */
     OperatorCommandsTest.Result run(String... args) {
         List<String> all = new ArrayList<>(List.of(args));

@@ -45,6 +45,31 @@ class RollbackCommandTest {
     }
 
     @Test
+    void aWarehouseTableIsSetUpLoadedAndRolledBackByKey() throws Exception {
+        Path job = fixture.warehouseJob("ROLLBACK_DW", "sales");
+        var setup = OperatorCommandsTest.run("setup", job.toString());
+        assertThat(setup.exit()).as(setup.toString()).isZero();
+        assertThat(setup.out()).contains("dw.sales: created");
+        assertThat(OperatorCommandsTest.run("setup", job.toString()).out()).contains("changed nothing");
+        var loaded = fixture.run("replay", job.toString(), "--business-key", "2026-11-27", "--business-key",
+                "2026-11-28");
+        assertThat(loaded.exit()).as(loaded.toString()).isZero();
+        assertThat(fixture.warehouseRowsByDay("sales")).isEqualTo(Map.of("2026-11-27", 1000L, "2026-11-28", 1500L));
+        String runId = successfulRun("ROLLBACK_DW", "2026-11-28");
+
+        var dry = rollback(job, "2026-11-28");
+        assertThat(dry.out()).contains("Would remove 1,500 rows of business key 2026-11-28 from warehouse table dw.sales");
+        assertThat(fixture.warehouseRowsByDay("sales")).hasSize(2);
+        var done = rollback(job, "2026-11-28", "--yes");
+
+        assertThat(done.exit()).as(done.toString()).isZero();
+        assertThat(done.out()).contains("Removed 1,500 rows", "in transaction", "ROLLED_BACK on run " + runId);
+        assertThat(fixture.warehouseRowsByDay("sales")).isEqualTo(Map.of("2026-11-27", 1000L));
+        assertThat(fixture.ledger.get("/v1/runs/" + runId + "/events").body().toString()).contains("ROLLED_BACK");
+        assertThat(rollback(job, "2026-11-28", "--yes").out()).contains("has no rows in dw.sales; nothing to roll back");
+    }
+
+    @Test
     void aDryRunChangesNothingAndYesRemovesExactlyThatKey() throws Exception {
         Path job = fixture.job("ROLLBACK_OK", "rollback_ok");
         var loaded = fixture.run("replay", job.toString(), "--business-key", "2026-11-27", "--business-key",

@@ -142,6 +142,20 @@ public final class WarehousePublisher implements Publisher {
     }
 
     /**
+     * Creates the table and what a publish needs when absent, as the first publish would; for {@code loadgate setup}.
+     *
+     * @return true when the table did not exist before
+     * @throws TargetMismatchException when it exists with other columns
+     */
+    public boolean createIfAbsent(WarehouseTable table) throws SQLException {
+        try (Connection connection = connector.connect()) {
+            boolean existed = exists(connection, table.schemaName(), table.tableName());
+            prepare(connection, table);
+            return !existed;
+        }
+    }
+
+    /**
      * Creates what is missing — schema, table, business-key index, marker table — each in its own committed
      * statement (idempotent, and harmless if the publish then fails), and checks an existing table's columns.
      */

@@ -64,7 +64,7 @@ public final class WarehouseReader {
         }
     }
 
-    private static String businessKeyType(Connection connection, String qualified, String column) throws SQLException {
+    static String businessKeyType(Connection connection, String qualified, String column) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement("""
                 SELECT format_type(a.atttypid, a.atttypmod) FROM pg_attribute a
                  WHERE a.attrelid = to_regclass(?) AND a.attname = ? AND a.attnum > 0 AND NOT a.attisdropped

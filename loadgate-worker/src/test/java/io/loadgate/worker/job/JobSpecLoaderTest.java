@@ -174,6 +174,29 @@ class JobSpecLoaderTest {
     }
 
     @Test
+    void aWarehouseTargetIsAPostgresqlTableNamedSchemaDotTable() throws IOException {
+        String warehouse = VALID.replace("  business_key_column: business_day\n", """
+                  business_key_column: business_day
+                  warehouse:
+                    jdbc_url: "jdbc:postgresql://dw:5432/analytics"
+                    user: loader
+                    password_env: DW_PASSWORD
+                """);
+
+        TargetSpec target = JobSpecLoader.load(write(warehouse)).target();
+
+        assertThat(target.isWarehouse()).isTrue();
+        assertThat(target.warehouse().resolvePassword(Map.of("DW_PASSWORD", "pw"))).isEqualTo("pw");
+        assertThat(target.warehouse().toString()).doesNotContain("pw");
+        assertOneLine(warehouse.replace("jdbc:postgresql://dw:5432/analytics", "jdbc:mysql://dw/analytics"), ":",
+                "target.warehouse.jdbc_url must be a PostgreSQL URL");
+        assertOneLine(warehouse.replace("  table: lake.orders", "  table: db.lake.orders"), ":",
+                "target.table of a warehouse must be schema.table, got 'db.lake.orders'");
+        assertOneLine(warehouse.replace("  warehouse:", "  catalog: {type: hadoop}\n  warehouse:"), ":",
+                "target names a catalog and a warehouse");
+    }
+
+    @Test
     void duplicateKeyAndBrokenYamlFail() throws IOException {
         assertOneLine(VALID.replace("  user: loader\n", "  user: loader\n  user: other\n"), ":5:", "Duplicate field 'user'");
         assertOneLine(VALID.replace("job_key: ORDERS_DAILY", "job_key: 'ORDERS_DAILY"), ":", "not valid YAML");
