@@ -29,7 +29,7 @@ public final class Bench {
     }
 
     record Options(long rows, List<Integer> partitions, Path home, Path results, String server, boolean warmup,
-                   boolean breakdown) {
+                   boolean breakdown, boolean transforms) {
     }
 
     public static void main(String[] args) throws Exception {
@@ -55,15 +55,21 @@ public final class Bench {
             Files.createDirectories(stage);
             if (options.warmup()) {
                 System.out.println("warm-up load (2 partitions; not reported) ...");
-                load(loadgate, sourceUrl, stage, 2, "WARMUP");
+                loadgate.load("warm-up", 2, BenchTable.jobYaml(sourceUrl, "BENCH_WARMUP", "lake.bench_warmup", 2,
+                        stage.toUri().toString(), "zstd"), BenchTable.DAY.toString());
             }
             for (int partitions : options.partitions()) {
                 System.out.printf("load with %d partitions ...%n", partitions);
-                LoadResult result = load(loadgate, sourceUrl, stage, partitions, "P" + partitions);
+                LoadResult result = load(loadgate, sourceUrl, stage, partitions, false);
                 System.out.printf("  %,d rows in %.1f s; extraction %,.0f rows/s (workers %,.0f); ledger %.2f%%%n",
                         result.rows(), result.wallSeconds(), result.extractLedgerRowsPerSecond(),
                         result.extractWorkerRowsPerSecond(), 100 * result.ledgerShare());
                 loads.add(result);
+            }
+            if (options.transforms()) {
+                int partitions = options.partitions().stream().mapToInt(Integer::intValue).max().orElse(2);
+                System.out.printf("load with %d partitions and row transforms ...%n", partitions);
+                loads.add(load(loadgate, sourceUrl, stage, partitions, true));
             }
         }
         System.out.println("COPY ceiling again, after the loads:");
@@ -82,11 +88,17 @@ public final class Bench {
         System.out.println("written to " + options.results());
     }
 
-    private static LoadResult load(BenchLoadgate loadgate, String sourceUrl, Path stage, int partitions, String name)
-            throws Exception {
+    private static LoadResult load(BenchLoadgate loadgate, String sourceUrl, Path stage, int partitions,
+                                   boolean transforms) throws Exception {
+        String name = "P" + partitions + (transforms ? "T" : "");
         String yaml = BenchTable.jobYaml(sourceUrl, "BENCH_" + name, "lake.bench_" + name.toLowerCase(Locale.ROOT),
                 partitions, stage.toUri().toString(), "zstd");
-        return loadgate.load(partitions, yaml, BenchTable.DAY.toString());
+        String label = partitions + " partitions";
+        if (transforms) {
+            yaml = BenchTable.withTransforms(yaml);
+            label += " + transforms";
+        }
+        return loadgate.load(label, partitions, yaml, BenchTable.DAY.toString());
     }
 
     private static CopyBaseline.Measurement copy(String sourceUrl, String user) throws Exception {
@@ -126,6 +138,7 @@ public final class Bench {
         String server = "jdbc:postgresql://127.0.0.1:5432/";
         boolean warmup = true;
         boolean breakdown = true;
+        boolean transforms = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rows" -> rows = Long.parseLong(args[++i]);
@@ -135,15 +148,17 @@ public final class Bench {
                 case "--server" -> server = args[++i].endsWith("/") ? args[i] : args[i] + "/";
                 case "--no-warmup" -> warmup = false;
                 case "--no-breakdown" -> breakdown = false;
+                case "--transforms" -> transforms = true;
                 default -> {
                     System.err.println("""
                             usage: bench/run [--rows N] [--partitions 2,4] [--home DIR] [--results FILE]
-                                             [--server jdbc:postgresql://127.0.0.1:5432/] [--no-warmup] [--no-breakdown]""");
+                                             [--server jdbc:postgresql://127.0.0.1:5432/] [--no-warmup] [--no-breakdown]
+                                             [--transforms]""");
                     System.exit(2);
                 }
             }
         }
-        return new Options(rows, partitions, home, results, server, warmup, breakdown);
+        return new Options(rows, partitions, home, results, server, warmup, breakdown, transforms);
     }
 
     /** What the figures were measured on. */

@@ -120,8 +120,8 @@ final class BenchLoadgate implements AutoCloseable {
      * One load from submit to its end. The follower that watches the run (as the CLI's progress display does) has
      * its own timed client, so its polling is kept apart from the load's calls.
      */
-    LoadResult load(int partitions, String yaml, String businessKey) throws Exception {
-        Path jobFile = home.resolve("jobs").resolve("bench-p" + partitions + ".yaml");
+    LoadResult load(String label, int partitions, String yaml, String businessKey) throws Exception {
+        Path jobFile = home.resolve("jobs").resolve("bench-" + label.replaceAll("[^A-Za-z0-9]+", "-") + ".yaml");
         Files.createDirectories(jobFile.getParent());
         Files.writeString(jobFile, yaml);
         JobSpec job = JobSpecLoader.parse(jobFile, yaml);
@@ -139,7 +139,7 @@ final class BenchLoadgate implements AutoCloseable {
         }
         // Calls are appended as they end: those after `before` are this load's, plus lease polls begun earlier.
         var calls = timed.calls();
-        return LoadResult.of(partitions, end, start, calls.subList(before, calls.size()), followerCalls.calls());
+        return LoadResult.of(label, partitions, end, start, calls.subList(before, calls.size()), followerCalls.calls());
     }
 
     @Override

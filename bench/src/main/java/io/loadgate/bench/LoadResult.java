@@ -14,7 +14,7 @@ import java.util.function.ToLongFunction;
  * every boundary is a call the worker made: the load starts before the submitter opens the snapshot and ends when
  * the worker's {@code success} call returns (the run is SUCCESS then; the follower's 100 ms polling plays no part).
  */
-record LoadResult(int partitions, long rows, long chunkFiles, long wallNanos, long extractWorkerNanos,
+record LoadResult(String label, int partitions, long rows, long chunkFiles, long wallNanos, long extractWorkerNanos,
                   long extractLedgerNanos, Map<String, Long> phases, long ledgerNanos, long ledgerCalls,
                   Map<String, long[]> byMethod, long followerNanos, long followerCalls) {
 
@@ -40,7 +40,7 @@ record LoadResult(int partitions, long rows, long chunkFiles, long wallNanos, lo
         return (double) ledgerNanos / wallNanos;
     }
 
-    static LoadResult of(int partitions, RunView end, long start, List<Call> calls,
+    static LoadResult of(String label, int partitions, RunView end, long start, List<Call> calls,
                          List<Call> followerCalls) {
         long planned = last(calls, "registerManifest", Call::endNanos);
         long firstClaim = first(calls, "claim", Call::startNanos);
@@ -77,7 +77,7 @@ record LoadResult(int partitions, long rows, long chunkFiles, long wallNanos, lo
         long followerNanos = followerCalls.stream().mapToLong(Call::nanos).sum();
         long extractLedger = Duration.between(end.startedAt(), end.extractCompletedAt()).toNanos();
         long chunks = calls.stream().filter(c -> c.method().equals("reportChunk") && !c.failed()).count();
-        return new LoadResult(partitions, end.extractedCount(), chunks, succeeded - start, lastChunk - firstClaim,
+        return new LoadResult(label, partitions, end.extractedCount(), chunks, succeeded - start, lastChunk - firstClaim,
                 extractLedger, phases, ledgerNanos, ledgerCalls, byMethod, followerNanos, followerCalls.size());
     }
 

@@ -35,18 +35,18 @@ record Report(ZonedDateTime time, Bench.Machine machine, Bench.Options options, 
                 ceiling, ceiling, ""));
         for (LoadResult r : loads) {
             double extract = r.extractLedgerRowsPerSecond();
-            out.append(row("%d partitions: extraction (ledger startedAt → extractCompletedAt)".formatted(
-                    r.partitions()), extract, ceiling, extract / ceiling >= 0.5 ? "≥ 0.5 met" : "≥ 0.5 **missed**"));
-            out.append(row("%d partitions: extraction (workers: first claim → last chunk reported)".formatted(
-                    r.partitions()), r.extractWorkerRowsPerSecond(), ceiling, ""));
-            out.append(row("%d partitions: whole load (submit → success)".formatted(r.partitions()),
+            out.append(row("%s: extraction (ledger startedAt → extractCompletedAt)".formatted(
+                    r.label()), extract, ceiling, extract / ceiling >= 0.5 ? "≥ 0.5 met" : "≥ 0.5 **missed**"));
+            out.append(row("%s: extraction (workers: first claim → last chunk reported)".formatted(
+                    r.label()), r.extractWorkerRowsPerSecond(), ceiling, ""));
+            out.append(row("%s: whole load (submit → success)".formatted(r.label()),
                     r.loadRowsPerSecond(), ceiling, ""));
         }
         out.append("\n| load | rows | chunk files | whole load | ledger calls | time in ledger calls | share | goal |\n"
                 + "|---|---:|---:|---:|---:|---:|---:|---|\n");
         for (LoadResult r : loads) {
-            out.append("| %d partitions | %,d | %d | %.2f s | %d | %.0f ms | %.2f%% | < 2%% %s |\n".formatted(
-                    r.partitions(), r.rows(), r.chunkFiles(), r.wallSeconds(), r.ledgerCalls(), r.ledgerNanos() / 1e6,
+            out.append("| %s | %,d | %d | %.2f s | %d | %.0f ms | %.2f%% | < 2%% %s |\n".formatted(
+                    r.label(), r.rows(), r.chunkFiles(), r.wallSeconds(), r.ledgerCalls(), r.ledgerNanos() / 1e6,
                     100 * r.ledgerShare(), r.ledgerShare() < 0.02 ? "met" : "**missed**"));
         }
         return out.toString();
@@ -81,7 +81,7 @@ record Report(ZonedDateTime time, Bench.Machine machine, Bench.Options options, 
                 .append(" follower's progress polling (`getRun` every 100 ms, as the CLI polls every 250 ms) is an")
                 .append(" observer and is shown apart.\n\n");
         out.append("Phases (from the worker's ledger calls):\n\n| phase |");
-        loads.forEach(r -> out.append(" %d partitions |".formatted(r.partitions())));
+        loads.forEach(r -> out.append(" %s |".formatted(r.label())));
         out.append("\n|---|").append("---:|".repeat(loads.size())).append('\n');
         for (String phase : loads.get(0).phases().keySet()) {
             out.append("| ").append(phase).append(" |");
@@ -89,7 +89,7 @@ record Report(ZonedDateTime time, Bench.Machine machine, Bench.Options options, 
             out.append('\n');
         }
         out.append("\nLedger calls (count / total ms / max ms):\n\n| call |");
-        loads.forEach(r -> out.append(" %d partitions |".formatted(r.partitions())));
+        loads.forEach(r -> out.append(" %s |".formatted(r.label())));
         out.append("\n|---|").append("---:|".repeat(loads.size())).append('\n');
         java.util.SortedSet<String> methods = new java.util.TreeSet<>();
         loads.forEach(r -> methods.addAll(r.byMethod().keySet()));
