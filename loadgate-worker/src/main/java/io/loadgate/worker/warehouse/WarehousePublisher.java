@@ -64,6 +64,7 @@ public final class WarehousePublisher implements Publisher {
             long txid;
             long rows;
             try {
+                lockBusinessKey(connection, table, request.businessKey());
                 txid = txid(connection);
                 try (PreparedStatement delete = connection.prepareStatement(table.deleteBusinessKey())) {
                     delete.setString(1, request.businessKey());
@@ -221,6 +222,22 @@ public final class WarehousePublisher implements Publisher {
         byte[] bytes = buffer.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
         copy.writeToCopy(bytes, 0, bytes.length);
         buffer.setLength(0);
+    }
+
+    /**
+     * Serialises publishes (and rollbacks) of one business key of one table until the transaction ends. Without it
+     * two jobs writing the same key could both delete the old rows and both copy theirs in: under READ COMMITTED a
+     * DELETE does not see rows another transaction committed after the DELETE began.
+     */
+    static void lockBusinessKey(Connection connection, WarehouseTable table, String businessKey) throws SQLException {
+        lockBusinessKey(connection, table.schemaName() + "." + table.tableName(), businessKey);
+    }
+
+    static void lockBusinessKey(Connection connection, String table, String businessKey) throws SQLException {
+        try (PreparedStatement lock = connection.prepareStatement("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))")) {
+            lock.setString(1, "loadgate:" + table + ":" + businessKey);
+            lock.execute();
+        }
     }
 
     private static long txid(Connection connection) throws SQLException {

@@ -47,6 +47,7 @@ public final class WarehouseRollback {
         String[] parts = table.split("\\.");
         try (Connection connection = connector.connect()) {
             connection.setAutoCommit(false);
+            WarehousePublisher.lockBusinessKey(connection, table, businessKey);
             long txid;
             try (Statement statement = connection.createStatement();
                  ResultSet rs = statement.executeQuery("SELECT txid_current()")) {

@@ -188,6 +188,38 @@ class WarehousePublisherTest {
     }
 
     @Test
+    void racingPublishesOfOneKeyLeaveExactlyOneOfThemInTheTable() throws Exception {
+        int racers = 8;
+        assertThat(publish(connector, DAY_1, List.of(write(rows(DAY_1, 1, 10))))).extracting(PublishOutcome::status)
+                .isEqualTo(Status.PUBLISHED);
+        for (int round = 0; round < 5; round++) {
+            List<StagedFile> files = new ArrayList<>();
+            for (int i = 0; i < racers; i++) {
+                files.add(write(rows(DAY_1, 100_000L * (round * racers + i + 1), 200)));
+            }
+            var pool = java.util.concurrent.Executors.newFixedThreadPool(racers);
+            var start = new java.util.concurrent.CountDownLatch(1);
+            List<java.util.concurrent.Future<PublishOutcome>> outcomes = new ArrayList<>();
+            for (StagedFile file : files) {
+                outcomes.add(pool.submit(() -> {
+                    start.await();
+                    return publish(connector, DAY_1, List.of(file));
+                }));
+            }
+            start.countDown();
+            for (var outcome : outcomes) {
+                assertThat(outcome.get().status()).as(outcome.get().message()).isEqualTo(Status.PUBLISHED);
+            }
+            pool.shutdown();
+
+            assertThat(count("SELECT count(*) FROM dw.orders WHERE day = DATE '" + DAY_1 + "'"))
+                    .as("round %d: one publish's rows, never two", round).isEqualTo(200);
+            assertThat(count("SELECT count(DISTINCT id / 100000) FROM dw.orders WHERE day = DATE '" + DAY_1 + "'"))
+                    .as("round %d: all from the same file", round).isEqualTo(1);
+        }
+    }
+
+    @Test
     void aCommitWhoseAnswerIsLostIsUnknownAndTheProbeFindsItsToken() throws Exception {
         WarehouseConnector losesCommitAnswer = () -> {
             Connection real = warehouse.connect();
