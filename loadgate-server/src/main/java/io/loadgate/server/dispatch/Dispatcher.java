@@ -104,7 +104,7 @@ public final class Dispatcher implements AutoCloseable {
     }
 
     private void loop() {
-        try (var registration = hub.register(waiter, NotificationHub.executor("http"))) {
+        try (var registration = hub.register(waiter::wake, NotificationHub.executor("http"))) {
             while (!stopped) {
                 int leased = 0;
                 try {

@@ -17,8 +17,9 @@ import java.util.function.Predicate;
 public final class NotificationHub {
     private final Set<Registration> registrations = ConcurrentHashMap.newKeySet();
 
-    public Registration register(Waiter waiter, Predicate<String> interest) {
-        Registration registration = new Registration(requireNonNull(waiter, "waiter is null"),
+    /** {@code wake} runs on the listener's thread: it must only signal, never query. */
+    public Registration register(Runnable wake, Predicate<String> interest) {
+        Registration registration = new Registration(requireNonNull(wake, "wake is null"),
                 requireNonNull(interest, "interest is null"));
         registrations.add(registration);
         return registration;
@@ -28,14 +29,14 @@ public final class NotificationHub {
     public void publish(String payload) {
         for (Registration registration : registrations) {
             if (registration.interest.test(payload == null ? "" : payload)) {
-                registration.waiter.wake();
+                registration.wake.run();
             }
         }
     }
 
     /** Wakes every waiter: notifications may have been missed (the listener reconnected) or the process stops. */
     public void publishAll() {
-        registrations.forEach(registration -> registration.waiter.wake());
+        registrations.forEach(registration -> registration.wake.run());
     }
 
     /** Interest in the notifications of one executor ({@code http} or {@code worker}). */
@@ -45,11 +46,11 @@ public final class NotificationHub {
     }
 
     public final class Registration implements AutoCloseable {
-        private final Waiter waiter;
+        private final Runnable wake;
         private final Predicate<String> interest;
 
-        private Registration(Waiter waiter, Predicate<String> interest) {
-            this.waiter = waiter;
+        private Registration(Runnable wake, Predicate<String> interest) {
+            this.wake = wake;
             this.interest = interest;
         }
 

@@ -83,6 +83,9 @@ public final class ApiServer implements AutoCloseable {
             config.startup.showJavalinBanner = false;
             // A manifest of the contract's 10,000 partitions is about 2 MB; leave room, but not without bound.
             config.http.maxRequestSize = MAX_REQUEST_BYTES;
+            // A lease poll answers from a future within its wait (at most a minute); a future that never completed
+            // must still not hold its connection for ever.
+            config.http.asyncTimeout = Duration.ofSeconds(DispatchRoutes.MAX_WAIT_SECONDS + 60).toMillis();
             if (tls != null) {
                 // With a connector of our own, Jetty opens no plain HTTP one: the API is HTTPS only.
                 config.jetty.addConnector((server, httpConfig) -> {

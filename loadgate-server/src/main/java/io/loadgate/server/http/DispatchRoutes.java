@@ -41,19 +41,21 @@ final class DispatchRoutes {
         Integer waitSeconds = body.int32("waitSeconds", false, 0, MAX_WAIT_SECONDS);
         body.finish();
         EnumSet<DispatchType> wanted = types == null || types.isEmpty() ? EnumSet.allOf(DispatchType.class) : types;
-        List<LeasedDispatch> leased = leases.lease(node, wanted, max == null ? 1 : max,
-                Duration.ofSeconds(waitSeconds == null ? 0 : waitSeconds));
-        List<Map<String, Object>> response = new ArrayList<>();
-        for (LeasedDispatch dispatch : leased) {
-            Map<String, Object> item = new LinkedHashMap<>();
-            item.put("dispatchId", dispatch.dispatchId().toString());
-            item.put("runId", dispatch.runId().toString());
-            item.put("dispatchType", dispatch.dispatchType().name());
-            item.put("partitionId", dispatch.partitionId());
-            item.put("payload", dispatch.payloadWithKeys());
-            response.add(item);
-        }
-        ApiServer.ok(ctx, response);
+        // Answered from the future: a poll that waits holds no request thread.
+        ctx.future(() -> leases.lease(node, wanted, max == null ? 1 : max,
+                Duration.ofSeconds(waitSeconds == null ? 0 : waitSeconds)).thenAccept(leased -> {
+                    List<Map<String, Object>> response = new ArrayList<>();
+                    for (LeasedDispatch dispatch : leased) {
+                        Map<String, Object> item = new LinkedHashMap<>();
+                        item.put("dispatchId", dispatch.dispatchId().toString());
+                        item.put("runId", dispatch.runId().toString());
+                        item.put("dispatchType", dispatch.dispatchType().name());
+                        item.put("partitionId", dispatch.partitionId());
+                        item.put("payload", dispatch.payloadWithKeys());
+                        response.add(item);
+                    }
+                    ApiServer.ok(ctx, response);
+                }));
     }
 
     private static void release(Context ctx, Dispatches dispatches) {

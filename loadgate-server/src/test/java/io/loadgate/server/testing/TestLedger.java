@@ -44,6 +44,7 @@ public final class TestLedger implements AutoCloseable {
     public final ApiServer server;
     public final NotificationHub hub = new NotificationHub();
     public final NotificationListener listener;
+    private final WorkerLeases leases;
     public final String workerToken = Tokens.generate();
     public final String operatorToken = Tokens.generate();
     public final String viewerToken = Tokens.generate();
@@ -64,7 +65,7 @@ public final class TestLedger implements AutoCloseable {
                 Role.OPERATOR, List.of(Tokens.digest(operatorToken)),
                 Role.VIEWER, List.of(Tokens.digest(viewerToken))));
         listener = NotificationListener.start(db::connect, hub);
-        WorkerLeases leases = new WorkerLeases(new Dispatches(ledger.database()), hub,
+        leases = new WorkerLeases(new Dispatches(ledger.database()), hub,
                 Dispatcher.policy(DispatchConfig.defaults()));
         server = ApiServer.start(new ApiServer.Wiring(ledger, authenticator,
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), leases), "127.0.0.1", 0);
@@ -145,6 +146,8 @@ public final class TestLedger implements AutoCloseable {
 
     @Override
     public void close() {
+        // Waiting lease polls are answered (empty) before the API stops, as in LoadgateServer.
+        leases.close();
         server.close();
         listener.close();
         dataSource.close();
