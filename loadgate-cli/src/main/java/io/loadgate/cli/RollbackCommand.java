@@ -149,12 +149,12 @@ final class RollbackCommand implements Callable<Integer> {
         WarehouseRollback rollback;
         long rows;
         try {
-            rollback = new WarehouseRollback(WarehouseConnector.of(job.target().warehouse(), System.getenv()));
+            rollback = new WarehouseRollback(WarehouseConnector.of(job.target().database(), System.getenv()));
             rows = rollback.rows(table, job.target().businessKeyColumn(), businessKey);
         } catch (JobSpecException e) {
             throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
         } catch (SQLException | IllegalStateException e) {
-            throw new CliException("cannot read " + table + " in " + job.target().warehouse() + ": " + e.getMessage(),
+            throw new CliException("cannot read " + table + " in " + job.target().database() + ": " + e.getMessage(),
                     LedgerOptions.EXIT_REFUSED);
         }
         if (rows <= 0) {

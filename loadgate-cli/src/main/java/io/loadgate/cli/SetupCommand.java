@@ -121,7 +121,7 @@ final class SetupCommand implements Callable<Integer> {
 
     private static boolean createWarehouseTable(JobSpec job, TargetTable target) {
         try {
-            var connector = WarehouseConnector.of(job.target().warehouse(), System.getenv());
+            var connector = WarehouseConnector.of(job.target().database(), System.getenv());
             return new WarehousePublisher(connector, new Configuration()).createIfAbsent(
                     WarehouseTable.of(job.target().table(), target.schema(), target.businessKeyColumn()));
         } catch (JobSpecException e) {
@@ -129,7 +129,7 @@ final class SetupCommand implements Callable<Integer> {
         } catch (TargetMismatchException e) {
             throw new CliException("the target does not fit the job: " + e.getMessage(), LedgerOptions.EXIT_USAGE);
         } catch (SQLException e) {
-            throw new CliException("the warehouse " + job.target().warehouse() + " failed: " + e.getMessage(),
+            throw new CliException("the warehouse " + job.target().database() + " failed: " + e.getMessage(),
                     LedgerOptions.EXIT_REFUSED);
         }
     }

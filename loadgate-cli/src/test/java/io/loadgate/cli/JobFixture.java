@@ -117,7 +117,7 @@ final class JobFixture implements AutoCloseable {
     Path warehouseJob(String jobKey, String table) throws Exception {
         String yaml = Files.readString(job(jobKey, table))
                 .replace("  table: lake." + table + "\n", "  table: dw." + table + "\n")
-                .replaceAll("  catalog: \\{[^\n]*\\}\n", "  warehouse: {jdbc_url: \"" + lake.jdbcUrl() + "\", user: postgres}\n");
+                .replaceAll("  catalog: \\{[^\n]*\\}\n", "  database: {jdbc_url: \"" + lake.jdbcUrl() + "\", user: postgres}\n");
         return Files.writeString(dir.resolve(jobKey + ".yaml"), yaml);
     }
 

@@ -58,7 +58,7 @@ final class PublishStep {
                     .map(f -> new StagedFile(f.hdfsPath(), f.recordCount(), f.byteCount())).toList();
             if (run.job().target().isWarehouse()) {
                 target = warehouseTarget(run, recorded);
-                publisher = new WarehousePublisher(WarehouseConnector.of(run.job().target().warehouse(),
+                publisher = new WarehousePublisher(WarehouseConnector.of(run.job().target().database(),
                         context.shared().sources().environment()), context.hadoop());
             } else {
                 TargetCatalog catalog = context.shared().catalogs().forJob(run.job());

@@ -85,7 +85,7 @@ final class TargetValidationStep {
 
     /** A warehouse is opened and read in one go: a table that cannot be read there fails the run. */
     private Supplier<MetricSet> warehouse(RunContext run) {
-        var connector = WarehouseConnector.of(run.job().target().warehouse(), context.shared().sources().environment());
+        var connector = WarehouseConnector.of(run.job().target().database(), context.shared().sources().environment());
         return () -> new WarehouseReader(connector).measure(run.job().target().table(),
                 run.job().target().businessKeyColumn(), run.businessKey(), run.job().validation());
     }

@@ -3,15 +3,15 @@ package io.loadgate.worker.job;
 /**
  * The table the publisher writes ({@code namespace.name}) and its business key column. By default an Iceberg table,
  * optionally in a catalog of the job's own (Iceberg catalog properties: {@code type} jdbc|hadoop|rest, {@code uri},
- * {@code warehouse}, ...; without one the worker's default catalog is used); with {@code warehouse}, a table of
- * that relational database ({@code schema.table}) instead.
+ * {@code warehouse}, ...; without one the worker's default catalog is used); with {@code database}, a table of
+ * that relational warehouse ({@code schema.table}) instead.
  */
 public record TargetSpec(String table, String businessKeyColumn, java.util.Map<String, String> catalog,
-                         WarehouseSpec warehouse) {
+                         WarehouseSpec database) {
     public TargetSpec {
         catalog = catalog == null ? java.util.Map.of() : java.util.Map.copyOf(catalog);
-        if (warehouse != null && !catalog.isEmpty()) {
-            throw new IllegalArgumentException("target names a catalog and a warehouse; an Iceberg table or a"
+        if (database != null && !catalog.isEmpty()) {
+            throw new IllegalArgumentException("target names a catalog and a database; an Iceberg table or a"
                     + " warehouse table, not both");
         }
         SourceSpec.requireText("target.table", table);
@@ -19,7 +19,7 @@ public record TargetSpec(String table, String businessKeyColumn, java.util.Map<S
             throw new IllegalArgumentException("target.table must be namespace.name, got '" + table + "'");
         }
         SqlNames.column("target.business_key_column", businessKeyColumn);
-        if (warehouse != null && table.split("\\.").length != 2) {
+        if (database != null && table.split("\\.").length != 2) {
             throw new IllegalArgumentException("target.table of a warehouse must be schema.table, got '" + table + "'");
         }
     }
@@ -30,6 +30,6 @@ public record TargetSpec(String table, String businessKeyColumn, java.util.Map<S
     }
 
     public boolean isWarehouse() {
-        return warehouse != null;
+        return database != null;
     }
 }

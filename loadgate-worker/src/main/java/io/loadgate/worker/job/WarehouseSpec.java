@@ -8,13 +8,13 @@ import java.util.Map;
  */
 public record WarehouseSpec(String jdbcUrl, String user, String passwordEnv) {
     public WarehouseSpec {
-        SourceSpec.requireText("target.warehouse.jdbc_url", jdbcUrl);
+        SourceSpec.requireText("target.database.jdbc_url", jdbcUrl);
         if (!jdbcUrl.startsWith("jdbc:postgresql:")) {
-            throw new IllegalArgumentException("target.warehouse.jdbc_url must be a PostgreSQL URL (jdbc:postgresql:...),"
+            throw new IllegalArgumentException("target.database.jdbc_url must be a PostgreSQL URL (jdbc:postgresql:...),"
                     + " the one warehouse Loadgate publishes into so far");
         }
         if (passwordEnv != null && !passwordEnv.matches("[A-Za-z_][A-Za-z0-9_]*")) {
-            throw new IllegalArgumentException("target.warehouse.password_env must be an environment variable name, got '"
+            throw new IllegalArgumentException("target.database.password_env must be an environment variable name, got '"
                     + passwordEnv + "'");
         }
     }
@@ -26,7 +26,7 @@ public record WarehouseSpec(String jdbcUrl, String user, String passwordEnv) {
         }
         String password = environment.get(passwordEnv);
         if (password == null) {
-            throw new JobSpecException("target.warehouse.password_env names " + passwordEnv
+            throw new JobSpecException("target.database.password_env names " + passwordEnv
                     + ", which is not set in the environment");
         }
         return password;

@@ -45,7 +45,7 @@ class WarehouseEndToEndTest {
                 .replace("  table: " + LoadHarness.TABLE + "\n", "  table: dw.items\n")
                 .replace("  business_key_column: day\n", """
                           business_key_column: day
-                          warehouse:
+                          database:
                             jdbc_url: "%s"
                             user: %s
                         """.formatted(warehouse.jdbcUrl(), warehouse.user()));

@@ -177,7 +177,7 @@ class JobSpecLoaderTest {
     void aWarehouseTargetIsAPostgresqlTableNamedSchemaDotTable() throws IOException {
         String warehouse = VALID.replace("  business_key_column: business_day\n", """
                   business_key_column: business_day
-                  warehouse:
+                  database:
                     jdbc_url: "jdbc:postgresql://dw:5432/analytics"
                     user: loader
                     password_env: DW_PASSWORD
@@ -186,14 +186,14 @@ class JobSpecLoaderTest {
         TargetSpec target = JobSpecLoader.load(write(warehouse)).target();
 
         assertThat(target.isWarehouse()).isTrue();
-        assertThat(target.warehouse().resolvePassword(Map.of("DW_PASSWORD", "pw"))).isEqualTo("pw");
-        assertThat(target.warehouse().toString()).doesNotContain("pw");
+        assertThat(target.database().resolvePassword(Map.of("DW_PASSWORD", "pw"))).isEqualTo("pw");
+        assertThat(target.database().toString()).doesNotContain("pw");
         assertOneLine(warehouse.replace("jdbc:postgresql://dw:5432/analytics", "jdbc:mysql://dw/analytics"), ":",
-                "target.warehouse.jdbc_url must be a PostgreSQL URL");
+                "target.database.jdbc_url must be a PostgreSQL URL");
         assertOneLine(warehouse.replace("  table: lake.orders", "  table: db.lake.orders"), ":",
                 "target.table of a warehouse must be schema.table, got 'db.lake.orders'");
-        assertOneLine(warehouse.replace("  warehouse:", "  catalog: {type: hadoop}\n  warehouse:"), ":",
-                "target names a catalog and a warehouse");
+        assertOneLine(warehouse.replace("  database:", "  catalog: {type: hadoop}\n  database:"), ":",
+                "target names a catalog and a database");
     }
 
     @Test
