@@ -20,6 +20,7 @@ import io.loadgate.worker.ledger.PartitionApi.ClaimResult;
 import io.loadgate.worker.ledger.PartitionApi.FailResult;
 import io.loadgate.worker.ledger.PartitionApi.HeartbeatResult;
 import io.loadgate.worker.ledger.PartitionApi.PartitionFailure;
+import io.loadgate.worker.ledger.PartitionApi.PartitionHeartbeat;
 import io.loadgate.worker.ledger.RunApi.CreateRun;
 import io.loadgate.worker.ledger.RunApi.CreatedRun;
 import io.loadgate.worker.ledger.RunApi.Event;
@@ -135,8 +136,8 @@ final class TimedLedgerClient implements LedgerClient {
     }
 
     @Override
-    public HeartbeatResult heartbeat(UUID runId, String partitionId, UUID claimToken) {
-        return timed("heartbeat", () -> delegate.heartbeat(runId, partitionId, claimToken));
+    public HeartbeatResult heartbeat(UUID runId, String partitionId, PartitionHeartbeat beat) {
+        return timed("heartbeat", () -> delegate.heartbeat(runId, partitionId, beat));
     }
 
     @Override

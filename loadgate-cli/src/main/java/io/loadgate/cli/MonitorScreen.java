@@ -75,7 +75,7 @@ final class MonitorScreen {
             List<ActiveRun> active = new ArrayList<>();
             for (Map<String, Object> r : objects(json.get("activeRuns"))) {
                 Long done = number(r, "successPartitionCount");
-                Long extracted = number(r, "extractedCount");
+                Long extracted = number(r, r.containsKey("progressRows") ? "progressRows" : "extractedCount");
                 active.add(new ActiveRun(text(r, "runId"), text(r, "jobKey"), text(r, "businessKey"),
                         text(r, "status"), done == null ? 0 : done, number(r, "expectedPartitionCount"),
                         extracted == null ? 0 : extracted, number(r, "sourceCount"), instant(r, "startedAt")));

@@ -37,7 +37,7 @@ final class ProgressDisplay implements RunFollower.Listener {
     public void changed(RunView run) {
         if (!terminal) {
             out.println(LocalTime.now().format(DateTimeFormatter.ofPattern("HH:mm:ss")) + " " + run.status() + "  "
-                    + partitions(run) + "  " + String.format("%,d", run.extractedCount()) + " / "
+                    + partitions(run) + "  " + String.format("%,d", run.progressRows()) + " / "
                     + String.format("%,d", run.sourceCount() == null ? 0 : run.sourceCount()) + " rows");
             return;
         }
@@ -47,7 +47,7 @@ final class ProgressDisplay implements RunFollower.Listener {
         int reached = stage(run.status());
         for (int i = 0; i < STAGES.length; i++) {
             double done = i < reached ? 1 : i > reached ? 0 : fraction(run, i);
-            String detail = i == 0 ? partitions(run) + "  " + String.format("%,d", run.extractedCount()) + " rows"
+            String detail = i == 0 ? partitions(run) + "  " + String.format("%,d", run.progressRows()) + " rows"
                     : i == reached ? run.status().name() : i < reached ? "done" : "";
             out.print("\r\033[K" + String.format("%-9s", STAGES[i]) + bar(done) + "  " + detail + "\n");
         }
@@ -60,9 +60,11 @@ final class ProgressDisplay implements RunFollower.Listener {
         return run.successPartitionCount() + "/" + expected + " partitions";
     }
 
+    // Rows by progressRows, which counts the rows read of partitions not yet reported: a partition reports its chunks
+    // only when it is completely written, so extractedCount alone would sit at 0 through a large partition.
     private static double fraction(RunView run, int stage) {
         if (stage == 0 && run.sourceCount() != null && run.sourceCount() > 0) {
-            return Math.min(1.0, (double) run.extractedCount() / run.sourceCount());
+            return Math.min(1.0, (double) run.progressRows() / run.sourceCount());
         }
         return run.status().isTerminal() ? 1 : 0.5;
     }

@@ -1,6 +1,7 @@
 package io.loadgate.cli;
 
 import io.loadgate.worker.ledger.LedgerClient;
+import io.loadgate.worker.ledger.PartitionStatus;
 import io.loadgate.worker.ledger.RunApi.DispatchView;
 import io.loadgate.worker.ledger.RunApi.Event;
 import io.loadgate.worker.ledger.RunApi.PartitionView;
@@ -158,11 +159,13 @@ final class RunsCommand implements Runnable {
             out.println();
             out.println("Partitions (" + run.partitions().size() + ")");
             if (!run.partitions().isEmpty()) {
-                Table partitions = new Table("PARTITION", "STATUS", "EXPECTED", "ACTUAL", "FILES", "ATTEMPTS", "WORKER",
-                        "ERROR");
+                Table partitions = new Table("PARTITION", "STATUS", "EXPECTED", "READ", "ACTUAL", "FILES", "ATTEMPTS",
+                        "WORKER", "ERROR");
                 for (PartitionView p : run.partitions()) {
-                    partitions.row(p.partitionId(), p.status(), p.expectedRowCount(), p.actualRowCount(), p.fileCount(),
-                            p.attemptCount(), p.workerNode(), p.errorCode());
+                    // Rows read tell how far a partition being extracted is; once it is done, ACTUAL says it all.
+                    Long read = p.status() == PartitionStatus.RUNNING ? p.rowsRead() : null;
+                    partitions.row(p.partitionId(), p.status(), p.expectedRowCount(), read, p.actualRowCount(),
+                            p.fileCount(), p.attemptCount(), p.workerNode(), p.errorCode());
                 }
                 partitions.print(out);
             }

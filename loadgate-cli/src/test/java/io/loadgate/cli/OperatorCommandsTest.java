@@ -146,13 +146,23 @@ class OperatorCommandsTest {
         body.put("executor", "worker");
         String runId = ledger.post("/v1/runs", body).text("runId");
         assertThat(ledger.post("/v1/runs/" + runId + "/manifest", Runs.manifest(10, 0, 5)).status()).isEqualTo(200);
+        UUID token = UUID.randomUUID();
+        ledger.post("/v1/runs/" + runId + "/partitions/0000/claim", Runs.claim(token));
+        ledger.post("/v1/runs/" + runId + "/partitions/0000/heartbeat", Map.of("claimToken", token.toString(),
+                "rowsRead", 7));
 
         var result = ledgerRun("runs", "show", runId);
         assertThat(result.exit()).as(result.toString()).isZero();
         assertThat(result.out()).contains("run           " + runId, "status        EXTRACTING", "Partitions (3)",
                 "Dispatches (2)", "EXTRACT_PARTITION", "Events (last ");
-        assertThat(result.out().lines().filter(l -> l.startsWith("0000") || l.startsWith("0001") || l.startsWith("0002")))
-                .hasSize(3);
+        List<List<String>> partitions = result.out().lines()
+                .filter(l -> l.matches("(PARTITION|[0-9]{4}) .*"))
+                .map(l -> List.of(l.trim().split(" {2,}"))).toList();
+        assertThat(partitions).as(result.out()).hasSize(4);
+        assertThat(partitions.get(0)).startsWith("PARTITION", "STATUS", "EXPECTED", "READ", "ACTUAL");
+        assertThat(partitions.get(1)).as("the running partition's rows read").startsWith("0000", "RUNNING", "10", "7");
+        assertThat(partitions.get(2)).as("an empty partition is done").startsWith("0001", "SUCCESS", "0", "-");
+        assertThat(partitions.get(3)).startsWith("0002", "PENDING", "5", "-", "-");
 
         var json = ledgerRun("runs", "show", runId, "--json", "--events", "2");
         JsonNode shown = json(json.out());

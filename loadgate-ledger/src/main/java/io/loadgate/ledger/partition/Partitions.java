@@ -26,8 +26,8 @@ public final class Partitions {
     private static final String CLAIM = """
             UPDATE load_partition p
                SET status = 'RUNNING', claim_token = ?, worker_node = ?, attempt_count = attempt_count + 1,
-                   heartbeat_at = now(), started_at = now(), error_stage = NULL, error_class = NULL,
-                   error_code = NULL, error_message = NULL
+                   heartbeat_at = now(), started_at = now(), rows_read = NULL, error_stage = NULL,
+                   error_class = NULL, error_code = NULL, error_message = NULL
              WHERE run_id = ? AND partition_id = ? AND status IN ('PENDING', 'RETRY') AND attempt_count < ?
                AND EXISTS (SELECT 1 FROM load_run r WHERE r.run_id = p.run_id AND r.status = 'EXTRACTING')
             RETURNING attempt_count, (SELECT status FROM load_run r WHERE r.run_id = p.run_id) AS run_status
@@ -53,6 +53,14 @@ public final class Partitions {
     private static final String HEARTBEAT = """
             UPDATE load_partition SET heartbeat_at = now()
              WHERE run_id = ? AND partition_id = ? AND claim_token = ? AND status = 'RUNNING'
+            """;
+    // Heartbeats of one attempt may arrive out of order (a beat retried after a lost answer lands after a later
+    // one), so a count below the stored one is an old beat, not news: the WHERE clause keeps the count from
+    // moving back. A new attempt starts from NULL (claim), so this never holds an earlier attempt's count up.
+    private static final String RECORD_ROWS_READ = """
+            UPDATE load_partition SET rows_read = ?
+             WHERE run_id = ? AND partition_id = ? AND claim_token = ? AND status = 'RUNNING'
+               AND (rows_read IS NULL OR rows_read <= ?)
             """;
     private static final String RUN_HEARTBEAT = "UPDATE load_run SET heartbeat_at = now() WHERE run_id = ?";
     // The run row first (lock order run, partition): only the partition's owner refreshes the run's heartbeat.
@@ -330,17 +338,23 @@ public final class Partitions {
     public record HeartbeatResult(PartitionStatus partitionStatus, RunStatus runStatus) {
     }
 
-    public HeartbeatResult heartbeat(UUID runId, String partitionId, UUID claimToken) {
+    /** Keeps the owner's claim alive and records how far it has read, when the beat says. */
+    public HeartbeatResult heartbeat(UUID runId, String partitionId, PartitionHeartbeat beat) {
         return database.inTransaction(tx -> {
-            if (tx.update(OWNER_RUN_HEARTBEAT, runId, partitionId, claimToken) == 1
-                    && tx.update(HEARTBEAT, runId, partitionId, claimToken) == 1) {
+            if (tx.update(OWNER_RUN_HEARTBEAT, runId, partitionId, beat.claimToken()) == 1
+                    && tx.update(HEARTBEAT, runId, partitionId, beat.claimToken()) == 1) {
+                if (beat.rowsRead() != null) {
+                    // Zero rows is a late beat with a smaller count: the stored one stands.
+                    tx.update(RECORD_ROWS_READ, beat.rowsRead(), runId, partitionId, beat.claimToken(),
+                            beat.rowsRead());
+                }
                 return new HeartbeatResult(PartitionStatus.RUNNING,
                         RunTransitions.read(tx, runId).orElseThrow().status());
             }
             RunRow run = RunTransitions.read(tx, runId).orElseThrow(() -> RunTransitions.notFound(runId));
             PartitionRow partition = tx.queryOne(PartitionRow.LOCK, PartitionRow::map, runId, partitionId)
                     .orElseThrow(() -> partitionNotFound(runId, partitionId));
-            requireOwner(partition, claimToken);
+            requireOwner(partition, beat.claimToken());
             return new HeartbeatResult(partition.status(), run.status());
         });
     }

@@ -13,11 +13,12 @@ import java.util.Map;
 /**
  * Sends a partition back for another attempt at the same snapshot. Its token is cleared, so the old owner's
  * late reports get CLAIM_MISMATCH, and its chunks are marked FAILED, so they are never validated or published.
+ * Its rows read are cleared too: the next attempt starts reading from the beginning.
  */
 public final class Reissue {
     private static final String RETRY = """
             UPDATE load_partition
-               SET status = 'RETRY', claim_token = NULL, heartbeat_at = NULL, error_code = ?
+               SET status = 'RETRY', claim_token = NULL, heartbeat_at = NULL, rows_read = NULL, error_code = ?
              WHERE run_id = ? AND partition_id = ? AND status = ?
             RETURNING spec::text
             """;

@@ -18,6 +18,10 @@ import java.util.UUID;
 
 /** Read models of runs for the API, the CLI and the monitor. Reads never lock. */
 public final class RunViews {
+    // progress: a partition's chunk rows once it has chunks, else the rows its owner says it has read. A worker
+    // reports its chunks only after writing them all, so while a partition is still RUNNING its count of rows read
+    // may exceed the chunks reported so far and is kept, lest the bar step back; finished, only chunks count, so
+    // progress ends equal to extracted.
     private static final String RUN_COLUMNS = """
             r.run_id, r.job_key, r.business_key, r.status, r.executor, r.snapshot_scn, r.snapshot_ref, r.source_count,
             r.expected_partition_count, r.hdfs_run_path, r.stage_table, r.started_at, r.heartbeat_at,
@@ -27,7 +31,14 @@ public final class RunViews {
             (SELECT count(*) FROM load_partition p WHERE p.run_id = r.run_id AND p.status IN ('FAILED', 'TIMED_OUT')) AS failed_partitions,
             (SELECT COALESCE(sum(f.record_count), 0) FROM load_file f WHERE f.run_id = r.run_id AND f.status = 'COMMITTED') AS extracted,
             (SELECT COALESCE(sum(f.record_count), 0) FROM load_file f
-              WHERE f.run_id = r.run_id AND f.status = 'COMMITTED' AND f.kind = 'REJECTS') AS rejected
+              WHERE f.run_id = r.run_id AND f.status = 'COMMITTED' AND f.kind = 'REJECTS') AS rejected,
+            (SELECT COALESCE(sum(CASE WHEN c.rows IS NULL THEN COALESCE(p.rows_read, 0)
+                                      WHEN p.status = 'RUNNING' THEN GREATEST(c.rows, p.rows_read)
+                                      ELSE c.rows END), 0)
+               FROM load_partition p,
+                    LATERAL (SELECT sum(f.record_count) AS rows FROM load_file f WHERE f.run_id = p.run_id
+                                AND f.partition_id = p.partition_id AND f.status = 'COMMITTED') c
+              WHERE p.run_id = r.run_id) AS progress
             """;
     private static final String ONE = "SELECT " + RUN_COLUMNS + " FROM load_run r WHERE r.run_id = ?";
     private static final String LIST = "SELECT " + RUN_COLUMNS + """
@@ -38,7 +49,7 @@ public final class RunViews {
             """;
     private static final String PARTITIONS = """
             SELECT p.partition_id, p.status, p.expected_row_count, p.actual_row_count, p.attempt_count, p.worker_node,
-                   p.error_code, (SELECT count(*) FROM load_file f WHERE f.run_id = p.run_id
+                   p.error_code, p.rows_read, (SELECT count(*) FROM load_file f WHERE f.run_id = p.run_id
                                      AND f.partition_id = p.partition_id AND f.status = 'COMMITTED') AS file_count
               FROM load_partition p WHERE p.run_id = ? ORDER BY p.partition_id
             """;
@@ -211,6 +222,7 @@ public final class RunViews {
         view.put("failedPartitionCount", rs.getLong("failed_partitions"));
         view.put("extractedCount", rs.getLong("extracted"));
         view.put("rejectedCount", rs.getLong("rejected"));
+        view.put("progressRows", rs.getLong("progress"));
         view.put("stagingCount", Tx.nullableLong(rs, "staging_count"));
         view.put("targetCount", Tx.nullableLong(rs, "target_count"));
         view.put("targetRef", rs.getString("target_ref"));
@@ -236,6 +248,7 @@ public final class RunViews {
         p.put("attemptCount", rs.getInt("attempt_count"));
         p.put("workerNode", rs.getString("worker_node"));
         p.put("errorCode", rs.getString("error_code"));
+        p.put("rowsRead", Tx.nullableLong(rs, "rows_read"));
         return p;
     }
 

@@ -5,6 +5,7 @@ import io.loadgate.ledger.Ledger;
 import io.loadgate.ledger.partition.ChunkKind;
 import io.loadgate.ledger.partition.ChunkReport;
 import io.loadgate.ledger.partition.PartitionFailure;
+import io.loadgate.ledger.partition.PartitionHeartbeat;
 import io.loadgate.ledger.partition.Partitions;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -99,8 +100,9 @@ final class PartitionRoutes {
         String partitionId = partitionId(ctx, runId);
         RequestBody body = RequestBody.parse(ctx.body());
         UUID token = body.uuid("claimToken", true);
+        Long rowsRead = body.integer("rowsRead", false, 0, Long.MAX_VALUE);
         body.finish();
-        var result = ledger.partitions().heartbeat(runId, partitionId, token);
+        var result = ledger.partitions().heartbeat(runId, partitionId, new PartitionHeartbeat(token, rowsRead));
         Map<String, Object> response = new LinkedHashMap<>();
         response.put("partitionStatus", result.partitionStatus().name());
         response.put("runStatus", result.runStatus().name());

@@ -101,7 +101,8 @@ final class ExtractStep {
             ChunkWriter writer = new ChunkWriter(context.hadoop(), run.hdfsRunPath(), schema, run.job().staging());
             try (RejectsWriter rejects = new RejectsWriter(context.hadoop(), run.hdfsRunPath(), schema,
                     run.job().staging(), naming)) {
-                Iterator<Record> records = SourceRecords.of(schema, rows);
+                // Counted before the transforms: a rejected row was read too, and is one of the partition's rows.
+                Iterator<Record> records = heartbeat.counting(SourceRecords.of(schema, rows));
                 if (!transforms.isEmpty()) {
                     records = TransformedRows.of(records, transforms, rejects::add);
                 }

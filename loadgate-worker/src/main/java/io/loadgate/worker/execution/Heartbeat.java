@@ -2,8 +2,10 @@ package io.loadgate.worker.execution;
 
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
+import io.loadgate.worker.ledger.PartitionApi.PartitionHeartbeat;
 import io.loadgate.worker.ledger.PartitionStatus;
 import java.time.Duration;
+import java.util.Iterator;
 import java.util.UUID;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -12,14 +14,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Tells the ledger a partition's owner is alive while it extracts, and notices when it no longer owns it (the
- * sweeper reissued the partition): the extraction then stops at the next row instead of writing on as a zombie.
+ * Tells the ledger a partition's owner is alive while it extracts and how many rows it has read, and notices when
+ * it no longer owns it (the sweeper reissued the partition): the extraction then stops at the next row instead of
+ * writing on as a zombie.
  */
 final class Heartbeat implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Heartbeat.class);
 
     private final ScheduledFuture<?> task;
     private volatile boolean lost;
+    // Written by the one extracting thread only, so ++ on a volatile loses nothing; volatile so the timer's beats
+    // see a recent count.
+    private volatile long rowsRead;
 
     private Heartbeat(LedgerClient ledger, UUID runId, String partitionId, UUID claimToken,
                       ScheduledExecutorService timer, Duration interval) {
@@ -35,7 +41,7 @@ final class Heartbeat implements AutoCloseable {
 
     private void beat(LedgerClient ledger, UUID runId, String partitionId, UUID claimToken) {
         try {
-            var result = ledger.heartbeat(runId, partitionId, claimToken);
+            var result = ledger.heartbeat(runId, partitionId, new PartitionHeartbeat(claimToken, rowsRead));
             if (result.partitionStatus() != PartitionStatus.RUNNING) {
                 lost = true;
             }
@@ -49,6 +55,26 @@ final class Heartbeat implements AutoCloseable {
             // A missed beat is harmless until `stale` passes; the next one may get through.
             LOG.warn("heartbeat for {}/{} failed: {}", runId, partitionId, e.getMessage());
         }
+    }
+
+    /**
+     * Counts the rows {@code rows} yields as read, for the beats to report. Wrap the source's rows before the job's
+     * transforms: a rejected row was read too, and the ledger counts it in the partition's rows.
+     */
+    <T> Iterator<T> counting(Iterator<T> rows) {
+        return new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+                return rows.hasNext();
+            }
+
+            @Override
+            public T next() {
+                T row = rows.next();
+                rowsRead++;
+                return row;
+            }
+        };
     }
 
     /** True once the ledger says this worker no longer owns the partition. */

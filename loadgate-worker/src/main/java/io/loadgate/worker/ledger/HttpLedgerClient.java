@@ -32,6 +32,7 @@ import io.loadgate.worker.ledger.PartitionApi.ClaimResult;
 import io.loadgate.worker.ledger.PartitionApi.FailResult;
 import io.loadgate.worker.ledger.PartitionApi.HeartbeatResult;
 import io.loadgate.worker.ledger.PartitionApi.PartitionFailure;
+import io.loadgate.worker.ledger.PartitionApi.PartitionHeartbeat;
 import io.loadgate.worker.ledger.RunApi.CreateRun;
 import io.loadgate.worker.ledger.RunApi.CreatedRun;
 import io.loadgate.worker.ledger.RunApi.Event;
@@ -235,10 +236,10 @@ public final class HttpLedgerClient implements LedgerClient {
     }
 
     @Override
-    public HeartbeatResult heartbeat(UUID runId, String partitionId, UUID claimToken) {
-        requireNonNull(claimToken, "claimToken is null");
-        return execute(post(partition(runId, partitionId) + "/heartbeat", Map.of("claimToken", claimToken),
-                type(HeartbeatResult.class), Repeat.REPEATABLE));
+    public HeartbeatResult heartbeat(UUID runId, String partitionId, PartitionHeartbeat beat) {
+        requireNonNull(beat, "beat is null");
+        return execute(post(partition(runId, partitionId) + "/heartbeat", beat, type(HeartbeatResult.class),
+                Repeat.REPEATABLE));
     }
 
     // ---- validation, publish, success

@@ -18,6 +18,7 @@ import io.loadgate.worker.ledger.PartitionApi.ClaimResult;
 import io.loadgate.worker.ledger.PartitionApi.FailResult;
 import io.loadgate.worker.ledger.PartitionApi.HeartbeatResult;
 import io.loadgate.worker.ledger.PartitionApi.PartitionFailure;
+import io.loadgate.worker.ledger.PartitionApi.PartitionHeartbeat;
 import io.loadgate.worker.ledger.RunApi.CreateRun;
 import io.loadgate.worker.ledger.RunApi.CreatedRun;
 import io.loadgate.worker.ledger.RunApi.Event;
@@ -138,8 +139,16 @@ public interface LedgerClient {
      */
     FailResult failPartition(UUID runId, String partitionId, PartitionFailure failure);
 
-    /** {@code POST .../partitions/{partitionId}/heartbeat} (worker, extension). Repeatable. 409 {@code CLAIM_MISMATCH}. */
-    HeartbeatResult heartbeat(UUID runId, String partitionId, UUID claimToken);
+    /**
+     * {@code POST .../partitions/{partitionId}/heartbeat} (worker, extension). Repeatable: the ledger keeps the
+     * highest count of rows read of the attempt, so a beat repeated late moves nothing back. 409 {@code CLAIM_MISMATCH}.
+     */
+    HeartbeatResult heartbeat(UUID runId, String partitionId, PartitionHeartbeat beat);
+
+    /** A heartbeat that only keeps the claim alive, without a count of rows read. */
+    default HeartbeatResult heartbeat(UUID runId, String partitionId, UUID claimToken) {
+        return heartbeat(runId, partitionId, new PartitionHeartbeat(claimToken, null));
+    }
 
     /**
      * {@code POST /v1/runs/{runId}/validation/start} (worker). Only the first caller gets {@code started=true}, so this

@@ -67,6 +67,20 @@ public final class PartitionApi {
         }
     }
 
+    /**
+     * {@code POST .../heartbeat}: keeps the claim alive. {@code rowsRead}, when known, is how many source rows this
+     * attempt has read so far (rejected rows too), which the ledger shows as the partition's progress until its
+     * chunks are reported; null sends no count.
+     */
+    public record PartitionHeartbeat(UUID claimToken, Long rowsRead) {
+        public PartitionHeartbeat {
+            requireNonNull(claimToken, "claimToken is null");
+            if (rowsRead != null && rowsRead < 0) {
+                throw new IllegalArgumentException("rowsRead is negative: " + rowsRead);
+            }
+        }
+    }
+
     /** {@code POST .../heartbeat}: the partition's state after the beat; a worker stops when it is no longer RUNNING. */
     public record HeartbeatResult(PartitionStatus partitionStatus, RunStatus runStatus) {
         public HeartbeatResult {

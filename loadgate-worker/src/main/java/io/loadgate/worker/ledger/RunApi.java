@@ -169,18 +169,21 @@ public final class RunApi {
 
     /**
      * A run as {@code GET /v1/runs/{runId}} shows it. Runs from {@code GET /v1/runs} carry no partitions, counts
-     * or dispatches (empty here).
+     * or dispatches (empty here). {@code progressRows} (never null here) is {@code extractedCount} plus the rows
+     * read of partitions whose chunks are not reported yet: what a progress bar shows while extracting.
      */
     public record RunView(UUID runId, String jobKey, String businessKey, RunStatus status, String executor,
                           String snapshotScn, String snapshotRef, Long sourceCount, Long expectedPartitionCount,
                           long successPartitionCount, long failedPartitionCount, long extractedCount, long rejectedCount,
-                          Long stagingCount, Long targetCount, String targetRef, String hdfsRunPath,
+                          Long progressRows, Long stagingCount, Long targetCount, String targetRef, String hdfsRunPath,
                           String stageTable, Instant startedAt, Instant heartbeatAt, Instant extractCompletedAt,
                           Instant completedAt, String errorStage, String errorCode, String errorMessage,
                           Map<String, Long> partitionCounts, List<PartitionView> partitions,
                           List<DispatchView> dispatches, Map<String, Object> parameters,
                           Map<String, String> sourceMetrics) {
         public RunView {
+            // A ledger from before progressRows counts only reported chunks; so does its extractedCount.
+            progressRows = progressRows == null ? extractedCount : progressRows;
             sourceMetrics = sourceMetrics == null ? Map.of() : Map.copyOf(sourceMetrics);
             parameters = parameters == null ? Map.of() : java.util.Collections.unmodifiableMap(
                     new java.util.LinkedHashMap<>(parameters));
@@ -193,7 +196,8 @@ public final class RunApi {
     }
 
     public record PartitionView(String partitionId, PartitionStatus status, long expectedRowCount, Long actualRowCount,
-                                long fileCount, int attemptCount, String workerNode, String errorCode) {
+                                long fileCount, int attemptCount, String workerNode, String errorCode,
+                                Long rowsRead) {
         public PartitionView {
             requireNonNull(partitionId, "partitionId is null");
             requireNonNull(status, "status is null");

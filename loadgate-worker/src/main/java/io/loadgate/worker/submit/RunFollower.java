@@ -80,6 +80,7 @@ public final class RunFollower {
 
     private static boolean sameProgress(RunView a, RunView b) {
         return a.status() == b.status() && a.extractedCount() == b.extractedCount()
+                && a.progressRows().equals(b.progressRows())
                 && a.successPartitionCount() == b.successPartitionCount()
                 && a.failedPartitionCount() == b.failedPartitionCount();
     }

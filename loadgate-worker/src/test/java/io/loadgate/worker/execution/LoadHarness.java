@@ -129,6 +129,15 @@ final class LoadHarness implements AutoCloseable {
         return startWorker(threads, java.util.EnumSet.allOf(DispatchType.class));
     }
 
+    /** A worker whose extractions beat every {@code heartbeatInterval} instead of the harness's 500 ms. */
+    Worker startWorker(int threads, Duration heartbeatInterval) {
+        WorkerContext beating = new WorkerContext(client, context.node(), context.hadoop(), context.shared(),
+                heartbeatInterval, context.leaseWait());
+        Worker worker = Worker.start(beating, threads, java.util.EnumSet.allOf(DispatchType.class));
+        workers.add(worker);
+        return worker;
+    }
+
     RunView follow(RunSubmitter.Submission submission) throws InterruptedException {
         return new RunFollower(client, Duration.ofMillis(100), Duration.ofSeconds(5))
                 .follow(submission.runId(), submission, run -> { });

@@ -8,6 +8,7 @@ import io.loadgate.server.testing.TestLedger;
 import io.loadgate.worker.ledger.PartitionApi.ChunkReport;
 import io.loadgate.worker.ledger.PartitionApi.Claim;
 import io.loadgate.worker.ledger.PartitionApi.PartitionFailure;
+import io.loadgate.worker.ledger.PartitionApi.PartitionHeartbeat;
 import io.loadgate.worker.ledger.RunApi.CreateRun;
 import io.loadgate.worker.ledger.RunApi.Executor;
 import io.loadgate.worker.ledger.RunApi.FailRun;
@@ -113,6 +114,13 @@ class LedgerClientTest {
         assertThat(worker.claim(run.runId(), "0000", new Claim(a, "node-a")).claimed()).as("same token again").isTrue();
         assertThat(worker.claim(run.runId(), "0000", new Claim(b, "node-b")).claimed()).as("another token").isFalse();
         assertThat(worker.heartbeat(run.runId(), "0000", a).partitionStatus()).isEqualTo(PartitionStatus.RUNNING);
+        assertThat(worker.heartbeat(run.runId(), "0000", new PartitionHeartbeat(a, 12L)).partitionStatus())
+                .isEqualTo(PartitionStatus.RUNNING);
+        var reading = worker.getRun(run.runId());
+        assertThat(reading.partitions().get(0).rowsRead()).isEqualTo(12);
+        assertThat(reading.partitions().get(2).rowsRead()).as("not claimed").isNull();
+        assertThat(reading.progressRows()).isEqualTo(12);
+        assertThat(reading.extractedCount()).isZero();
 
         var first = worker.reportChunk(run.runId(), "0000", chunk(run, a, "0000", 0, 2, 10));
         assertThat(first.recorded()).isTrue();
