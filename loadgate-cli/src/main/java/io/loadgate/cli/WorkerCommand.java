@@ -84,10 +84,12 @@ final class WorkerCommand implements Callable<Integer> {
                     + ledgerOptions.ledgerUrl() + cleanupInterval.map(every -> ", cleaning up every "
                     + Durations.format(every)).orElse(""));
             UntilShutdown.await(() -> {
-                // A cleanup pass gets a moment to finish first; one still running then dies with the process, which
-                // leaves its run a candidate for the next pass (CleanupSchedule.stop says why that is safe).
-                cleanup.ifPresent(schedule -> schedule.stop(CLEANUP_STOP_WAIT));
+                // No new cleanup pass from now on, but the steps stop first: they matter more. A pass that is still
+                // running then gets a few seconds more; one that outlasts them dies with the process, which leaves
+                // its run a candidate for the next pass (CleanupSchedule.stop says why that is safe).
+                cleanup.ifPresent(schedule -> schedule.stop(Duration.ZERO));
                 worker.stop(Duration.ofSeconds(graceSeconds));
+                cleanup.ifPresent(schedule -> schedule.stop(CLEANUP_STOP_WAIT));
             });
             return 0;
         } finally {

@@ -73,7 +73,8 @@ public final class CleanupSchedule {
      * interrupted: it may be inside a Hadoop file system client shared with the worker's steps, and Hadoop closes
      * an interrupted thread's connection under every user of it. A pass still running when the JVM exits dies
      * with it, which is safe: the run it was cleaning stays a candidate, and the next pass (here or in another
-     * process) deletes what is left and records it.
+     * process) deletes what is left and records it. May be called again, e.g. first with no wait to stop the
+     * schedule at once, then with one to let a running pass end.
      *
      * @return whether the schedule's thread has ended
      */
