@@ -45,6 +45,10 @@ final class MonitorCommand implements Runnable {
     @Option(names = "--once", description = "print one snapshot and exit, even on a terminal")
     boolean once;
 
+    @Option(names = "--width", paramLabel = "N", description = "the terminal's width in columns, 60..300 (default:"
+            + " $COLUMNS when set, else 80; narrower values count as 60)")
+    Integer width;
+
     private final Object drawing = new Object();
     private final CountDownLatch stop = new CountDownLatch(1);
     private boolean stopped;
@@ -55,29 +59,48 @@ final class MonitorCommand implements Runnable {
             throw new CliException("--interval must be between 1 and 3600 seconds, got " + interval,
                     LedgerOptions.EXIT_USAGE);
         }
+        if (width != null && width < 1) {
+            throw new CliException("--width must be a number of columns, got " + width, LedgerOptions.EXIT_USAGE);
+        }
+        int columns = width(width, System.getenv("COLUMNS"));
         LedgerClient client = ledger.client(LedgerOptions.Role.READER);
         PrintWriter out = spec.commandLine().getOut();
         if (once || !ProgressDisplay.stdoutIsTerminal()) {
-            snapshot(client, out);
+            snapshot(client, out, columns);
         } else {
-            live(client, out);
+            live(client, out, columns);
         }
     }
 
-    private void snapshot(LedgerClient client, PrintWriter out) {
+    /**
+     * The screen's width: {@code --width}, else {@code COLUMNS} (which shells set but export only sometimes; without
+     * a subprocess or a terminal library it is all there is to ask), else 80. Clamped to what the layout handles;
+     * a {@code COLUMNS} that is not a number is ignored. Read once: a resized terminal keeps the width it started with.
+     */
+    static int width(Integer option, String columnsVariable) {
+        int wanted = MonitorScreen.DEFAULT_WIDTH;
+        if (option != null) {
+            wanted = option;
+        } else if (columnsVariable != null && columnsVariable.strip().matches("\\d{1,6}")) {
+            wanted = Integer.parseInt(columnsVariable.strip());
+        }
+        return Math.max(MonitorScreen.MIN_WIDTH, Math.min(MonitorScreen.MAX_WIDTH, wanted));
+    }
+
+    private void snapshot(LedgerClient client, PrintWriter out, int columns) {
         MonitorSummary summary = ledger.call(client, LedgerClient::monitorSummary);
         if (ledger.json) {
             out.println(LedgerOptions.toJson(summary.fields()));
         } else {
             var state = new MonitorScreen.State(ledger.ledgerUrl(), ZonedDateTime.now(),
                     MonitorScreen.Summary.from(summary.fields()), Instant.now(), null);
-            MonitorScreen.render(state, MonitorScreen.Layout.snapshot(commandLedger())).forEach(out::println);
+            MonitorScreen.render(state, MonitorScreen.Layout.snapshot(columns, commandLedger())).forEach(out::println);
         }
         out.flush();
     }
 
     /** Redraws until Ctrl-C; the JVM's shutdown hook gives the cursor back, since SIGINT never returns here. */
-    private void live(LedgerClient client, PrintWriter out) {
+    private void live(LedgerClient client, PrintWriter out, int columns) {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             synchronized (drawing) {
                 stopped = true;
@@ -87,7 +110,7 @@ final class MonitorCommand implements Runnable {
             }
             stop.countDown();
         }, "monitor-restore-terminal"));
-        var layout = new MonitorScreen.Layout(true, LIVE_ATTENTION, LIVE_ACTIVE, commandLedger(),
+        var layout = new MonitorScreen.Layout(columns, true, LIVE_ATTENTION, LIVE_ACTIVE, commandLedger(),
                 "every " + interval + "s; Ctrl-C quits; all entries: loadgate monitor --once");
         MonitorScreen.Summary last = null;
         Instant lastAt = null;

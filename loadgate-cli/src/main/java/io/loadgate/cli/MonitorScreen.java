@@ -16,12 +16,14 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * One screen of {@code loadgate monitor}, laid out for an 80-column terminal: the header, the counts, what needs an
- * operator (with the exact command to run), then the active runs. Pure: the command fetches, this only lays out.
+ * One screen of {@code loadgate monitor}, laid out for a terminal of a given width: the header, the counts, what
+ * needs an operator (with the exact command to run), then the active runs. Pure: the command fetches, this only lays
+ * out. A wider terminal gives long keys, reasons and errors more room; prose wraps; the commands are never cut.
  */
 final class MonitorScreen {
-    /** Columns the screen may use: one less than 80, since some terminals wrap a line that fills the last column. */
-    static final int WIDTH = 79;
+    static final int MIN_WIDTH = 60;
+    static final int MAX_WIDTH = 300;
+    static final int DEFAULT_WIDTH = 80;
 
     private static final String RED = "\033[1;31m";
     private static final String YELLOW = "\033[33m";
@@ -109,18 +111,35 @@ final class MonitorScreen {
         }
     }
 
-    /** How to draw: colours on a terminal; entry limits keep a live screen to one page. 0 means no limit. */
-    record Layout(boolean color, int maxAttention, int maxActive, String commandLedger, String footer) {
-        static Layout snapshot(String commandLedger) {
-            return new Layout(false, 0, 0, commandLedger, null);
+    /**
+     * How to draw: the terminal's width in columns, colours on a terminal; entry limits keep a live screen to one
+     * page (0 means no limit).
+     */
+    record Layout(int width, boolean color, int maxAttention, int maxActive, String commandLedger, String footer) {
+        Layout {
+            if (width < MIN_WIDTH || width > MAX_WIDTH) {
+                throw new IllegalArgumentException("width must be between " + MIN_WIDTH + " and " + MAX_WIDTH
+                        + ", got " + width);
+            }
+        }
+
+        static Layout snapshot(int width, String commandLedger) {
+            return new Layout(width, false, 0, 0, commandLedger, null);
+        }
+
+        /** Columns a line may fill: one less than the width, since some terminals wrap a line that fills the last. */
+        int columns() {
+            return width - 1;
         }
     }
 
     private final Layout layout;
+    private final int columns;
     private final List<String> lines = new ArrayList<>();
 
     private MonitorScreen(Layout layout) {
-        this.layout = layout;
+        this.layout = requireNonNull(layout, "layout is null");
+        this.columns = layout.columns();
     }
 
     static List<String> render(State state, Layout layout) {
@@ -145,19 +164,19 @@ final class MonitorScreen {
         active(summary.activeRuns(), now);
         if (layout.footer() != null) {
             add("");
-            add(layout.footer());
+            wrapped(layout.footer());
         }
     }
 
     private void header(State state) {
-        add(Table.fit("LOADGATE MONITOR  " + state.now().format(CLOCK) + "  " + state.ledgerUrl(), WIDTH));
+        add(Table.fit("LOADGATE MONITOR  " + state.now().format(CLOCK) + "  " + state.ledgerUrl(), columns));
         if (state.problem() == null) {
             add("ledger: reachable", GREEN);
             return;
         }
-        add(Table.fit("ledger: " + state.problem(), WIDTH), RED);
+        add(Table.fit("ledger: " + state.problem(), columns), RED);
         if (state.summary() != null && state.summaryAt() != null) {
-            add("the figures below are from " + state.summaryAt().atZone(state.now().getZone()).format(CLOCK)
+            wrapped("the figures below are from " + state.summaryAt().atZone(state.now().getZone()).format(CLOCK)
                     + " (" + age(Duration.between(state.summaryAt(), state.now().toInstant())) + " ago)", YELLOW);
         }
     }
@@ -171,7 +190,7 @@ final class MonitorScreen {
         }
         boolean first = true;
         for (String item : items) {
-            if (!first && line.length() + 2 + item.length() > WIDTH) {
+            if (!first && line.length() + 2 + item.length() > columns) {
                 add(line.toString());
                 line = new StringBuilder(indent);
                 first = true;
@@ -193,7 +212,7 @@ final class MonitorScreen {
         long publishUnknown = entries.stream().filter(a -> a.kind() == Kind.PUBLISH_UNKNOWN).count();
         long dead = entries.stream().filter(a -> a.kind() == Kind.DEAD_DISPATCH).count();
         long failed = entries.size() - publishUnknown - dead;
-        add("ATTENTION: " + publishUnknown + " publish unknown, " + dead + " dead dispatches, " + failed
+        wrapped("ATTENTION: " + publishUnknown + " publish unknown, " + dead + " dead dispatches, " + failed
                 + " failed in 24 h", RED);
         int shown = layout.maxAttention() > 0 ? Math.min(layout.maxAttention(), entries.size()) : entries.size();
         for (Attention a : entries.subList(0, shown)) {
@@ -206,46 +225,46 @@ final class MonitorScreen {
         }
         if (shown < entries.size()) {
             add("");
-            add("... and " + (entries.size() - shown) + " more: loadgate monitor --once | less", YELLOW);
+            wrapped("... and " + (entries.size() - shown) + " more: loadgate monitor --once | less", YELLOW);
         }
     }
 
     // Each entry's first line puts the age before the job and key: a long key is cut, never the age.
     private void publishUnknown(Attention a, Instant now) {
-        add(Table.fit("! PUBLISH_UNKNOWN  for " + since(a, now) + "  " + key(a), WIDTH), RED);
+        add(Table.fit("! PUBLISH_UNKNOWN  for " + since(a, now) + "  " + key(a), columns), RED);
         add("  run " + a.runId());
-        add("  The publish outcome is unknown; the run blocks its key until resolved.");
-        add("  Look in the target for a snapshot whose summary has loadgate.run-id = run.");
+        wrapped("  The publish outcome is unknown; the run blocks its key until resolved.");
+        wrapped("  Look in the target for a snapshot whose summary has loadgate.run-id = run.");
         add("  Found:");
         command(List.of("loadgate", "resolve", a.runId(), "--as PUBLISHED",
                 "--reason \"snapshot <id> carries the run id\""));
-        add("  Not there, and the publishing process is gone:");
+        wrapped("  Not there, and the publishing process is gone:");
         command(List.of("loadgate", "resolve", a.runId(), "--as FAILED_PUBLISH",
                 "--reason \"no snapshot carries the run id\""));
     }
 
     private void deadDispatch(Attention a, Instant now) {
         String type = a.dispatchType() == null ? "" : a.dispatchType() + "  ";
-        add(Table.fit("! DEAD DISPATCH  for " + since(a, now) + "  " + type + key(a), WIDTH), RED);
+        add(Table.fit("! DEAD DISPATCH  for " + since(a, now) + "  " + type + key(a), columns), RED);
         add("  run " + a.runId() + "  (" + a.status() + ")");
         if (a.dispatchId() == null) {
             // An older ledger names the dispatch only in its reason text.
-            add(Table.fit("  " + a.reason(), WIDTH));
+            add(Table.fit("  " + a.reason(), columns));
             command(List.of("loadgate", "runs", "show", a.runId()));
             return;
         }
         add("  dispatch " + a.dispatchId());
-        add(Table.fit("  last error: " + (a.errorMessage() == null ? "-" : oneLine(a.errorMessage())), WIDTH));
+        add(Table.fit("  last error: " + (a.errorMessage() == null ? "-" : oneLine(a.errorMessage())), columns));
         add("  Fix the receiver, then deliver it again:");
         command(List.of("loadgate", "dispatch", "resend", a.runId(), a.dispatchId()));
     }
 
     private void failedRun(Attention a, Instant now) {
-        add(Table.fit("x " + a.status() + "  " + since(a, now) + " ago  " + key(a), WIDTH), YELLOW);
+        add(Table.fit("x " + a.status() + "  " + since(a, now) + " ago  " + key(a), columns), YELLOW);
         String error = (a.errorStage() == null ? "" : a.errorStage() + " ")
                 + (a.errorCode() == null ? "" : a.errorCode() + ": ")
                 + (a.errorMessage() == null ? "" : oneLine(a.errorMessage()));
-        add(Table.fit("  " + (error.isBlank() ? a.reason() : error), WIDTH));
+        add(Table.fit("  " + (error.isBlank() ? a.reason() : error), columns));
         command(List.of("loadgate", "runs", "show", a.runId()));
     }
 
@@ -256,8 +275,10 @@ final class MonitorScreen {
         }
         add("ACTIVE RUNS: " + runs.size() + " (oldest first)", BOLD);
         int shown = layout.maxActive() > 0 ? Math.min(layout.maxActive(), runs.size()) : runs.size();
-        // Caps keep the widest row within 79 columns: 15+10+19+10+9+6 plus five gaps of two.
-        Table table = new Table("JOB", "KEY", "STATUS", "PARTS", "ROWS", "AGE").cap(15, 10, 19, 10, 9, 6);
+        // Only the text columns are cut; the counts and the age are short by design. At 80 columns a long job key
+        // is cut to 15 before a key of 10 or a status of 19 (EXTRACTED_VALIDATED) is; a wider screen gives the
+        // room to the job key.
+        Table table = new Table("JOB", "KEY", "STATUS", "PARTS", "ROWS", "AGE").fitWidth(columns, 15, 10, 19, 0, 0, 0);
         for (ActiveRun run : runs.subList(0, shown)) {
             table.row(run.jobKey(), run.businessKey(), run.status(),
                     run.partitionsDone() + "/" + (run.partitions() == null ? "-" : run.partitions()),
@@ -272,25 +293,66 @@ final class MonitorScreen {
 
     /**
      * A command an operator copies: never cut, wrapped with a shell continuation so that it pastes as one command.
-     * Each word (an option and its value count as one) stays whole.
+     * Each word stays whole; an option and its value stay on one line unless together they do not fit one. A single
+     * word longer than a line (a very long ledger URL on a narrow screen) overflows: cut, the command would be wrong.
      */
     private void command(List<String> words) {
         List<String> all = new ArrayList<>(words);
         if (layout.commandLedger() != null) {
             all.add("--ledger " + layout.commandLedger());
         }
-        StringBuilder line = new StringBuilder("    ");
-        boolean first = true;
+        String indent = "    ";
+        String continued = "      ";
+        // Room for a word on a continuation line, before the continuation's " \\".
+        int room = columns - continued.length() - 2;
+        List<String> pieces = new ArrayList<>();
         for (String word : all) {
-            if (!first && line.length() + 1 + word.length() + 2 > WIDTH) {
+            if (word.length() > room && word.startsWith("--") && word.indexOf(' ') > 0) {
+                pieces.add(word.substring(0, word.indexOf(' ')));
+                pieces.add(word.substring(word.indexOf(' ') + 1));
+            } else {
+                pieces.add(word);
+            }
+        }
+        StringBuilder line = new StringBuilder(indent);
+        boolean first = true;
+        for (String word : pieces) {
+            if (!first && line.length() + 1 + word.length() + 2 > columns) {
                 add(line + " \\", BOLD);
-                line = new StringBuilder("      ");
+                line = new StringBuilder(continued);
                 first = true;
             }
             line.append(first ? "" : " ").append(word);
             first = false;
         }
         add(line.toString(), BOLD);
+    }
+
+    /**
+     * Prose, wrapped at spaces to the screen's width under its own indent. A word longer than a line (a key, a URL)
+     * is cut, as a cell is.
+     */
+    private void wrapped(String text) {
+        wrappedLines(text).forEach(this::add);
+    }
+
+    private void wrapped(String text, String color) {
+        wrappedLines(text).forEach(line -> add(line, color));
+    }
+
+    private List<String> wrappedLines(String text) {
+        String indent = text.substring(0, text.length() - text.stripLeading().length());
+        List<String> result = new ArrayList<>();
+        StringBuilder line = new StringBuilder(indent);
+        for (String word : text.strip().split(" +")) {
+            if (line.length() > indent.length() && line.length() + 1 + word.length() > columns) {
+                result.add(Table.fit(line.toString(), columns));
+                line = new StringBuilder(indent);
+            }
+            line.append(line.length() > indent.length() ? " " : "").append(word);
+        }
+        result.add(Table.fit(line.toString(), columns));
+        return result;
     }
 
     private void add(String line) {

@@ -13,6 +13,8 @@ final class Table {
     private final List<String> headers;
     private final List<List<String>> rows = new ArrayList<>();
     private int[] caps;
+    private int maxWidth;
+    private int[] keep;
 
     Table(String... headers) {
         this.headers = List.of(headers);
@@ -25,6 +27,21 @@ final class Table {
             throw new IllegalArgumentException(widths.length + " caps for " + headers.size() + " columns");
         }
         caps = widths.clone();
+        return this;
+    }
+
+    /**
+     * Cuts columns until every line fits {@code width}: first the columns wider than their {@code keep} width (given
+     * in header order), widest first, down to it; then, if that is not enough, those same columns widest first down to
+     * their header. A {@code keep} of 0 marks a column that is never cut (counts, ages: short by design). Widest first
+     * shares the cut between long cells rather than leaving one column a single character.
+     */
+    Table fitWidth(int width, int... keepWidths) {
+        if (keepWidths.length != headers.size()) {
+            throw new IllegalArgumentException(keepWidths.length + " widths for " + headers.size() + " columns");
+        }
+        maxWidth = width;
+        keep = keepWidths.clone();
         return this;
     }
 
@@ -55,12 +72,41 @@ final class Table {
                 widths[i] = Math.min(widths[i], caps[i]);
             }
         }
+        if (keep != null) {
+            int[] floors = new int[widths.length];
+            for (int i = 0; i < widths.length; i++) {
+                floors[i] = keep[i] == 0 ? Integer.MAX_VALUE : Math.max(keep[i], headers.get(i).length());
+            }
+            shrink(widths, floors);
+            for (int i = 0; i < widths.length; i++) {
+                floors[i] = keep[i] == 0 ? Integer.MAX_VALUE : headers.get(i).length();
+            }
+            shrink(widths, floors);
+        }
         List<String> lines = new ArrayList<>();
         lines.add(line(headers, widths));
         for (List<String> row : rows) {
             lines.add(line(row, widths));
         }
         return lines;
+    }
+
+    /** Takes a character at a time from the widest column above its floor until the row fits maxWidth. */
+    private void shrink(int[] widths, int[] floors) {
+        int total = Arrays.stream(widths).sum() + 2 * (widths.length - 1);
+        while (total > maxWidth) {
+            int widest = -1;
+            for (int i = 0; i < widths.length; i++) {
+                if (widths[i] > floors[i] && (widest < 0 || widths[i] > widths[widest])) {
+                    widest = i;
+                }
+            }
+            if (widest < 0) {
+                return;
+            }
+            widths[widest]--;
+            total--;
+        }
     }
 
     /** The text cut to {@code width} characters, ending in "~" when something was cut. */

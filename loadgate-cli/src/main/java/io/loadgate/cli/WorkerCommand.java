@@ -1,5 +1,8 @@
 package io.loadgate.cli;
 
+import io.loadgate.server.config.Durations;
+import io.loadgate.worker.cleanup.Cleaner;
+import io.loadgate.worker.cleanup.CleanupSchedule;
 import io.loadgate.worker.execution.RunContexts;
 import io.loadgate.worker.execution.SourceCache;
 import io.loadgate.worker.execution.TargetCatalogs;
@@ -25,6 +28,8 @@ import picocli.CommandLine.Option;
                 "files, publish, validate the target. SIGTERM finishes running steps (up to --grace) and abandons",
                 "the rest: their claims are left to the sweeper."})
 final class WorkerCommand implements Callable<Integer> {
+    private static final Duration CLEANUP_STOP_WAIT = Duration.ofSeconds(5);
+
     @Mixin
     LedgerOptions ledgerOptions;
 
@@ -45,11 +50,17 @@ final class WorkerCommand implements Callable<Integer> {
             description = "how long running steps may finish at shutdown (default: ${DEFAULT-VALUE})")
     int graceSeconds;
 
+    @Option(names = "--cleanup-every", paramLabel = "DURATION", description = "also delete the staged files of"
+            + " finished runs past retention, as loadgate cleanup does, every DURATION (e.g. 1h, 30m; at least 1s);"
+            + " the first pass runs at start (default: off)")
+    String cleanupEvery;
+
     @Override
     public Integer call() throws Exception {
         if (threads < 1 || threads > 256) {
             throw new CliException("--threads must be between 1 and 256", LedgerOptions.EXIT_USAGE);
         }
+        Optional<Duration> cleanupInterval = cleanupInterval();
         LedgerClient client = ledgerOptions.workerClient();
         Path home = io.loadgate.server.config.ConfigLoader.home(System.getenv());
         Path dir = warehouse == null ? home.resolve("warehouse") : warehouse;
@@ -67,12 +78,40 @@ final class WorkerCommand implements Callable<Integer> {
                     new RunContexts(client), new SourceCache(System.getenv()), catalogs, timer), Duration.ofSeconds(30),
                     Duration.ofSeconds(20));
             Worker worker = Worker.start(context, threads);
+            Optional<CleanupSchedule> cleanup = cleanupInterval.map(every -> CleanupSchedule.start(
+                    new Cleaner(client, context.shared().runs(), catalogs, context.hadoop()), every));
             System.out.println("Loadgate worker " + name + " with " + threads + " thread(s) leasing from "
-                    + ledgerOptions.ledgerUrl());
-            UntilShutdown.await(() -> worker.stop(Duration.ofSeconds(graceSeconds)));
+                    + ledgerOptions.ledgerUrl() + cleanupInterval.map(every -> ", cleaning up every "
+                    + Durations.format(every)).orElse(""));
+            UntilShutdown.await(() -> {
+                // No new cleanup pass from now on, but the steps stop first: they matter more. A pass that is still
+                // running then gets a few seconds more; one that outlasts them dies with the process, which leaves
+                // its run a candidate for the next pass (CleanupSchedule.stop says why that is safe).
+                cleanup.ifPresent(schedule -> schedule.stop(Duration.ZERO));
+                worker.stop(Duration.ofSeconds(graceSeconds));
+                cleanup.ifPresent(schedule -> schedule.stop(CLEANUP_STOP_WAIT));
+            });
             return 0;
         } finally {
             timer.shutdownNow();
         }
+    }
+
+    private Optional<Duration> cleanupInterval() {
+        if (cleanupEvery == null) {
+            return Optional.empty();
+        }
+        Duration every;
+        try {
+            every = Durations.parse(cleanupEvery);
+        } catch (IllegalArgumentException e) {
+            throw new CliException("--cleanup-every: " + e.getMessage(), LedgerOptions.EXIT_USAGE);
+        }
+        // Each pass asks the ledger for candidates: a sub-second interval would only load it.
+        if (every.compareTo(Duration.ofSeconds(1)) < 0) {
+            throw new CliException("--cleanup-every must be at least 1s, got " + cleanupEvery,
+                    LedgerOptions.EXIT_USAGE);
+        }
+        return Optional.of(every);
     }
 }

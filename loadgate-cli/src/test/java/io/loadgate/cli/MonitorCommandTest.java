@@ -126,13 +126,14 @@ class MonitorCommandTest {
 
     @Test
     void onceShowsTheAttentionListFirstWithTheCommandsToRun() {
-        var result = monitor("--once");
+        // The width given, so that a COLUMNS exported by whoever runs the tests does not change the layout.
+        var result = monitor("--once", "--width", "80");
 
         assertThat(result.exit()).as(result.toString()).isZero();
         assertThat(result.err()).as(result.toString()).isEmpty();
         String out = result.out();
         assertThat(out.lines()).as("fits an 80-column terminal:\n" + out).allSatisfy(line ->
-                assertThat(line.length()).as(line).isLessThanOrEqualTo(MonitorScreen.WIDTH));
+                assertThat(line.length()).as(line).isLessThanOrEqualTo(79));
         assertThat(out).startsWith("LOADGATE MONITOR  ").contains(ledger.baseUrl(),"ledger: reachable",
                 "PUBLISH_UNKNOWN 1", "DEAD 1", "FAILED_MANIFEST 1");
         assertThat(out).contains("ATTENTION: 1 publish unknown, 1 dead dispatches, 1 failed in 24 h");
@@ -157,6 +158,21 @@ class MonitorCommandTest {
                         + " --reason \"no snapshot carries the run id\" --ledger " + url,
                 "loadgate dispatch resend " + extractingRun + " " + deadDispatch + " --ledger " + url,
                 "loadgate runs show " + failedRun + " --ledger " + url);
+    }
+
+    @Test
+    void widthUsesAWideTerminalAndRefusesNonsense() {
+        var wide = monitor("--once", "--width", "200");
+
+        assertThat(wide.exit()).as(wide.toString()).isZero();
+        assertThat(wide.out().lines()).allSatisfy(line -> assertThat(line.length()).as(line).isLessThan(200));
+        assertThat(wide.out().lines()).as("the resend command on one line:\n" + wide.out())
+                .contains("    loadgate dispatch resend " + extractingRun + " " + deadDispatch + " --ledger "
+                        + ledger.baseUrl());
+
+        var zero = monitor("--once", "--width", "0");
+        assertThat(zero.exit()).as(zero.toString()).isEqualTo(2);
+        assertThat(zero.err()).contains("--width");
     }
 
     @Test

@@ -12,8 +12,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** The monitor's layout: 79 columns whatever the data, colours only when asked, live limits. */
+/** The monitor's layout: within the terminal's width whatever the data, colours only when asked, live limits. */
 class MonitorScreenTest {
     private static final ZonedDateTime NOW = ZonedDateTime.of(2026, 11, 30, 3, 12, 45, 0, ZoneOffset.UTC);
     private static final String LONG_JOB = "A_VERY_LONG_JOB_KEY_" + "X".repeat(180);
@@ -74,11 +76,11 @@ class MonitorScreenTest {
 
     @Test
     void longKeysMessagesAndCountsStayWithin79Columns() {
-        List<String> lines = render(summary(2, 3), null, MonitorScreen.Layout.snapshot(null));
+        List<String> lines = render(summary(2, 3), null, MonitorScreen.Layout.snapshot(80, null));
 
         String screen = String.join("\n", lines);
         assertThat(lines).as(screen).allSatisfy(line -> assertThat(line.length()).as(line)
-                .isLessThanOrEqualTo(MonitorScreen.WIDTH));
+                .isLessThanOrEqualTo(79));
         assertThat(lines.get(0)).as("the clock first: a long URL is cut, never the time")
                 .isEqualTo("LOADGATE MONITOR  2026-11-30 03:12:45 +00:00  https://a-rather-long-ledger-hos~");
         assertThat(screen).doesNotContain("\033[").contains("SUCCESS 12345", "TIMED_OUT 12345");
@@ -88,7 +90,7 @@ class MonitorScreenTest {
 
     @Test
     void publishUnknownComesFirstThenDeadDispatchesThenFailedRuns() {
-        String screen = String.join("\n", render(summary(1, 0), null, MonitorScreen.Layout.snapshot(null)));
+        String screen = String.join("\n", render(summary(1, 0), null, MonitorScreen.Layout.snapshot(80, null)));
 
         int publishUnknown = screen.indexOf("! PUBLISH_UNKNOWN");
         int dead = screen.indexOf("! DEAD DISPATCH  for 2h15m  VALIDATE_RUN");
@@ -100,7 +102,7 @@ class MonitorScreenTest {
 
     @Test
     void aLiveScreenShowsTheFirstEntriesAndSaysHowManyMore() {
-        var layout = new MonitorScreen.Layout(true, 5, 12, null, "every 5s; Ctrl-C quits");
+        var layout = new MonitorScreen.Layout(80, true, 5, 12, null, "every 5s; Ctrl-C quits");
         List<String> lines = render(summary(3, 20), null, layout);
 
         String screen = String.join("\n", lines);
@@ -109,20 +111,20 @@ class MonitorScreenTest {
         assertThat(screen.split("! PUBLISH_UNKNOWN", -1)).as("all three publish-unknown runs come first").hasSize(4);
         assertThat(screen).contains("\033[1;31mATTENTION: 3 publish unknown, 3 dead dispatches, 3 failed in 24 h\033[0m");
         assertThat(lines).allSatisfy(line -> assertThat(line.replaceAll("\033\\[[0-9;]*m", "").length()).as(line)
-                .isLessThanOrEqualTo(MonitorScreen.WIDTH));
+                .isLessThanOrEqualTo(79));
     }
 
     @Test
     void anUnreachableLedgerKeepsTheLastFiguresAndSaysHowOldTheyAre() {
         List<String> lines = render(summary(1, 1), "UNREACHABLE (cannot reach the ledger at https://a-rather-long-"
-                + "ledger-host.example.org:8443: connection refused)", MonitorScreen.Layout.snapshot(null));
+                + "ledger-host.example.org:8443: connection refused)", MonitorScreen.Layout.snapshot(80, null));
 
-        assertThat(lines.get(1)).startsWith("ledger: UNREACHABLE (cannot reach").endsWith("~").hasSize(MonitorScreen.WIDTH);
+        assertThat(lines.get(1)).startsWith("ledger: UNREACHABLE (cannot reach").endsWith("~").hasSize(79);
         assertThat(lines.get(2)).isEqualTo("the figures below are from 2026-11-30 03:12:15 +00:00 (30s ago)");
         assertThat(String.join("\n", lines)).contains("! PUBLISH_UNKNOWN");
 
         List<String> nothingYet = MonitorScreen.render(new MonitorScreen.State("http://x", NOW, null, null,
-                "UNREACHABLE"), MonitorScreen.Layout.snapshot(null));
+                "UNREACHABLE"), MonitorScreen.Layout.snapshot(80, null));
         assertThat(nothingYet).hasSize(2);
     }
 
@@ -131,9 +133,97 @@ class MonitorScreenTest {
         Map<String, Object> old = new LinkedHashMap<>(attention("PUBLISH_UNKNOWN", "PUBLISH_UNKNOWN", null));
         old.remove("kind");
         String screen = String.join("\n", render(Map.of("attention", List.of(old)), null,
-                MonitorScreen.Layout.snapshot(null)));
+                MonitorScreen.Layout.snapshot(80, null)));
 
         assertThat(screen).contains("! PUBLISH_UNKNOWN", "loadgate resolve " + old.get("runId") + " --as PUBLISHED");
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {60, 80, 160})
+    void noLineExceedsTheWidthAndEveryCommandIsWhole(int width) {
+        String ledger = "https://a-rather-long-ledger-host.example.org:8443";
+        Map<String, Object> json = summary(1, 3);
+        for (MonitorScreen.Layout layout : List.of(MonitorScreen.Layout.snapshot(width, ledger),
+                new MonitorScreen.Layout(width, true, 5, 12, ledger, "every 5s; Ctrl-C quits; all entries: loadgate"
+                        + " monitor --once"))) {
+            List<String> lines = render(json, "UNREACHABLE (connection refused)", layout).stream()
+                    .map(line -> line.replaceAll("\033\\[[0-9;]*m", "")).toList();
+            String screen = String.join("\n", lines);
+
+            assertThat(lines).as(screen).allSatisfy(line -> assertThat(line.length()).as(line)
+                    .isLessThan(width));
+            List<String> expected = new ArrayList<>();
+            for (Object entry : (List<?>) json.get("attention")) {
+                Map<?, ?> a = (Map<?, ?>) entry;
+                String run = (String) a.get("runId");
+                switch ((String) a.get("kind")) {
+                    case "PUBLISH_UNKNOWN" -> {
+                        expected.add("loadgate resolve " + run + " --as PUBLISHED"
+                                + " --reason \"snapshot <id> carries the run id\" --ledger " + ledger);
+                        expected.add("loadgate resolve " + run + " --as FAILED_PUBLISH"
+                                + " --reason \"no snapshot carries the run id\" --ledger " + ledger);
+                    }
+                    case "DEAD_DISPATCH" -> expected.add("loadgate dispatch resend " + run + " " + a.get("dispatchId")
+                            + " --ledger " + ledger);
+                    default -> expected.add("loadgate runs show " + run + " --ledger " + ledger);
+                }
+            }
+            assertThat(MonitorCommandTest.commands(screen)).as(screen).containsExactlyInAnyOrderElementsOf(expected);
+            assertThat(String.join(" ", lines).replaceAll(" +", " ")).as("prose wraps rather than being cut")
+                    .contains("Look in the target for a snapshot whose summary has loadgate.run-id = run.",
+                            "ATTENTION: 1 publish unknown, 1 dead dispatches, 1 failed in 24 h",
+                            "the figures below are from 2026-11-30 03:12:15 +00:00 (30s ago)");
+        }
+    }
+
+    @Test
+    void aLongReasonIsWholeOnAWideScreenAndCutOnANarrowOne() {
+        String reason = "the staged row count differs from the source's for partition 0007 of 0008; the source table"
+                + " changed during the snapshot";
+        Map<String, Object> failed = new LinkedHashMap<>(attention("FAILED_RUN", "FAILED_STAGE_VALIDATION", null));
+        failed.put("errorCode", null);
+        failed.put("reason", reason);
+        Map<String, Object> json = Map.of("attention", List.of(failed));
+
+        List<String> wide = render(json, null, MonitorScreen.Layout.snapshot(160, null));
+        List<String> narrow = render(json, null, MonitorScreen.Layout.snapshot(80, null));
+
+        assertThat(reason).hasSizeGreaterThan(78).hasSizeLessThan(157);
+        assertThat(wide).as(String.join("\n", wide)).contains("  " + reason);
+        assertThat(narrow).as(String.join("\n", narrow))
+                .contains(("  " + reason).substring(0, 78) + "~");
+    }
+
+    @Test
+    void aWiderScreenGivesTheJobKeyMoreRoomInTheActiveRuns() {
+        String at80 = row(render(summary(0, 1), null, MonitorScreen.Layout.snapshot(80, null)));
+        String at160 = row(render(summary(0, 1), null, MonitorScreen.Layout.snapshot(160, null)));
+        String at60 = row(render(summary(0, 1), null, MonitorScreen.Layout.snapshot(60, null)));
+
+        // The other columns take 10 (KEY) + 19 (STATUS) + 10 (PARTS) + 9 (ROWS) + 5 (AGE) and five gaps of two.
+        String rest = "~  2026-11-29  EXTRACTED_VALIDATED  9999/10000  1.2T/9.9T  3d04h";
+        assertThat(at80).as("80: the job key gets what the status and counts leave").hasSize(79)
+                .isEqualTo(LONG_JOB.substring(0, 79 - rest.length()) + rest);
+        assertThat(at160).as("160: the job key gets the room").hasSize(159)
+                .isEqualTo(LONG_JOB.substring(0, 159 - rest.length()) + rest);
+        assertThat(at60).as("60: the text columns share the cut; the counts stay whole").hasSizeLessThan(60)
+                .contains("9999/10000  1.2T/9.9T  3d04h");
+    }
+
+    private static String row(List<String> lines) {
+        return lines.get(lines.indexOf(lines.stream().filter(l -> l.startsWith("JOB")).findFirst().orElseThrow()) + 1);
+    }
+
+    @Test
+    void theWidthComesFromTheOptionThenColumnsThen80WithinBounds() {
+        assertThat(MonitorCommand.width(null, null)).isEqualTo(80);
+        assertThat(MonitorCommand.width(null, "132")).isEqualTo(132);
+        assertThat(MonitorCommand.width(null, " 100 ")).isEqualTo(100);
+        assertThat(MonitorCommand.width(null, "wide")).as("not a number: ignored").isEqualTo(80);
+        assertThat(MonitorCommand.width(120, "200")).as("the option wins").isEqualTo(120);
+        assertThat(MonitorCommand.width(null, "40")).as("narrower: 60").isEqualTo(60);
+        assertThat(MonitorCommand.width(40, null)).isEqualTo(60);
+        assertThat(MonitorCommand.width(null, "1000")).as("wider: 300").isEqualTo(300);
     }
 
     @Test

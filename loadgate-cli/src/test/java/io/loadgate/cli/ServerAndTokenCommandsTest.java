@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.loadgate.server.auth.Tokens;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,6 +37,16 @@ class ServerAndTokenCommandsTest {
         assertThat(result.exit()).isNotZero();
         assertThat(result.errLines()).hasSize(1);
         assertThat(result.err()).contains("nope.yaml");
+    }
+
+    @Test
+    void aWorkerRefusesABadCleanupIntervalBeforeItStarts() {
+        for (String bad : List.of("5M", "1 h", "500ms", "0s")) {
+            var result = OperatorCommandsTest.run("worker", "--ledger", "http://127.0.0.1:1", "--cleanup-every", bad);
+            assertThat(result.exit()).as(bad + ": " + result).isEqualTo(2);
+            assertThat(result.errLines()).as(bad).hasSize(1);
+            assertThat(result.err()).as(bad).contains("--cleanup-every");
+        }
     }
 
     @Test
