@@ -221,6 +221,11 @@ final class TimedLedgerClient implements LedgerClient {
     }
 
     @Override
+    public CleanupResult cleanupSkipped(UUID runId, String reason) {
+        return timed("cleanupSkipped", () -> delegate.cleanupSkipped(runId, reason));
+    }
+
+    @Override
     public MonitorSummary monitorSummary() {
         return timed("monitorSummary", delegate::monitorSummary);
     }

@@ -31,10 +31,12 @@ public final class Cleanup {
                    r.target_ref
               FROM load_run r
              WHERE r.cleaned_at IS NULL
-            """ + " AND (" + DUE + ") ORDER BY r.completed_at LIMIT ?";
+            """ + " AND (" + DUE + ") ORDER BY r.cleanup_skipped_at NULLS FIRST, r.completed_at LIMIT ?";
     private static final String IS_DUE = "SELECT 1 FROM load_run r WHERE r.run_id = ? AND (" + DUE + ")";
     private static final String CLEANED_AT = "SELECT cleaned_at FROM load_run WHERE run_id = ?";
     private static final String MARK = "UPDATE load_run SET cleaned_at = now() WHERE run_id = ? AND cleaned_at IS NULL";
+    private static final String MARK_SKIPPED =
+            "UPDATE load_run SET cleanup_skipped_at = now() WHERE run_id = ? AND cleaned_at IS NULL";
     private static final String ALL_FILES = """
             SELECT hdfs_path, status FROM load_file WHERE run_id = ? ORDER BY partition_id, chunk_index, file_id
             """;
@@ -79,6 +81,28 @@ public final class Cleanup {
             details.put("deletedPath", deletedPath);
             EventLog.append(tx, runId, null, "CLEANED", run.status(), run.status(), actor, details);
             return new Cleaned(runId, true);
+        });
+    }
+
+    /**
+     * Records that a cleaner skipped a due run and why (an event an operator sees), and moves the run behind the
+     * others in the candidates. Returns false for a run already cleaned.
+     */
+    public boolean markSkipped(UUID runId, String reason, String actor) {
+        requireNonNull(reason, "reason is null");
+        return database.inTransaction(tx -> {
+            RunRow run = RunTransitions.lock(tx, runId);
+            if (tx.queryOne(IS_DUE, rs -> true, runId, interval(retention.afterSuccess()),
+                    interval(retention.afterFailure())).isEmpty()) {
+                throw new LedgerException.Conflict("CLEANUP_NOT_DUE", "run " + runId + " is " + run.status()
+                        + " and not past its retention", Map.of("runStatus", run.status().name()));
+            }
+            if (tx.update(MARK_SKIPPED, runId) == 0) {
+                return false;
+            }
+            EventLog.append(tx, runId, null, "CLEANUP_SKIPPED", run.status(), run.status(), actor,
+                    Map.of("reason", reason));
+            return true;
         });
     }
 

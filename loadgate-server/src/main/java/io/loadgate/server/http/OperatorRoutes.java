@@ -22,6 +22,7 @@ final class OperatorRoutes {
         routes.get("/v1/cleanup/candidates", ApiServer.CLEANERS, ctx -> ApiServer.ok(ctx,
                 ledger.cleanup().candidates()));
         routes.post("/v1/runs/{runId}/cleanup", ApiServer.CLEANERS, ctx -> cleanup(ctx, ledger));
+        routes.post("/v1/runs/{runId}/cleanup/skipped", ApiServer.CLEANERS, ctx -> cleanupSkipped(ctx, ledger));
         routes.get("/v1/monitor/summary", ApiServer.READERS, ctx -> ApiServer.ok(ctx, ledger.views().monitorSummary()));
     }
 
@@ -75,5 +76,15 @@ final class OperatorRoutes {
         body.finish();
         var cleaned = ledger.cleanup().markCleaned(runId, droppedTable, deletedPath, ApiServer.actor(ctx));
         ApiServer.ok(ctx, Map.of("runId", runId.toString(), "changed", cleaned.changed()));
+    }
+
+    private static void cleanupSkipped(Context ctx, Ledger ledger) {
+        UUID runId = ApiServer.runId(ctx);
+        RequestBody body = RequestBody.parse(ctx.body());
+        String reason = body.string("reason", true, Formats.MESSAGE);
+        body.check("reason", reason == null || !reason.isBlank(), "must not be blank");
+        body.finish();
+        boolean changed = ledger.cleanup().markSkipped(runId, reason.strip(), ApiServer.actor(ctx));
+        ApiServer.ok(ctx, Map.of("runId", runId.toString(), "changed", changed));
     }
 }

@@ -372,6 +372,43 @@ class LifecycleApiTest {
     }
 
     @Test
+    void aSkippedCleanupIsRecordedAndGoesBehindTheOtherCandidates() {
+        List<String> runs = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            String runId = extracted();
+            ledger.execute("UPDATE loadgate.load_run SET status = 'FAILED_EXTRACT', completed_at = now() - interval '"
+                    + (30 - i) + " days' WHERE run_id = '" + runId + "'");
+            runs.add(runId);
+        }
+        List<String> before = candidateIds();
+        assertThat(before).as("oldest first").containsSubsequence(runs.get(0), runs.get(1), runs.get(2));
+
+        String oldest = runs.get(0);
+        var skipped = ledger.post("/v1/runs/" + oldest + "/cleanup/skipped", Map.of("reason", "catalog unreachable"));
+
+        assertThat(skipped.status()).as(skipped.toString()).isEqualTo(200);
+        assertThat(skipped.body().get("changed").asBoolean()).isTrue();
+        List<String> after = candidateIds();
+        assertThat(after.indexOf(oldest)).as("behind every run never skipped").isGreaterThan(after.indexOf(runs.get(2)));
+        assertThat(ledger.get("/v1/runs/" + oldest + "/events").body().toString())
+                .contains("CLEANUP_SKIPPED", "catalog unreachable");
+        assertThat(ledger.post("/v1/runs/" + oldest + "/cleanup/skipped", Map.of("reason", " ")).status())
+                .isEqualTo(422);
+        String fresh = extracted();
+        var notDue = ledger.post("/v1/runs/" + fresh + "/cleanup/skipped", Map.of("reason", "too early"));
+        assertThat(notDue.code()).isEqualTo("CLEANUP_NOT_DUE");
+        ledger.post("/v1/runs/" + oldest + "/cleanup", Map.of("deletedPath", "/x"));
+        assertThat(ledger.post("/v1/runs/" + oldest + "/cleanup/skipped", Map.of("reason", "late report")).body()
+                .get("changed").asBoolean()).as("already cleaned").isFalse();
+    }
+
+    private List<String> candidateIds() {
+        List<String> ids = new ArrayList<>();
+        ledger.get("/v1/cleanup/candidates").body().forEach(c -> ids.add(c.get("runId").asText()));
+        return ids;
+    }
+
+    @Test
     void monitorSummaryShowsWhatNeedsAttention() {
         String runId = stagingValidated();
         UUID token = UUID.randomUUID();

@@ -9,6 +9,7 @@ import io.loadgate.worker.execution.TargetCatalogs;
 import io.loadgate.worker.ledger.ChunkKind;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
+import io.loadgate.worker.ledger.Messages;
 import io.loadgate.worker.ledger.OperatorApi.Cleanup;
 import io.loadgate.worker.ledger.OperatorApi.CleanupCandidate;
 import io.loadgate.worker.ledger.RunStatus;
@@ -80,6 +81,9 @@ public final class Cleaner {
         List<RunCleanup> reports = new ArrayList<>(candidates.size());
         for (CleanupCandidate candidate : candidates) {
             RunCleanup report = clean(candidate, mode, referenced);
+            if (report.outcome() == Outcome.SKIPPED && mode == CleanupMode.DELETE) {
+                recordSkip(report);
+            }
             log(report);
             reports.add(report);
         }
@@ -228,6 +232,18 @@ public final class Cleaner {
         } catch (RuntimeException e) {
             // Unknown: treat as absent, which skips the run rather than risking a live table's files.
             return false;
+        }
+    }
+
+    /**
+     * Tells the ledger why the run was skipped: the operator sees it among the run's events, and the run goes behind
+     * the other candidates, so runs that keep being skipped cannot take every batch.
+     */
+    private void recordSkip(RunCleanup report) {
+        try {
+            ledger.cleanupSkipped(report.runId(), Messages.fit(report.message()));
+        } catch (RuntimeException e) {
+            LOG.warn("run {}: could not record the skipped cleanup in the ledger: {}", report.runId(), message(e));
         }
     }
 

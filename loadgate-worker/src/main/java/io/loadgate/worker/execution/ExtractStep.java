@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.loadgate.worker.ledger.ChunkKind;
 import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
 import io.loadgate.worker.ledger.LedgerCallException;
+import io.loadgate.worker.ledger.Messages;
 import io.loadgate.worker.ledger.PartitionApi.ChunkReport;
 import io.loadgate.worker.ledger.PartitionApi.Claim;
 import io.loadgate.worker.ledger.PartitionApi.PartitionFailure;
@@ -156,7 +157,7 @@ final class ExtractStep {
                       String errorCode, String message) {
         LOG.warn("partition {}/{} failed ({} {}): {}", run.runId(), partition.partitionId(), errorClass, errorCode,
                 message);
-        String text = fitMessage(message == null ? errorCode : message);
+        String text = Messages.fit(message == null ? errorCode : message);
         try {
             context.ledger().failPartition(run.runId(), partition.partitionId(),
                     new PartitionFailure(token, "EXTRACT", errorClass, errorCode, text, attempt));
@@ -165,11 +166,6 @@ final class ExtractStep {
             LOG.warn("reporting the failure of {}/{} was refused: {}", run.runId(), partition.partitionId(),
                     e.getMessage());
         }
-    }
-
-    /** The ledger takes messages of at most 2,000 characters; a longer exception text is cut, not refused. */
-    static String fitMessage(String message) {
-        return message == null || message.length() <= 2000 ? message : message.substring(0, 2000);
     }
 
     @SuppressWarnings("unchecked")

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.ledger.ChunkKind;
 import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
+import io.loadgate.worker.ledger.Messages;
 import io.loadgate.worker.ledger.OperatorApi.PublishProbe;
 import io.loadgate.worker.ledger.StepApi;
 import io.loadgate.worker.ledger.StepApi.PublishOutcome;
@@ -120,7 +121,7 @@ final class PublishStep {
 
     private void report(RunContext run, UUID token, PublishOutcome outcome, String errorCode, String message,
                         String targetRef) {
-        String text = ExtractStep.fitMessage(message);
+        String text = Messages.fit(message);
         var result = context.ledger().publishResult(run.runId(),
                 new PublishResult(token, outcome, errorCode, text, targetRef));
         LOG.info("run {} publish: {}{}", run.runId(), result.runStatus(), text == null ? "" : " (" + text + ")");

@@ -345,6 +345,13 @@ public final class HttpLedgerClient implements LedgerClient {
     }
 
     @Override
+    public CleanupResult cleanupSkipped(UUID runId, String reason) {
+        requireNonNull(reason, "reason is null");
+        return execute(post(run(runId) + "/cleanup/skipped", java.util.Map.of("reason", reason),
+                type(CleanupResult.class), Repeat.REPEATABLE));
+    }
+
+    @Override
     public MonitorSummary monitorSummary() {
         return execute(get("/v1/monitor/summary", type(MonitorSummary.class)));
     }

@@ -240,6 +240,12 @@ public interface LedgerClient {
      */
     CleanupResult cleanup(UUID runId, Cleanup cleanup);
 
+    /**
+     * {@code POST /v1/runs/{runId}/cleanup/skipped} (extension): records why a due run was skipped, as an event, and
+     * moves it behind the other candidates. Repeatable; {@code changed=false} for a run already cleaned.
+     */
+    CleanupResult cleanupSkipped(UUID runId, String reason);
+
     /** {@code GET /v1/monitor/summary}. */
     MonitorSummary monitorSummary();
 }

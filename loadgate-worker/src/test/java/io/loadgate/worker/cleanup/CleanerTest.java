@@ -259,6 +259,10 @@ class CleanerTest {
         assertThat(nifiFile).exists();
         assertThat(client.cleanupCandidates()).as("both stay candidates").extracting(CleanupCandidate::runId)
                 .containsExactlyInAnyOrder(noCatalog.runId(), created.runId());
+        assertThat(client.allEvents(noCatalog.runId())).as("the operator sees why")
+                .filteredOn(e -> e.eventType().equals("CLEANUP_SKIPPED")).singleElement()
+                .satisfies(e -> assertThat(e.details().get("reason").toString())
+                        .startsWith("cannot open the catalog of lake.orders"));
     }
 
     @Test
