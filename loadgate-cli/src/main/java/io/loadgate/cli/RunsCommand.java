@@ -22,8 +22,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-@Command(name = "runs", mixinStandardHelpOptions = true, description = "Lists runs and shows one in detail.",
-        subcommands = {RunsCommand.ListRuns.class, RunsCommand.Show.class})
+@Command(name = "runs", mixinStandardHelpOptions = true,
+        description = "Lists runs, shows one in detail, shows the rows one rejected.",
+        subcommands = {RunsCommand.ListRuns.class, RunsCommand.Show.class, RejectsCommand.class})
 final class RunsCommand implements Runnable {
     @Spec
     CommandSpec spec;
