@@ -94,7 +94,7 @@ final class ExtractStep {
             Schema schema = SourceSchemas.toIceberg(rows.columns());
             TransformChain transforms;
             try {
-                transforms = TransformChain.bind(run.job(), schema);
+                transforms = TransformChain.bind(run.job(), schema, context.shared().sources().environment());
             } catch (IllegalArgumentException e) {
                 throw new TransformException(e.getMessage());
             }

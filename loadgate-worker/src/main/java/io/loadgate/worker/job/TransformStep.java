@@ -14,6 +14,7 @@ import java.util.regex.PatternSyntaxException;
  *   - lower: [email]                   # also upper
  *   - null_if_blank: [note]            # an empty or all-blank string becomes null
  *   - hash: [email]                    # SHA-256 of the UTF-8 value, lower-case hex (pseudonymise)
+ *   - hmac: {columns: [email], key_env: PII_KEY}   # HMAC-SHA256 with a secret key: not reversible by a dictionary
  *   - require: [customer_id, amount]   # reject when null
  *   - range: {column: amount, min: 0, max: 100000}
  *   - match: {column: email, pattern: '[^@]+@[^@]+'}   # the whole value must match; null passes
@@ -21,7 +22,8 @@ import java.util.regex.PatternSyntaxException;
  * </pre>
  */
 public record TransformStep(List<String> trim, List<String> lower, List<String> upper, List<String> nullIfBlank,
-                            List<String> hash, List<String> require, Range range, Match match, MaxLength maxLength) {
+                            List<String> hash, Hmac hmac, List<String> require, Range range, Match match,
+                            MaxLength maxLength) {
     public TransformStep {
         List<String> named = new ArrayList<>();
         trim = columns("trim", trim, named);
@@ -30,6 +32,9 @@ public record TransformStep(List<String> trim, List<String> lower, List<String> 
         nullIfBlank = columns("null_if_blank", nullIfBlank, named);
         hash = columns("hash", hash, named);
         require = columns("require", require, named);
+        if (hmac != null) {
+            named.add("hmac");
+        }
         if (range != null) {
             named.add("range");
         }
@@ -41,7 +46,24 @@ public record TransformStep(List<String> trim, List<String> lower, List<String> 
         }
         if (named.size() != 1) {
             throw new IllegalArgumentException("a transform step names exactly one of trim, lower, upper, null_if_blank,"
-                    + " hash, require, range, match, max_length" + (named.isEmpty() ? "" : "; this one names " + named));
+                    + " hash, hmac, require, range, match, max_length" + (named.isEmpty() ? "" : "; this one names " + named));
+        }
+    }
+
+    /**
+     * Rewrites text columns to the HMAC-SHA256 (lower-case hex) of their UTF-8 value under the key in the variable
+     * {@code key_env} names: equal values stay equal (joins still work), but without the key no one can test guesses.
+     */
+    public record Hmac(List<String> columns, String keyEnv) {
+        public Hmac {
+            if (columns == null) {
+                throw new IllegalArgumentException("hmac.columns is required");
+            }
+            columns = TransformStep.columns("hmac.columns", columns, new ArrayList<>());
+            if (keyEnv == null || !keyEnv.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                throw new IllegalArgumentException("hmac.key_env must name an environment variable, got "
+                        + (keyEnv == null ? "nothing" : "'" + keyEnv + "'"));
+            }
         }
     }
 

@@ -63,7 +63,7 @@ public final class RunSubmitter {
         SnapshotHolder snapshot = source.openSnapshot(businessKey);
         try {
             SourcePlan plan = snapshot.plan();
-            checkTransforms(job, plan);
+            checkTransforms(job, plan, environment);
             CreateRun request = CreateRun.forWorkers(job.jobKey(), businessKey, job.staging().root().toString(),
                             STAGE_TABLE_PREFIX)
                     .withParameters(Map.of(RunContext.JOB_SPEC_PARAMETER, jobYaml))
@@ -79,9 +79,9 @@ public final class RunSubmitter {
     }
 
     /** A transform that cannot apply to the source's columns is refused before a run exists, not per partition. */
-    private static void checkTransforms(JobSpec job, SourcePlan plan) {
+    private static void checkTransforms(JobSpec job, SourcePlan plan, Map<String, String> environment) {
         try {
-            TransformChain.bind(job, SourceSchemas.toIceberg(plan.columns()));
+            TransformChain.bind(job, SourceSchemas.toIceberg(plan.columns()), environment);
         } catch (IllegalArgumentException e) {
             throw new JobSpecException(e.getMessage(), e);
         }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Type;
@@ -33,13 +34,15 @@ public final class TransformChain implements RowTransform {
     }
 
     /**
-     * Binds {@code job}'s transforms to {@code schema} (the staged chunks' schema).
+     * Binds {@code job}'s transforms to {@code schema} (the staged chunks' schema); {@code environment} holds the
+     * variables secret keys are read from.
      *
      * @throws IllegalArgumentException naming the step and column when a step cannot apply to this source
      */
-    public static TransformChain bind(JobSpec job, Schema schema) {
+    public static TransformChain bind(JobSpec job, Schema schema, Map<String, String> environment) {
         requireNonNull(job, "job is null");
         requireNonNull(schema, "schema is null");
+        requireNonNull(environment, "environment is null");
         TransformSpec spec = job.transform();
         Set<String> protectedColumns = new LinkedHashSet<>();
         job.validation().referencedColumns().forEach(c -> protectedColumns.add(c.toLowerCase(Locale.ROOT)));
@@ -47,7 +50,7 @@ public final class TransformChain implements RowTransform {
         List<RowTransform> bound = new ArrayList<>();
         boolean rewrites = false;
         for (int i = 0; i < spec.steps().size(); i++) {
-            Binder binder = new Binder("transform.steps[" + i + "]", schema, protectedColumns);
+            Binder binder = new Binder("transform.steps[" + i + "]", schema, protectedColumns, environment);
             TransformStep step = spec.steps().get(i);
             rewrites |= binder.bind(step, bound);
         }
@@ -75,7 +78,7 @@ public final class TransformChain implements RowTransform {
         return null;
     }
 
-    private record Binder(String where, Schema schema, Set<String> protectedColumns) {
+    private record Binder(String where, Schema schema, Set<String> protectedColumns, Map<String, String> environment) {
         /** Adds the step's transforms to {@code into}; true when they rewrite values. */
         boolean bind(TransformStep step, List<RowTransform> into) {
             if (step.trim() != null) {
@@ -88,6 +91,16 @@ public final class TransformChain implements RowTransform {
                 rewrite("null_if_blank", step.nullIfBlank(), into, StringRewrites::nullIfBlank);
             } else if (step.hash() != null) {
                 rewrite("hash", step.hash(), into, StringRewrites::sha256Hex);
+            } else if (step.hmac() != null) {
+                String key = environment.get(step.hmac().keyEnv());
+                if (key == null || key.isEmpty()) {
+                    throw new IllegalArgumentException(where + ": hmac.key_env names " + step.hmac().keyEnv()
+                            + ", which is not set in the environment");
+                }
+                for (String column : step.hmac().columns()) {
+                    // One Mac per column: a bound chain runs on the one thread that reads its partition.
+                    rewrite("hmac", List.of(column), into, StringRewrites.hmacSha256Hex(key));
+                }
             } else if (step.require() != null) {
                 for (String column : step.require()) {
                     into.add(Checks.require(position(column), column));

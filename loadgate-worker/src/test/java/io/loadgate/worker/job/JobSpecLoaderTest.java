@@ -158,7 +158,7 @@ class JobSpecLoaderTest {
     @Test
     void aBadTransformNamesItsStep() throws IOException {
         assertOneLine(VALID + TRANSFORM.replace("- trim: [name, email]", "- trim: [name]\n      lower: [email]"), ":",
-                "transform.steps[0]: a transform step names exactly one of trim, lower, upper, null_if_blank, hash,"
+                "transform.steps[0]: a transform step names exactly one of trim, lower, upper, null_if_blank, hash, hmac,"
                         + " require, range, match, max_length; this one names [trim, lower]");
         assertOneLine(VALID + TRANSFORM.replace("- trim: [name, email]", "- squash: [name]"), ":",
                 "transform.steps[0]: a transform step names exactly one of trim, lower, upper");
@@ -171,6 +171,10 @@ class JobSpecLoaderTest {
         assertOneLine(VALID + TRANSFORM.replace("{column: quantity, min: 1}", "{column: quantity}"), ":",
                 "range needs min, max or both");
         assertOneLine(VALID + TRANSFORM.replace("- hash: [email]", "- hash: []"), ":", "hash names no column");
+        assertOneLine(VALID + TRANSFORM.replace("- hash: [email]", "- hmac: {columns: [email], key_env: 'not a name'}"), ":",
+                "hmac.key_env must name an environment variable, got 'not a name'");
+        assertOneLine(VALID + TRANSFORM.replace("- hash: [email]", "- hmac: {key_env: PII_KEY}"), ":",
+                "hmac.columns is required");
     }
 
     @Test

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
@@ -64,7 +65,7 @@ class TransformChainTest {
                 - lower: [email]
                 - upper: [name]
                 - null_if_blank: [name]
-                """), SCHEMA);
+                """), SCHEMA, Map.of());
         Record kept = row(1L, "  Ada Lovelace ", " ADA@Example.ORG", "1.00", 0.5);
         Record blank = row(2L, "   ", null, "2.00", 0.5);
 
@@ -80,12 +81,31 @@ class TransformChainTest {
 
     @Test
     void hashIsTheSha256OfTheUtf8Value() {
-        TransformChain chain = TransformChain.bind(job("sum: [amount]", "- hash: [email]"), SCHEMA);
+        TransformChain chain = TransformChain.bind(job("sum: [amount]", "- hash: [email]"), SCHEMA, Map.of());
         Record r = row(1L, null, "abc", "1.00", 0.5);
 
         chain.apply(r);
 
         assertThat(r.getField("email")).isEqualTo("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    }
+
+    @Test
+    void hmacIsKeyedByTheSecretTheEnvironmentHolds() {
+        String steps = "- hmac: {columns: [email, name], key_env: PII_KEY}";
+        TransformChain chain = TransformChain.bind(job("sum: [amount]", steps), SCHEMA, Map.of("PII_KEY", "key"));
+        Record r = row(1L, "abc", "The quick brown fox jumps over the lazy dog", "1.00", 0.5);
+
+        chain.apply(r);
+
+        // RFC 4231-style reference: HMAC-SHA256("key", "The quick brown fox jumps over the lazy dog").
+        assertThat(r.getField("email")).isEqualTo("f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8");
+        assertThat((String) r.getField("name")).isNotEqualTo("abc").hasSize(64);
+        TransformChain otherKey = TransformChain.bind(job("sum: [amount]", steps), SCHEMA, Map.of("PII_KEY", "other"));
+        Record again = row(1L, "abc", "The quick brown fox jumps over the lazy dog", "1.00", 0.5);
+        otherKey.apply(again);
+        assertThat(again.getField("email")).isNotEqualTo(r.getField("email"));
+        assertThatThrownBy(() -> TransformChain.bind(job("sum: [amount]", steps), SCHEMA, Map.of()))
+                .hasMessage("transform.steps[0]: hmac.key_env names PII_KEY, which is not set in the environment");
     }
 
     @Test
@@ -96,7 +116,7 @@ class TransformChainTest {
                 - range: {column: ratio, max: 1}
                 - match: {column: email, pattern: '[^@]+@[^@]+'}
                 - max_length: {column: name, length: 3}
-                """), SCHEMA);
+                """), SCHEMA, Map.of());
 
         assertThat(chain.apply(row(1L, "abc", "a@b", "100.00", 1.0))).as("bounds are inclusive").isNull();
         assertThat(chain.apply(row(1L, null, null, null, null))).as("null passes every check but require").isNull();
@@ -115,7 +135,7 @@ class TransformChainTest {
         TransformChain chain = TransformChain.bind(job("sum: [amount]", """
                 - upper: [name]
                 - require: [id]
-                """), SCHEMA);
+                """), SCHEMA, Map.of());
         List<Record> rejected = new ArrayList<>();
         List<String> reasons = new ArrayList<>();
         Iterator<Record> rows = TransformedRows.of(List.of(row(1L, "a", null, "1", 0.0), row(null, "b", null, "2", 0.0),
@@ -133,21 +153,21 @@ class TransformChainTest {
 
     @Test
     void bindingRefusesStepsThatCannotApply() {
-        assertThatThrownBy(() -> TransformChain.bind(job("sum: [amount]", "- trim: [nope]"), SCHEMA))
+        assertThatThrownBy(() -> TransformChain.bind(job("sum: [amount]", "- trim: [nope]"), SCHEMA, Map.of()))
                 .hasMessage("transform.steps[0] names column nope, which the source does not have");
-        assertThatThrownBy(() -> TransformChain.bind(job("sum: [amount]", "- require: [id]\n- trim: [amount]"), SCHEMA))
+        assertThatThrownBy(() -> TransformChain.bind(job("sum: [amount]", "- require: [id]\n- trim: [amount]"), SCHEMA, Map.of()))
                 .hasMessageStartingWith("transform.steps[1]: trim may not rewrite amount: the job validates it");
-        assertThatThrownBy(() -> TransformChain.bind(job("null_count: [email]", "- null_if_blank: [EMAIL]"), SCHEMA))
+        assertThatThrownBy(() -> TransformChain.bind(job("null_count: [email]", "- null_if_blank: [EMAIL]"), SCHEMA, Map.of()))
                 .as("column names compare without case")
                 .hasMessageStartingWith("transform.steps[0]: null_if_blank may not rewrite EMAIL");
-        assertThatThrownBy(() -> TransformChain.bind(job("sum: [amount]", "- upper: [day]"), SCHEMA))
+        assertThatThrownBy(() -> TransformChain.bind(job("sum: [amount]", "- upper: [day]"), SCHEMA, Map.of()))
                 .as("the business key decides the partition a row is published to")
                 .hasMessageStartingWith("transform.steps[0]: upper may not rewrite day");
-        assertThatThrownBy(() -> TransformChain.bind(job("sum: [amount]", "- lower: [ratio]"), SCHEMA))
+        assertThatThrownBy(() -> TransformChain.bind(job("sum: [amount]", "- lower: [ratio]"), SCHEMA, Map.of()))
                 .hasMessage("transform.steps[0]: lower applies to text columns; ratio is double");
-        assertThatThrownBy(() -> TransformChain.bind(job("sum: [amount]", "- range: {column: name, max: 1}"), SCHEMA))
+        assertThatThrownBy(() -> TransformChain.bind(job("sum: [amount]", "- range: {column: name, max: 1}"), SCHEMA, Map.of()))
                 .hasMessage("transform.steps[0]: range needs a numeric column; name is string");
         assertThat(TransformChain.bind(job("sum: [amount]", "- require: [amount]\n- range: {column: amount, min: 0}"),
-                SCHEMA).isEmpty()).as("checks may name validated columns").isFalse();
+                SCHEMA, Map.of()).isEmpty()).as("checks may name validated columns").isFalse();
     }
 }
