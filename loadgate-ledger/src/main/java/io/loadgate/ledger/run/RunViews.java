@@ -105,7 +105,12 @@ public final class RunViews {
                               WHERE status = 'PENDING' AND next_attempt_at <= now()), 0) AS oldest_due_dispatch_seconds,
                    COALESCE((SELECT extract(epoch FROM now() - min(COALESCE(heartbeat_at, started_at)))
                                FROM load_partition WHERE status = 'RUNNING'), 0) AS oldest_heartbeat_seconds,
-                   (SELECT count(*) FROM load_partition WHERE status = 'RUNNING') AS running_partitions
+                   (SELECT count(*) FROM load_partition WHERE status = 'RUNNING') AS running_partitions,
+                   (SELECT COALESCE(sum(f.record_count), 0) FROM load_file f JOIN load_run r USING (run_id)
+                     WHERE f.kind = 'REJECTS' AND f.status = 'COMMITTED' AND r.status = 'SUCCESS'
+                       AND r.completed_at > now() - interval '24 hours') AS rejected_rows_24h,
+                   (SELECT count(*) FROM load_run WHERE cleanup_skipped_at IS NOT NULL AND cleaned_at IS NULL)
+                       AS cleanup_skipped_runs
             """;
 
     private final Database database;
@@ -185,7 +190,8 @@ public final class RunViews {
     /** The numbers an alert watches, read in one transaction. */
     public record Vitals(Map<String, Long> runsByStatus, Map<String, Long> dispatchesByStatus, long publishUnknown,
                          long deadDispatchesOfActiveRuns, double oldestDueDispatchSeconds,
-                         double oldestHeartbeatSeconds, long runningPartitions) {
+                         double oldestHeartbeatSeconds, long runningPartitions, long rejectedRows24h,
+                         long cleanupSkippedRuns) {
     }
 
     public Vitals vitals() {
@@ -194,7 +200,8 @@ public final class RunViews {
             Map<String, Long> dispatches = counts(tx, DISPATCH_COUNTS);
             return tx.queryOne(VITALS, rs -> new Vitals(runs, dispatches, rs.getLong("publish_unknown"),
                     rs.getLong("dead_dispatches_of_active_runs"), rs.getDouble("oldest_due_dispatch_seconds"),
-                    rs.getDouble("oldest_heartbeat_seconds"), rs.getLong("running_partitions"))).orElseThrow();
+                    rs.getDouble("oldest_heartbeat_seconds"), rs.getLong("running_partitions"),
+                    rs.getLong("rejected_rows_24h"), rs.getLong("cleanup_skipped_runs"))).orElseThrow();
         });
     }
 

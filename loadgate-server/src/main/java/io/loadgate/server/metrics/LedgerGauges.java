@@ -34,6 +34,8 @@ public final class LedgerGauges implements AutoCloseable {
     private final AtomicLong runningPartitions = new AtomicLong();
     private final AtomicLong oldestDueDispatchMillis = new AtomicLong();
     private final AtomicLong oldestHeartbeatMillis = new AtomicLong();
+    private final AtomicLong rejectedRows24h = new AtomicLong();
+    private final AtomicLong cleanupSkippedRuns = new AtomicLong();
     private final ScheduledExecutorService timer;
 
     private LedgerGauges(RunViews views, MeterRegistry registry) {
@@ -62,6 +64,11 @@ public final class LedgerGauges implements AutoCloseable {
                 .description("how long the oldest due PENDING dispatch has waited").register(registry);
         Gauge.builder("loadgate_oldest_heartbeat_seconds", oldestHeartbeatMillis, v -> v.get() / 1000.0)
                 .description("age of the stalest RUNNING partition's last heartbeat").register(registry);
+        Gauge.builder("loadgate_rejected_rows_24h", rejectedRows24h, AtomicLong::get)
+                .description("rows the transforms of runs that succeeded in the last 24 hours rejected (kept, not loaded)")
+                .register(registry);
+        Gauge.builder("loadgate_cleanup_skipped_runs", cleanupSkippedRuns, AtomicLong::get)
+                .description("due runs a cleaner had to skip and that are still not cleaned").register(registry);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "loadgate-gauges");
             t.setDaemon(true);
@@ -85,6 +92,8 @@ public final class LedgerGauges implements AutoCloseable {
             runningPartitions.set(vitals.runningPartitions());
             oldestDueDispatchMillis.set((long) (vitals.oldestDueDispatchSeconds() * 1000));
             oldestHeartbeatMillis.set((long) (vitals.oldestHeartbeatSeconds() * 1000));
+            rejectedRows24h.set(vitals.rejectedRows24h());
+            cleanupSkippedRuns.set(vitals.cleanupSkippedRuns());
             up.set(1);
         } catch (Throwable e) {
             // A failed read must not end the timer: the gauge says the ledger is down, the next pass tries again.

@@ -31,4 +31,31 @@ class LedgerGaugesTest {
             }
         }
     }
+
+    @Test
+    void rejectedRowsOfRecentRunsAndSkippedCleanupsAreGauged() {
+        try (TestLedger ledger = new TestLedger()) {
+            PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            try (LedgerGauges gauges = LedgerGauges.start(ledger.ledger.views(), registry, Duration.ofMillis(100))) {
+                String runId = Runs.started(ledger, "REJECTING", 30);
+                java.util.UUID token = java.util.UUID.randomUUID();
+                ledger.post("/v1/runs/" + runId + "/partitions/0000/claim", java.util.Map.of("claimToken",
+                        token.toString(), "workerNode", "w"));
+                ledger.post("/v1/runs/" + runId + "/partitions/0000/chunks", Runs.chunk(runId, token, "0000", 0, 2, 26));
+                var rejects = new java.util.LinkedHashMap<>(Runs.chunk(runId, token, "0000", 1, 2, 4));
+                rejects.put("kind", "REJECTS");
+                assertThat(ledger.post("/v1/runs/" + runId + "/partitions/0000/chunks", rejects).status()).isEqualTo(200);
+                ledger.execute("UPDATE loadgate.load_run SET status = 'SUCCESS', completed_at = now() WHERE run_id = '"
+                        + runId + "'");
+                String skipped = Runs.started(ledger, "SKIPPED", 5);
+                ledger.execute("UPDATE loadgate.load_run SET status = 'FAILED_EXTRACT', completed_at = now() - interval"
+                        + " '30 days' WHERE run_id = '" + skipped + "'");
+                assertThat(ledger.post("/v1/runs/" + skipped + "/cleanup/skipped", java.util.Map.of("reason",
+                        "catalog unreachable")).status()).isEqualTo(200);
+
+                await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(registry.scrape())
+                        .contains("loadgate_rejected_rows_24h 4.0", "loadgate_cleanup_skipped_runs 1.0"));
+            }
+        }
+    }
 }
