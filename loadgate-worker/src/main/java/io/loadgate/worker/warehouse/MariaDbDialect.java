@@ -14,7 +14,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.sql.Types;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -29,6 +28,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
 
 /**
  * A MariaDB or MySQL warehouse (the MariaDB driver serves both). Differences from PostgreSQL that matter here:
@@ -47,8 +47,9 @@ final class MariaDbDialect implements WarehouseDialect {
     private static final String CHARSET = "utf8mb4";
     /** Integer types reported with a display width by older servers (bigint(20)) and without by newer ones. */
     private static final Pattern DISPLAY_WIDTH = Pattern.compile("(bigint|int|smallint|mediumint)\\(\\d+\\)(.*)");
-    private static final Pattern KEY_TYPE = Pattern.compile(
-            "(bigint|int|smallint|mediumint)|(decimal\\(\\d+,\\d+\\))|(date|datetime(?:\\(\\d\\))?)|((?:long|medium|tiny)?text|(?:var)?char\\(\\d+\\))");
+    /** The column types a business key can have, by what it is cast to: SIGNED, itself, itself, nothing (text). */
+    private static final Pattern KEY_TYPE = Pattern.compile("(bigint|int|smallint|mediumint)|(decimal\\(\\d+,\\d+\\))"
+            + "|(date|datetime(?:\\(\\d\\))?)|((?:long|medium|tiny)?text|(?:var)?char\\(\\d+\\))");
 
     private MariaDbDialect() {
     }
@@ -87,7 +88,7 @@ final class MariaDbDialect implements WarehouseDialect {
             case INTEGER -> "int";
             case LONG -> "bigint";
             case DECIMAL -> {
-                org.apache.iceberg.types.Types.DecimalType decimal = (org.apache.iceberg.types.Types.DecimalType) type;
+                Types.DecimalType decimal = (Types.DecimalType) type;
                 yield "decimal(" + decimal.precision() + "," + decimal.scale() + ")";
             }
             case FLOAT -> "float";
@@ -129,14 +130,15 @@ final class MariaDbDialect implements WarehouseDialect {
         return engine(connection, schema, table) != null;
     }
 
-    /** The table's storage engine, or null when there is no such table. */
+    /** The table's storage engine (a view's type), or null when there is no such table. */
     private static String engine(Connection connection, String schema, String table) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(
-                "SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?")) {
+        try (PreparedStatement statement = connection.prepareStatement("""
+                SELECT COALESCE(ENGINE, TABLE_TYPE) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?
+                """)) {
             statement.setString(1, schema);
             statement.setString(2, table);
             try (ResultSet rs = statement.executeQuery()) {
-                return rs.next() ? String.valueOf(rs.getString(1)) : null;
+                return rs.next() ? rs.getString(1) : null;
             }
         }
     }
@@ -251,7 +253,7 @@ final class MariaDbDialect implements WarehouseDialect {
     /** Batches of single-row INSERTs, which the driver sends as one bulk command per batch. */
     @Override
     public long load(Connection connection, WarehouseTable table, Iterable<Record> records) throws SQLException {
-        List<org.apache.iceberg.types.Types.NestedField> fields = table.columns().columns();
+        List<Types.NestedField> fields = table.columns().columns();
         String names = fields.stream().map(f -> quote(f.name())).collect(Collectors.joining(", "));
         String parameters = fields.stream().map(f -> "?").collect(Collectors.joining(", "));
         long rows = 0;
@@ -279,7 +281,7 @@ final class MariaDbDialect implements WarehouseDialect {
     private static void bind(PreparedStatement insert, int index, String column, Object value, long row)
             throws SQLException {
         if (value == null) {
-            insert.setNull(index, Types.NULL);
+            insert.setNull(index, java.sql.Types.NULL);
         } else if (value instanceof Double d) {
             insert.setDouble(index, finite(d, column, row));
         } else if (value instanceof Float f) {
