@@ -24,6 +24,7 @@ import java.net.URI;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.slf4j.Logger;
@@ -58,7 +59,7 @@ final class PublishStep {
             files = recorded.stream().filter(f -> f.kind() == ChunkKind.DATA)
                     .map(f -> new StagedFile(f.hdfsPath(), f.recordCount(), f.byteCount())).toList();
             if (run.job().target().isWarehouse()) {
-                target = warehouseTarget(run, recorded);
+                target = warehouseTarget(run, recorded, context.hadoop());
                 publisher = new WarehousePublisher(WarehouseConnector.of(run.job().target().database(),
                         context.shared().sources().environment()), context.hadoop());
             } else {
@@ -92,9 +93,10 @@ final class PublishStep {
      * A warehouse table is created by the publish itself, from the staged columns: those of a data chunk, or, when
      * every row was rejected, of a rejects chunk without its reason column.
      */
-    private TargetTable warehouseTarget(RunContext run, List<StepApi.StagedFile> recorded) {
+    /** A warehouse table holds the staged files' columns: the first file says what they are. */
+    static TargetTable warehouseTarget(RunContext run, List<StepApi.StagedFile> recorded, Configuration hadoop) {
         TableIdentifier identifier = TableIdentifier.parse(run.job().target().table());
-        StagedFilesReader reader = new StagedFilesReader(context.hadoop());
+        StagedFilesReader reader = new StagedFilesReader(hadoop);
         StepApi.StagedFile first = recorded.stream().filter(f -> f.kind() == ChunkKind.DATA).findFirst()
                 .or(() -> recorded.stream().findFirst())
                 .orElseThrow(() -> new IllegalStateException("the run staged no rows: there are no columns to publish"));

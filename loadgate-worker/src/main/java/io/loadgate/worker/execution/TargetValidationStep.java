@@ -19,6 +19,7 @@ import io.loadgate.worker.validation.MetricSet;
 import io.loadgate.worker.validation.ParallelMetrics;
 import io.loadgate.worker.warehouse.WarehouseConnector;
 import io.loadgate.worker.warehouse.WarehouseReader;
+import io.loadgate.worker.warehouse.WarehouseTable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -83,11 +84,15 @@ final class TargetValidationStep {
         };
     }
 
-    /** A warehouse is opened and read in one go: a table that cannot be read there fails the run. */
+    /**
+     * A warehouse is opened and read in one go: a table that cannot be read there fails the run. Its columns are the
+     * staged files' (the database's own types need not tell, e.g. a UTC datetime holding a timestamp with zone).
+     */
     private Supplier<MetricSet> warehouse(RunContext run) {
         var connector = WarehouseConnector.of(run.job().target().database(), context.shared().sources().environment());
-        return () -> new WarehouseReader(connector).measure(run.job().target().table(),
-                run.job().target().businessKeyColumn(), run.businessKey(), run.job().validation());
+        TargetTable target = PublishStep.warehouseTarget(run, context.ledger().files(run.runId()), context.hadoop());
+        WarehouseTable table = WarehouseTable.of(run.job().target().table(), target.schema(), target.businessKeyColumn());
+        return () -> new WarehouseReader(connector).measure(table, run.businessKey(), run.job().validation());
     }
 
     /**

@@ -3,15 +3,17 @@ package io.loadgate.worker.job;
 import java.util.Map;
 
 /**
- * A relational warehouse the job publishes into instead of an Iceberg catalog: a PostgreSQL database, reached with
- * {@code jdbc_url} as {@code user}, the password read from the variable {@code password_env} names.
+ * A relational warehouse the job publishes into instead of an Iceberg catalog: a PostgreSQL, MariaDB or MySQL
+ * database, reached with {@code jdbc_url} as {@code user}, the password read from the variable {@code password_env}
+ * names.
  */
 public record WarehouseSpec(String jdbcUrl, String user, String passwordEnv) {
     public WarehouseSpec {
         SourceSpec.requireText("target.database.jdbc_url", jdbcUrl);
-        if (!jdbcUrl.startsWith("jdbc:postgresql:")) {
-            throw new IllegalArgumentException("target.database.jdbc_url must be a PostgreSQL URL (jdbc:postgresql:...),"
-                    + " the one warehouse Loadgate publishes into so far");
+        if (!jdbcUrl.startsWith("jdbc:postgresql:") && !jdbcUrl.startsWith("jdbc:mariadb:")
+                && !jdbcUrl.startsWith("jdbc:mysql:")) {
+            throw new IllegalArgumentException("target.database.jdbc_url must be a PostgreSQL, MariaDB or MySQL URL"
+                    + " (jdbc:postgresql:..., jdbc:mariadb:... or jdbc:mysql:...), the warehouses Loadgate publishes into");
         }
         if (passwordEnv != null && !passwordEnv.matches("[A-Za-z_][A-Za-z0-9_]*")) {
             throw new IllegalArgumentException("target.database.password_env must be an environment variable name, got '"

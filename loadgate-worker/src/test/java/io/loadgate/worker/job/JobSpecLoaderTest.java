@@ -178,7 +178,7 @@ class JobSpecLoaderTest {
     }
 
     @Test
-    void aWarehouseTargetIsAPostgresqlTableNamedSchemaDotTable() throws IOException {
+    void aWarehouseTargetIsAPostgresqlOrMariaDbTableNamedSchemaDotTable() throws IOException {
         String warehouse = VALID.replace("  business_key_column: business_day\n", """
                   business_key_column: business_day
                   database:
@@ -192,8 +192,13 @@ class JobSpecLoaderTest {
         assertThat(target.isWarehouse()).isTrue();
         assertThat(target.database().resolvePassword(Map.of("DW_PASSWORD", "pw"))).isEqualTo("pw");
         assertThat(target.database().toString()).doesNotContain("pw");
-        assertOneLine(warehouse.replace("jdbc:postgresql://dw:5432/analytics", "jdbc:mysql://dw/analytics"), ":",
-                "target.database.jdbc_url must be a PostgreSQL URL");
+        for (String url : List.of("jdbc:mariadb://dw:3306/analytics", "jdbc:mysql://dw/analytics")) {
+            assertThat(JobSpecLoader.load(write(warehouse.replace("jdbc:postgresql://dw:5432/analytics", url)))
+                    .target().database().jdbcUrl()).isEqualTo(url);
+        }
+        assertOneLine(warehouse.replace("jdbc:postgresql://dw:5432/analytics", "jdbc:sqlserver://dw;databaseName=a"), ":",
+                "target.database.jdbc_url must be a PostgreSQL, MariaDB or MySQL URL (jdbc:postgresql:..., jdbc:mariadb:..."
+                        + " or jdbc:mysql:...)");
         assertOneLine(warehouse.replace("  table: lake.orders", "  table: db.lake.orders"), ":",
                 "target.table of a warehouse must be schema.table, got 'db.lake.orders'");
         assertOneLine(warehouse.replace("  database:", "  catalog: {type: hadoop}\n  database:"), ":",

@@ -1,8 +1,8 @@
 package io.loadgate.worker.warehouse;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.loadgate.ledger.testing.TestDatabases;
 import io.loadgate.worker.job.ValidationSpec;
 import io.loadgate.worker.publish.ProbeResult;
 import io.loadgate.worker.publish.PublishOutcome;
@@ -46,8 +46,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The warehouse publisher against a real PostgreSQL: every staged type, replace by business key, unknown outcomes. */
-class WarehousePublisherTest {
+/**
+ * The warehouse publisher against a real database, the same guarantees for every dialect: every staged type, replace
+ * by business key, racing publishers, unknown outcomes. A subclass per dialect provides the database.
+ */
+abstract class WarehousePublisherContract {
     private static final Schema SCHEMA = new Schema(
             Types.NestedField.optional(1, "id", Types.LongType.get()),
             Types.NestedField.optional(2, "qty", Types.IntegerType.get()),
@@ -60,7 +63,6 @@ class WarehousePublisherTest {
             Types.NestedField.optional(9, "settled", Types.TimestampType.withZone()),
             Types.NestedField.optional(10, "blob", Types.BinaryType.get()),
             Types.NestedField.optional(11, "day", Types.DateType.get()));
-    private static final TargetTable TABLE = new TargetTable(TableIdentifier.of("dw", "orders"), SCHEMA, "day");
     private static final LocalDate DAY_1 = LocalDate.of(2026, 11, 28);
     private static final LocalDate DAY_2 = LocalDate.of(2026, 11, 29);
     private static final String[] NOTES = {"plain", "", "a,comma", "a \"quote\"", "two\nlines", "tab\there", "ünïcødé ✓",
@@ -68,16 +70,39 @@ class WarehousePublisherTest {
 
     @TempDir
     Path stage;
-    private TestDatabases.TestDatabase warehouse;
     private WarehouseConnector connector;
+    private TargetTable table;
+    /** {@code schema.orders}, for the tests' own SQL. */
+    String orders;
+
+    /** A connector to an empty schema of its own; the subclass drops what the test created. */
+    abstract WarehouseConnector warehouse(String schema) throws SQLException;
+
+    /** The schema of this test. */
+    abstract String schema();
+
+    /** False where the database cannot store NaN, so the staged rows hold none. */
+    abstract boolean storesNaN();
+
+    /** The SQLSTATE the dialect's driver reports when the connection broke. */
+    abstract String connectionLostState();
 
     @BeforeEach
-    void start() {
-        warehouse = TestDatabases.create();
-        connector = warehouse::connect;
+    void start() throws SQLException {
+        connector = warehouse(schema());
+        table = new TargetTable(TableIdentifier.of(schema(), "orders"), SCHEMA, "day");
+        orders = schema() + ".orders";
     }
 
-    private static List<Record> rows(LocalDate day, long firstId, int count) {
+    WarehouseConnector connector() {
+        return connector;
+    }
+
+    Connection connect() throws SQLException {
+        return connector.connect();
+    }
+
+    List<Record> rows(LocalDate day, long firstId, int count) {
         List<Record> rows = new ArrayList<>();
         for (long id = firstId; id < firstId + count; id++) {
             GenericRecord r = GenericRecord.create(SCHEMA);
@@ -85,7 +110,7 @@ class WarehousePublisherTest {
             r.setField("id", id);
             r.setField("qty", nulls ? null : (int) (id % 7) - 3);
             r.setField("amount", nulls ? null : BigDecimal.valueOf(id * 101 % 100_000 - 50_000, 2));
-            r.setField("ratio", nulls ? null : id % 11 == 0 ? Double.NaN : id / 3.0);
+            r.setField("ratio", nulls ? null : id % 11 == 0 && storesNaN() ? Double.NaN : id / 3.0);
             r.setField("score", nulls ? null : (float) (id * 1.5e10));
             r.setField("note", nulls ? null : NOTES[(int) (id % NOTES.length)]);
             r.setField("paid", nulls ? null : id % 2 == 0);
@@ -98,7 +123,7 @@ class WarehousePublisherTest {
         return rows;
     }
 
-    private StagedFile write(List<Record> records) {
+    StagedFile write(List<Record> records) {
         File file = stage.resolve("chunk-" + UUID.randomUUID() + ".parquet").toFile();
         try (FileAppender<Record> appender = Parquet.write(Files.localOutput(file)).schema(SCHEMA)
                 .createWriterFunc(GenericParquetWriter::create).build()) {
@@ -109,19 +134,19 @@ class WarehousePublisherTest {
         return new StagedFile(file.getAbsolutePath(), records.size(), file.length());
     }
 
-    private static PublishRequest request(LocalDate day, UUID token, List<StagedFile> files) {
-        return new PublishRequest(UUID.randomUUID().toString(), "ORDERS", day.toString(), token, TABLE, files);
+    PublishRequest request(LocalDate day, UUID token, List<StagedFile> files) {
+        return new PublishRequest(UUID.randomUUID().toString(), "ORDERS", day.toString(), token, table, files);
     }
 
-    private PublishOutcome publish(WarehouseConnector through, LocalDate day, List<StagedFile> files) {
+    PublishOutcome publish(WarehouseConnector through, LocalDate day, List<StagedFile> files) {
         return new WarehousePublisher(through, new Configuration()).publish(request(day, UUID.randomUUID(), files));
     }
 
     /** The table's rows of a day, each as one canonical line, sorted; values as the staged files hold them. */
-    private List<String> tableRows(LocalDate day) throws SQLException {
+    List<String> tableRows(LocalDate day) throws SQLException {
         List<String> lines = new ArrayList<>();
-        try (Connection c = warehouse.connect(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT * FROM dw.orders WHERE day = DATE '" + day + "'")) {
+        try (Connection c = connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT * FROM " + orders + " WHERE day = DATE '" + day + "'")) {
             var columns = io.loadgate.worker.source.JdbcValues.describe(rs.getMetaData());
             while (rs.next()) {
                 GenericRecord r = GenericRecord.create(SCHEMA);
@@ -135,8 +160,8 @@ class WarehousePublisherTest {
         return lines;
     }
 
-    private static List<String> lines(List<Record> records) {
-        List<String> lines = new ArrayList<>(records.stream().map(WarehousePublisherTest::line).toList());
+    static List<String> lines(List<Record> records) {
+        List<String> lines = new ArrayList<>(records.stream().map(WarehousePublisherContract::line).toList());
         Collections.sort(lines);
         return lines;
     }
@@ -149,14 +174,17 @@ class WarehousePublisherTest {
                 v = java.util.HexFormat.of().formatHex(b.duplicate().array());
             } else if (v instanceof OffsetDateTime t) {
                 v = t.toInstant();
+            } else if (v instanceof LocalDateTime t && SCHEMA.columns().get(i).type().equals(Types.TimestampType.withZone())) {
+                // Where the column holds the instant as a UTC datetime (MariaDB).
+                v = t.toInstant(ZoneOffset.UTC);
             }
             line.append(v).append('|');
         }
         return line.toString();
     }
 
-    private long count(String sql) throws SQLException {
-        try (Connection c = warehouse.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+    long count(String sql) throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }
@@ -169,7 +197,7 @@ class WarehousePublisherTest {
 
         PublishOutcome published = publish(connector, DAY_1, List.of(write(first.subList(0, 120)), write(first.subList(120, 300))));
         assertThat(published.status()).as(published.message()).isEqualTo(Status.PUBLISHED);
-        assertThat(Long.parseLong(published.targetRef())).as("the transaction id").isPositive();
+        assertThat(Long.parseLong(published.targetRef())).as("the transaction id, or marker id").isPositive();
         assertThat(publish(connector, DAY_2, List.of(write(other))).status()).isEqualTo(Status.PUBLISHED);
         assertThat(tableRows(DAY_1)).isEqualTo(lines(first));
 
@@ -178,12 +206,13 @@ class WarehousePublisherTest {
 
         assertThat(tableRows(DAY_1)).as("replaced, one copy").isEqualTo(lines(again));
         assertThat(tableRows(DAY_2)).as("untouched").isEqualTo(lines(other));
-        assertThat(count("SELECT count(*) FROM dw.loadgate_publish")).isEqualTo(3);
+        assertThat(count("SELECT count(*) FROM " + schema() + ".loadgate_publish")).isEqualTo(3);
         ValidationSpec spec = new ValidationSpec(List.of("amount", "qty"), List.of("created", "note"),
                 List.of("settled", "amount"), List.of("note", "blob"), List.of("id"));
         MetricCalculator expected = new MetricCalculator(spec, SCHEMA);
         again.forEach(expected::accept);
-        assertThat(new WarehouseReader(connector).measure("dw.orders", "day", DAY_1.toString(), spec))
+        WarehouseTable definition = WarehouseTable.of(orders, SCHEMA, "day");
+        assertThat(new WarehouseReader(connector).measure(definition, DAY_1.toString(), spec))
                 .as("read back and measured as staged files are").isEqualTo(expected.result());
     }
 
@@ -212,30 +241,30 @@ class WarehousePublisherTest {
             }
             pool.shutdown();
 
-            assertThat(count("SELECT count(*) FROM dw.orders WHERE day = DATE '" + DAY_1 + "'"))
+            assertThat(count("SELECT count(*) FROM " + orders + " WHERE day = DATE '" + DAY_1 + "'"))
                     .as("round %d: one publish's rows, never two", round).isEqualTo(200);
-            assertThat(count("SELECT count(DISTINCT id / 100000) FROM dw.orders WHERE day = DATE '" + DAY_1 + "'"))
+            assertThat(count("SELECT count(DISTINCT FLOOR(id / 100000)) FROM " + orders + " WHERE day = DATE '" + DAY_1 + "'"))
                     .as("round %d: all from the same file", round).isEqualTo(1);
         }
     }
 
     @Test
     void aCommitWhoseAnswerIsLostIsUnknownAndTheProbeFindsItsToken() throws Exception {
-        WarehouseConnector losesCommitAnswer = () -> {
-            Connection real = warehouse.connect();
+        WarehouseConnector losesCommitAnswer = new WarehouseConnector(connector.dialect(), () -> {
+            Connection real = connector.opener().open();
             return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
                     (proxy, method, args) -> {
                         try {
                             Object result = method.invoke(real, args);
                             if (method.getName().equals("commit")) {
-                                throw new SQLException("I/O error: connection reset", "08006");
+                                throw new SQLException("I/O error: connection reset", connectionLostState());
                             }
                             return result;
                         } catch (InvocationTargetException e) {
                             throw e.getCause();
                         }
                     });
-        };
+        });
         UUID token = UUID.randomUUID();
         PublishRequest request = request(DAY_1, token, List.of(write(rows(DAY_1, 1, 40))));
 
@@ -244,11 +273,11 @@ class WarehousePublisherTest {
         assertThat(outcome.status()).isEqualTo(Status.PUBLISH_UNKNOWN);
         assertThat(outcome.errorCode()).isEqualTo(ErrorCode.COMMIT_INTERRUPTED);
         WarehousePublisher publisher = new WarehousePublisher(connector, new Configuration());
-        ProbeResult probe = publisher.probe(TABLE.identifier(), request.runId(), token);
+        ProbeResult probe = publisher.probe(table.identifier(), request.runId(), token);
         assertThat(probe.status()).isEqualTo(ProbeResult.Status.PUBLISHED);
         assertThat(probe.evidence()).contains("40 rows");
         assertThat(tableRows(DAY_1)).hasSize(40);
-        assertThat(publisher.probe(TABLE.identifier(), request.runId(), UUID.randomUUID()).status())
+        assertThat(publisher.probe(table.identifier(), request.runId(), UUID.randomUUID()).status())
                 .isEqualTo(ProbeResult.Status.NOT_FOUND);
     }
 
@@ -268,15 +297,15 @@ class WarehousePublisherTest {
         assertThat(counted.status()).isEqualTo(Status.FAILED_PUBLISH);
         assertThat(counted.message()).contains("the files hold 10 rows but the ledger recorded 11");
         assertThat(tableRows(DAY_1)).isEqualTo(lines(before));
-        assertThat(count("SELECT count(*) FROM dw.loadgate_publish")).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM " + schema() + ".loadgate_publish")).isEqualTo(1);
     }
 
     @Test
     void anExistingTableWithOtherColumnsIsNotTouched() throws Exception {
-        try (Connection c = warehouse.connect(); Statement s = c.createStatement()) {
-            s.execute("CREATE SCHEMA dw");
-            s.execute("CREATE TABLE dw.orders (id bigint, day date)");
-            s.execute("INSERT INTO dw.orders VALUES (1, DATE '" + DAY_1 + "')");
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA " + schema());
+            s.execute("CREATE TABLE " + orders + " (id bigint, day date)");
+            s.execute("INSERT INTO " + orders + " VALUES (1, DATE '" + DAY_1 + "')");
         }
 
         PublishOutcome outcome = publish(connector, DAY_1, List.of(write(rows(DAY_1, 1, 5))));
@@ -284,6 +313,23 @@ class WarehousePublisherTest {
         assertThat(outcome.status()).isEqualTo(Status.FAILED_PUBLISH);
         assertThat(outcome.errorCode()).isEqualTo(ErrorCode.TARGET_MISMATCH);
         assertThat(outcome.message()).contains("has columns [id bigint, day date]");
-        assertThat(count("SELECT count(*) FROM dw.orders")).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM " + orders)).isEqualTo(1);
+    }
+
+    @Test
+    void aRollbackDeletesExactlyTheRowsItCountedOfOneKey() throws Exception {
+        assertThat(publish(connector, DAY_1, List.of(write(rows(DAY_1, 1, 30)))).status()).isEqualTo(Status.PUBLISHED);
+        List<Record> other = rows(DAY_2, 100, 20);
+        assertThat(publish(connector, DAY_2, List.of(write(other))).status()).isEqualTo(Status.PUBLISHED);
+        WarehouseRollback rollback = new WarehouseRollback(connector);
+
+        assertThat(rollback.rows(orders, "day", DAY_1.toString())).isEqualTo(30);
+        assertThatThrownBy(() -> rollback.delete(orders, "day", DAY_1.toString(), 29))
+                .hasMessage("the table held 30 rows of " + DAY_1 + ", not the 29 counted before; nothing deleted");
+        assertThat(rollback.delete(orders, "day", DAY_1.toString(), 30)).isPositive();
+
+        assertThat(rollback.rows(orders, "day", DAY_1.toString())).isZero();
+        assertThat(tableRows(DAY_2)).isEqualTo(lines(other));
+        assertThat(rollback.rows(schema() + ".absent", "day", DAY_1.toString())).isEqualTo(-1);
     }
 }

@@ -1,0 +1,230 @@
+package io.loadgate.worker.warehouse;
+
+import io.loadgate.worker.source.JdbcValues;
+import io.loadgate.worker.source.SourceColumn;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyIn;
+
+/** A PostgreSQL warehouse: rows arrive by {@code COPY}, a publish's reference is its transaction id. */
+final class PostgresDialect implements WarehouseDialect {
+    static final PostgresDialect INSTANCE = new PostgresDialect();
+
+    private static final int COPY_BUFFER = 1 << 16;
+    private static final Pattern TYPE_NAME = Pattern.compile("[a-z0-9 (),]+");
+
+    private PostgresDialect() {
+    }
+
+    @Override
+    public String quote(String identifier) {
+        return "\"" + identifier + "\"";
+    }
+
+    /** Spelled as {@code format_type} prints it. */
+    @Override
+    public String sqlType(Type type) {
+        return switch (type.typeId()) {
+            case INTEGER -> "integer";
+            case LONG -> "bigint";
+            case DECIMAL -> {
+                Types.DecimalType decimal = (Types.DecimalType) type;
+                yield "numeric(" + decimal.precision() + "," + decimal.scale() + ")";
+            }
+            case FLOAT -> "real";
+            case DOUBLE -> "double precision";
+            case STRING -> "text";
+            case BOOLEAN -> "boolean";
+            case DATE -> "date";
+            case TIMESTAMP -> ((Types.TimestampType) type).shouldAdjustToUTC() ? "timestamp with time zone"
+                    : "timestamp without time zone";
+            case BINARY -> "bytea";
+            default -> throw new IllegalArgumentException("a warehouse column cannot hold " + type);
+        };
+    }
+
+    @Override
+    public List<String> createStatements(WarehouseTable table) {
+        String definitions = table.columns().columns().stream().map(f -> quote(f.name()) + " " + sqlType(f.type()))
+                .collect(Collectors.joining(", "));
+        String qualified = table.qualifiedName(this);
+        return List.of(
+                "CREATE SCHEMA IF NOT EXISTS " + quote(table.schemaName()),
+                "CREATE TABLE IF NOT EXISTS " + qualified + " (" + definitions + ")",
+                "CREATE INDEX IF NOT EXISTS " + quote(table.tableName() + "_loadgate_bk") + " ON " + qualified
+                        + " (" + quote(table.businessKeyColumn()) + ")",
+                "CREATE TABLE IF NOT EXISTS " + table.markerName(this) + " (publish_token uuid PRIMARY KEY,"
+                        + " run_id uuid NOT NULL, job_key text NOT NULL, target_table text NOT NULL,"
+                        + " business_key text NOT NULL, row_count bigint NOT NULL, txid bigint NOT NULL,"
+                        + " committed_at timestamptz NOT NULL DEFAULT now())");
+    }
+
+    @Override
+    public boolean exists(Connection connection, String schema, String table) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
+            statement.setString(1, qualified(schema, table));
+            try (ResultSet rs = statement.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
+
+    @Override
+    public List<String> columns(Connection connection, WarehouseTable table) throws SQLException {
+        List<String> actual = new ArrayList<>();
+        try (PreparedStatement columns = connection.prepareStatement("""
+                SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a
+                 WHERE a.attrelid = to_regclass(?) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
+                """)) {
+            columns.setString(1, table.qualifiedName(this));
+            try (ResultSet rs = columns.executeQuery()) {
+                while (rs.next()) {
+                    actual.add(rs.getString(1) + " " + rs.getString(2));
+                }
+            }
+        }
+        return actual;
+    }
+
+    @Override
+    public String columnType(Connection connection, String schema, String table, String column) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement("""
+                SELECT format_type(a.atttypid, a.atttypmod) FROM pg_attribute a
+                 WHERE a.attrelid = to_regclass(?) AND a.attname = ? AND a.attnum > 0 AND NOT a.attisdropped
+                """)) {
+            statement.setString(1, qualified(schema, table));
+            statement.setString(2, column);
+            try (ResultSet rs = statement.executeQuery()) {
+                if (!rs.next()) {
+                    return null;
+                }
+                // The type goes into a CAST: only plain type names, never a quoted user-defined one.
+                String type = rs.getString(1);
+                if (!TYPE_NAME.matcher(type).matches()) {
+                    throw new IllegalStateException("column " + column + " of " + qualified(schema, table)
+                            + " has type " + type + ", which cannot be a business key");
+                }
+                return type;
+            }
+        }
+    }
+
+    @Override
+    public String businessKeyPredicate(String column, String columnType) {
+        return quote(column) + " = CAST(? AS " + columnType + ")";
+    }
+
+    /**
+     * A transaction-level advisory lock: PostgreSQL releases it at COMMIT or ROLLBACK. Under READ COMMITTED a DELETE
+     * does not see rows another transaction committed after the DELETE began, hence the lock.
+     */
+    @Override
+    public KeyLock lockBusinessKey(Connection connection, String table, String businessKey) throws SQLException {
+        try (PreparedStatement lock = connection.prepareStatement("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))")) {
+            lock.setString(1, "loadgate:" + table + ":" + businessKey);
+            lock.execute();
+        }
+        return () -> { };
+    }
+
+    @Override
+    public long load(Connection connection, WarehouseTable table, Iterable<Record> records) throws SQLException {
+        String names = table.columns().columns().stream().map(f -> quote(f.name())).collect(Collectors.joining(", "));
+        CopyIn copy = connection.unwrap(PGConnection.class).getCopyAPI().copyIn("COPY " + table.qualifiedName(this)
+                + " (" + names + ") FROM STDIN (FORMAT csv)");
+        long rows = 0;
+        try {
+            CsvRows csv = new CsvRows(table.columns().columns().size());
+            StringBuilder buffer = new StringBuilder(COPY_BUFFER + 1024);
+            for (Record record : records) {
+                csv.append(buffer, record);
+                rows++;
+                if (buffer.length() >= COPY_BUFFER) {
+                    write(copy, buffer);
+                }
+            }
+            write(copy, buffer);
+            copy.endCopy();
+        } finally {
+            if (copy.isActive()) {
+                copy.cancelCopy();
+            }
+        }
+        return rows;
+    }
+
+    private static void write(CopyIn copy, StringBuilder buffer) throws SQLException {
+        byte[] bytes = buffer.toString().getBytes(StandardCharsets.UTF_8);
+        copy.writeToCopy(bytes, 0, bytes.length);
+        buffer.setLength(0);
+    }
+
+    @Override
+    public long recordPublish(Connection connection, WarehouseTable table, PublishMarker marker) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + table.markerName(this)
+                + " (publish_token, run_id, job_key, target_table, business_key, row_count, txid)"
+                + " VALUES (?, ?, ?, ?, ?, ?, txid_current()) RETURNING txid")) {
+            insert.setObject(1, marker.publishToken());
+            insert.setObject(2, UUID.fromString(marker.runId()));
+            insert.setString(3, marker.jobKey());
+            insert.setString(4, table.schemaName() + "." + table.tableName());
+            insert.setString(5, marker.businessKey());
+            insert.setLong(6, marker.rowCount());
+            try (ResultSet rs = insert.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    @Override
+    public Optional<RecordedPublish> findPublish(Connection connection, String schema, UUID publishToken)
+            throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT run_id, txid, row_count, committed_at FROM "
+                + qualified(schema, WarehouseTable.MARKER_TABLE) + " WHERE publish_token = ?")) {
+            select.setObject(1, publishToken);
+            try (ResultSet rs = select.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                return Optional.of(new RecordedPublish(rs.getString("run_id"), rs.getLong("txid"),
+                        rs.getLong("row_count"), String.valueOf(rs.getObject("committed_at", OffsetDateTime.class))));
+            }
+        }
+    }
+
+    @Override
+    public String describe(long ref) {
+        return "transaction " + ref;
+    }
+
+    @Override
+    public long rollbackRef(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+             ResultSet rs = statement.executeQuery("SELECT txid_current()")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    @Override
+    public Object read(ResultSet rs, int index, SourceColumn column) throws SQLException {
+        return JdbcValues.read(rs, index, column);
+    }
+}
