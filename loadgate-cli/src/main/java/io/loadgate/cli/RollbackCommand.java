@@ -140,7 +140,7 @@ final class RollbackCommand implements Callable<Integer> {
                     + PartitionRollback.ROLLBACK_ID_PROPERTY + "=" + rollbackId + " in " + identifier
                     + " before anything else; nothing recorded in the ledger", LedgerOptions.EXIT_REFUSED);
         }
-        return record(client, published, why, what, "snapshot", snapshotId, out);
+        return record(client, published, why, what, "snapshot " + snapshotId, String.valueOf(snapshotId), out);
     }
 
     /** A warehouse table: the key's rows go in one transaction that deletes exactly the rows counted here. */
@@ -171,9 +171,9 @@ final class RollbackCommand implements Callable<Integer> {
             out.flush();
             return 0;
         }
-        long txid;
+        long ref;
         try {
-            txid = rollback.delete(table, job.target().businessKeyColumn(), businessKey, rows);
+            ref = rollback.delete(table, job.target().businessKeyColumn(), businessKey, rows);
         } catch (IllegalStateException e) {
             throw new CliException("the business key changed while rolling back (did a run publish?): "
                     + e.getMessage(), LedgerOptions.EXIT_REFUSED);
@@ -181,7 +181,7 @@ final class RollbackCommand implements Callable<Integer> {
             throw new CliException("the rollback of " + table + " failed (" + e.getMessage() + "); if the connection"
                     + " broke during COMMIT, count the key's rows before anything else", LedgerOptions.EXIT_REFUSED);
         }
-        return record(client, published, why, what, "transaction", txid, out);
+        return record(client, published, why, what, rollback.describe(ref), String.valueOf(ref), out);
     }
 
     private RunView latestSuccess(JobSpec job, List<RunView> runs) {
@@ -190,17 +190,17 @@ final class RollbackCommand implements Callable<Integer> {
                         + businessKey + " to record a rollback on; nothing removed", LedgerOptions.EXIT_REFUSED));
     }
 
-    private int record(LedgerClient client, RunView published, String why, String what, String refKind, long ref,
-                       PrintWriter out) {
+    private int record(LedgerClient client, RunView published, String why, String what, String committedAs,
+                       String ref, PrintWriter out) {
         try {
-            ledgerOptions.call(client, c -> c.recordRollback(published.runId(), new Rollback(why, String.valueOf(ref))));
+            ledgerOptions.call(client, c -> c.recordRollback(published.runId(), new Rollback(why, ref)));
         } catch (CliException e) {
             // The table has changed: say so whatever the ledger answered, with what it takes to record it by hand.
-            throw new CliException("removed " + what + " in " + refKind + " " + ref + ", but the ledger did not record"
+            throw new CliException("removed " + what + " in " + committedAs + ", but the ledger did not record"
                     + " it: " + e.getMessage() + "; record it with POST /v1/runs/" + published.runId()
                     + "/rollback {reason, targetRef: " + ref + "}", e.exitCode());
         }
-        out.println("Removed " + what + " in " + refKind + " " + ref + "; recorded as ROLLED_BACK on run "
+        out.println("Removed " + what + " in " + committedAs + "; recorded as ROLLED_BACK on run "
                 + published.runId() + ".");
         out.flush();
         return 0;

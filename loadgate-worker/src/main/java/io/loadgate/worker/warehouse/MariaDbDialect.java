@@ -349,6 +349,11 @@ final class MariaDbDialect implements WarehouseDialect {
     }
 
     @Override
+    public String describeRollback(long ref) {
+        return "session " + ref + " (CONNECTION_ID(), as the server's logs name it)";
+    }
+
+    @Override
     public String describe(long ref) {
         return "publish " + ref + " (" + WarehouseTable.MARKER_TABLE + ".id)";
     }

@@ -210,6 +210,11 @@ final class PostgresDialect implements WarehouseDialect {
     }
 
     @Override
+    public String describeRollback(long ref) {
+        return "transaction " + ref;
+    }
+
+    @Override
     public String describe(long ref) {
         return "transaction " + ref;
     }

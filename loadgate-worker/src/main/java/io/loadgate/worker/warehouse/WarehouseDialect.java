@@ -87,6 +87,9 @@ public sealed interface WarehouseDialect permits PostgresDialect, MariaDbDialect
     /** The reference a rollback reports: what identifies its transaction, read inside it. */
     long rollbackRef(Connection connection) throws SQLException;
 
+    /** A rollback's reference as messages name it. */
+    String describeRollback(long ref);
+
     /** The value of column {@code index} of the current row, as staging yields values of {@code column}'s type. */
     Object read(ResultSet rs, int index, SourceColumn column) throws SQLException;
 

@@ -38,6 +38,11 @@ public final class WarehouseRollback {
         }
     }
 
+    /** What {@link #delete} returned, as messages name it. */
+    public String describe(long ref) {
+        return connector.dialect().describeRollback(ref);
+    }
+
     /**
      * Deletes the key's rows when there are exactly {@code expectedRows} of them.
      *
