@@ -31,7 +31,7 @@ final class SourceConnections {
             properties.setProperty("password", password);
         }
         try {
-            return DriverManager.getConnection(source.jdbcUrl(), properties);
+            return DriverManager.getConnection(JdbcUrls.forDriver(source.jdbcUrl()), properties);
         } catch (SQLException e) {
             throw new SourceException("cannot connect to " + masked(source.jdbcUrl()) + ": " + firstLine(e.getMessage()), e);
         }

@@ -54,15 +54,6 @@ final class MariaDbDialect implements WarehouseDialect {
     private MariaDbDialect() {
     }
 
-    /** MariaDB's driver takes {@code jdbc:mysql:} URLs only when told to: the job spec admits both. */
-    @Override
-    public String driverUrl(String jdbcUrl) {
-        if (!jdbcUrl.startsWith("jdbc:mysql:")) {
-            return jdbcUrl;
-        }
-        return jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + "permitMysqlScheme";
-    }
-
     /**
      * Strict mode, whatever the server's default: otherwise an out-of-range value or a character the column cannot
      * hold is truncated with a warning instead of failing the publish, and a missing InnoDB silently becomes another

@@ -3,6 +3,7 @@ package io.loadgate.worker.warehouse;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.job.WarehouseSpec;
+import io.loadgate.worker.source.JdbcUrls;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -21,7 +22,7 @@ public record WarehouseConnector(WarehouseDialect dialect, Opener opener) {
     public static WarehouseConnector of(WarehouseSpec spec, Map<String, String> environment) {
         String password = spec.resolvePassword(environment);
         WarehouseDialect dialect = WarehouseDialect.of(spec.jdbcUrl());
-        String url = dialect.driverUrl(spec.jdbcUrl());
+        String url = JdbcUrls.forDriver(spec.jdbcUrl());
         return new WarehouseConnector(dialect, () -> DriverManager.getConnection(url, spec.user(), password));
     }
 

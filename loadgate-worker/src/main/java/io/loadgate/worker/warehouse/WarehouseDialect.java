@@ -30,11 +30,6 @@ public sealed interface WarehouseDialect permits PostgresDialect, MariaDbDialect
         throw new IllegalArgumentException("no warehouse dialect for " + jdbcUrl.split("\\?")[0]);
     }
 
-    /** The URL to hand the driver. */
-    default String driverUrl(String jdbcUrl) {
-        return jdbcUrl;
-    }
-
     /** Sets what every session needs before its first statement. */
     default void beginSession(Connection connection) throws SQLException {
     }

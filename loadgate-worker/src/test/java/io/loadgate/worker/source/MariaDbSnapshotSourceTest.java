@@ -109,6 +109,20 @@ class MariaDbSnapshotSourceTest {
     }
 
     @Test
+    void aMysqlUrlReadsTheSameServer() {
+        SourceSpec mysql = new SourceSpec(URL.replace("jdbc:mariadb:", "jdbc:mysql:"), "root", null, TABLE, null, null,
+                "id", 4, null, 1_000);
+        MariaDbSnapshotSource source = new MariaDbSnapshotSource(mysql, ValidationSpec.COUNT_ONLY, Map.of(), 1);
+        try (SnapshotHolder holder = source.openSnapshot("any")) {
+            SourcePlan plan = holder.plan();
+            assertThat(plan.split().rowCount()).isPositive();
+            try (PartitionRows rows = source.readPartition(plan.snapshotRef(), plan.partitions().get(0), "any")) {
+                assertThat(rows.next()).isTrue();
+            }
+        }
+    }
+
+    @Test
     void aReleasedOrForeignSnapshotCannotBeRead() {
         MariaDbSnapshotSource source = new MariaDbSnapshotSource(spec(), ValidationSpec.COUNT_ONLY, Map.of(), 1);
         SnapshotHolder holder = source.openSnapshot("any");
