@@ -45,6 +45,11 @@ final class RunReport {
             out.printf("  error       %s %s: %s%n", run.errorStage(), run.errorCode(), run.errorMessage());
         }
         metrics(out, ledger.validations(run.runId()));
+        if (run.rejectedCount() > 0) {
+            out.printf("With %,d rows rejected: COUNT is the rows kept (source %s less the rejected); the other staging%n"
+                    + "metrics compare kept and rejected rows together with the source; the target holds the kept rows.%n",
+                    run.rejectedCount(), number(run.sourceCount()));
+        }
     }
 
     private static void metrics(PrintStream out, List<ValidationView> validations) {
@@ -60,7 +65,11 @@ final class RunReport {
             }
             String name = v.metricName().replace("STAGE_COUNT", "COUNT").replace("TARGET_COUNT", "COUNT");
             String[] row = rows.computeIfAbsent(name, n -> new String[] {n, "", "", "", "PASS"});
-            row[1] = v.expectedValue() == null ? "" : v.expectedValue();
+            // The source's value is what staging compared with; target validation's expectation differs from it when
+            // rows were rejected (the target holds the kept rows only).
+            if (v.stage() == Stage.STAGING || row[1].isEmpty()) {
+                row[1] = v.expectedValue() == null ? "" : v.expectedValue();
+            }
             if (v.stage() == Stage.STAGING) {
                 row[2] = v.actualValue() == null ? "" : v.actualValue();
             } else {

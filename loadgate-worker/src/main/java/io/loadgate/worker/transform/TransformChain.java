@@ -26,10 +26,12 @@ import org.apache.iceberg.types.Types;
  */
 public final class TransformChain implements RowTransform {
     private final List<RowTransform> steps;
+    private final List<RowTransform> pseudonymisers;
     private final boolean rewrites;
 
-    private TransformChain(List<RowTransform> steps, boolean rewrites) {
+    private TransformChain(List<RowTransform> steps, List<RowTransform> pseudonymisers, boolean rewrites) {
         this.steps = List.copyOf(steps);
+        this.pseudonymisers = List.copyOf(pseudonymisers);
         this.rewrites = rewrites;
     }
 
@@ -48,13 +50,25 @@ public final class TransformChain implements RowTransform {
         job.validation().referencedColumns().forEach(c -> protectedColumns.add(c.toLowerCase(Locale.ROOT)));
         protectedColumns.add(job.target().businessKeyColumn().toLowerCase(Locale.ROOT));
         List<RowTransform> bound = new ArrayList<>();
+        List<RowTransform> pseudonymisers = new ArrayList<>();
         boolean rewrites = false;
         for (int i = 0; i < spec.steps().size(); i++) {
             Binder binder = new Binder("transform.steps[" + i + "]", schema, protectedColumns, environment);
             TransformStep step = spec.steps().get(i);
-            rewrites |= binder.bind(step, bound);
+            rewrites |= binder.bind(step, bound, pseudonymisers);
         }
-        return new TransformChain(bound, rewrites);
+        return new TransformChain(bound, pseudonymisers, rewrites);
+    }
+
+    /**
+     * Applies the job's {@code hash} and {@code hmac} steps, and only those, to a rejected row before it is kept: the
+     * rejects otherwise hold rows as the source had them, but a value the job pseudonymises must not outlive the load
+     * in the clear.
+     */
+    public void pseudonymise(org.apache.iceberg.data.Record rejected) {
+        for (RowTransform step : pseudonymisers) {
+            step.apply(rejected);
+        }
     }
 
     /** True when the chain has no step: rows pass through untouched. */
@@ -79,8 +93,11 @@ public final class TransformChain implements RowTransform {
     }
 
     private record Binder(String where, Schema schema, Set<String> protectedColumns, Map<String, String> environment) {
-        /** Adds the step's transforms to {@code into}; true when they rewrite values. */
-        boolean bind(TransformStep step, List<RowTransform> into) {
+        /**
+         * Adds the step's transforms to {@code into}, and those that pseudonymise to {@code pseudonymisers} too; true
+         * when they rewrite values.
+         */
+        boolean bind(TransformStep step, List<RowTransform> into, List<RowTransform> pseudonymisers) {
             if (step.trim() != null) {
                 rewrite("trim", step.trim(), into, StringRewrites::trim);
             } else if (step.lower() != null) {
@@ -90,7 +107,7 @@ public final class TransformChain implements RowTransform {
             } else if (step.nullIfBlank() != null) {
                 rewrite("null_if_blank", step.nullIfBlank(), into, StringRewrites::nullIfBlank);
             } else if (step.hash() != null) {
-                rewrite("hash", step.hash(), into, StringRewrites::sha256Hex);
+                pseudonymisers.addAll(rewrite("hash", step.hash(), into, StringRewrites::sha256Hex));
             } else if (step.hmac() != null) {
                 String key = environment.get(step.hmac().keyEnv());
                 if (key == null || key.isEmpty()) {
@@ -99,7 +116,7 @@ public final class TransformChain implements RowTransform {
                 }
                 for (String column : step.hmac().columns()) {
                     // One Mac per column: a bound chain runs on the one thread that reads its partition.
-                    rewrite("hmac", List.of(column), into, StringRewrites.hmacSha256Hex(key));
+                    pseudonymisers.addAll(rewrite("hmac", List.of(column), into, StringRewrites.hmacSha256Hex(key)));
                 }
             } else if (step.require() != null) {
                 for (String column : step.require()) {
@@ -128,16 +145,20 @@ public final class TransformChain implements RowTransform {
             return true;
         }
 
-        private void rewrite(String kind, List<String> columns, List<RowTransform> into,
-                             java.util.function.UnaryOperator<String> function) {
+        /** Adds one rewrite per column to {@code into} and returns them. */
+        private List<RowTransform> rewrite(String kind, List<String> columns, List<RowTransform> into,
+                                           java.util.function.UnaryOperator<String> function) {
+            List<RowTransform> added = new ArrayList<>();
             for (String column : columns) {
                 if (protectedColumns.contains(column.toLowerCase(Locale.ROOT))) {
                     throw new IllegalArgumentException(where + ": " + kind + " may not rewrite " + column
                             + ": the job validates it or publishes by it; check it with require, range, match or"
                             + " max_length instead");
                 }
-                into.add(StringRewrites.of(stringColumn(kind, column), function));
+                added.add(StringRewrites.of(stringColumn(kind, column), function));
             }
+            into.addAll(added);
+            return added;
         }
 
         private int stringColumn(String kind, String column) {

@@ -13,8 +13,9 @@ public final class TransformedRows {
     }
 
     /**
-     * @param rejected receives each rejected row with its original values (as read, before any rewrite) and the
-     *                 reason, in source order, on the calling thread
+     * @param rejected receives each rejected row with its original values (as read, before any rewrite, except that
+     *                 columns the job hashes are hashed: see {@link TransformChain#pseudonymise}) and the reason, in
+     *                 source order, on the calling thread
      */
     public static Iterator<Record> of(Iterator<Record> rows, TransformChain chain, BiConsumer<Record, String> rejected) {
         requireNonNull(rows, "rows is null");
@@ -33,6 +34,7 @@ public final class TransformedRows {
                     if (reason == null) {
                         next = row;
                     } else {
+                        chain.pseudonymise(original);
                         rejected.accept(original, reason);
                     }
                 }

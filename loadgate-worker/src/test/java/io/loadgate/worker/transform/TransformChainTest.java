@@ -152,6 +152,24 @@ class TransformChainTest {
     }
 
     @Test
+    void aRejectedRowKeepsNoValueTheJobPseudonymisesInTheClear() {
+        TransformChain chain = TransformChain.bind(job("sum: [amount]", """
+                - upper: [name]
+                - hmac: {columns: [email], key_env: PII_KEY}
+                - require: [id]
+                """), SCHEMA, Map.of("PII_KEY", "key"));
+        List<Record> rejected = new ArrayList<>();
+        TransformedRows.of(List.of(row(null, "ada", "The quick brown fox jumps over the lazy dog", "1", 0.0)).iterator(),
+                chain, (r, why) -> rejected.add(r)).forEachRemaining(r -> { });
+
+        assertThat(rejected).singleElement().satisfies(r -> {
+            assertThat(r.getField("name")).as("other rewrites are not applied: as the source had it").isEqualTo("ada");
+            assertThat(r.getField("email")).as("hashed as in the loaded rows")
+                    .isEqualTo("f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8");
+        });
+    }
+
+    @Test
     void bindingRefusesStepsThatCannotApply() {
         assertThatThrownBy(() -> TransformChain.bind(job("sum: [amount]", "- trim: [nope]"), SCHEMA, Map.of()))
                 .hasMessage("transform.steps[0] names column nope, which the source does not have");
