@@ -10,6 +10,7 @@ import io.loadgate.worker.source.SourceColumn;
 import io.loadgate.worker.source.SourceException;
 import io.loadgate.worker.source.Sources;
 import io.loadgate.worker.staging.SourceSchemas;
+import io.loadgate.worker.transform.TransformChain;
 import io.loadgate.worker.warehouse.WarehouseConnector;
 import io.loadgate.worker.warehouse.WarehousePublisher;
 import io.loadgate.worker.warehouse.WarehouseTable;
@@ -59,6 +60,15 @@ final class SetupCommand implements Callable<Integer> {
         if (!job.validation().referencedColumns().isEmpty()) {
             out.println("validate  " + String.join(", ", job.validation().referencedColumns())
                     + ": present, with types their metrics can compare");
+        }
+        if (!job.transform().steps().isEmpty()) {
+            try {
+                TransformChain.bind(job, SourceSchemas.toIceberg(columns), System.getenv());
+            } catch (IllegalArgumentException e) {
+                throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
+            }
+            out.println("transform " + job.transform().steps().size() + " steps: each applies to its columns; at most "
+                    + describeLimit(job) + " rows may be rejected");
         }
         out.flush();
         TableIdentifier identifier = TableIdentifier.parse(job.target().table());
@@ -132,6 +142,16 @@ final class SetupCommand implements Callable<Integer> {
             throw new CliException("the warehouse " + job.target().database() + " failed: " + e.getMessage(),
                     LedgerOptions.EXIT_REFUSED);
         }
+    }
+
+    private static String describeLimit(JobSpec job) {
+        if (job.transform().maxRejected() != null) {
+            return String.format("%,d", job.transform().maxRejected());
+        }
+        if (job.transform().maxRejectedRatio() != null) {
+            return job.transform().maxRejectedRatio().toPlainString() + " of the source's";
+        }
+        return "0";
     }
 
     private static String describe(List<SourceColumn> columns) {

@@ -76,13 +76,15 @@ class SetupCommandTest {
         cases.put("nosuch", variant("SETUP_TABLE", "setup_table", "public.sales", "public.nosuch"));
         cases.put("region", variant("SETUP_KEY", "setup_key", "business_key_column: day", "business_key_column: region"));
         cases.put("unknown key 'colour'", variant("SETUP_COLOUR", "setup_colour", "validation:", "colour: red\nvalidation:"));
+        cases.put("transform.steps[0]: upper applies to text columns; amount is decimal(8, 2)", variant("SETUP_STEP",
+                "setup_step", "validation:\n  sum: [amount]", "transform:\n  steps:\n    - upper: [amount]\nvalidation:\n  null_count: [label]"));
         for (var c : cases.entrySet()) {
             var result = OperatorCommandsTest.run("setup", c.getValue().toString());
             assertThat(result.exit()).as(c.getKey() + "\n" + result).isEqualTo(2);
             assertThat(result.errLines()).as(c.getKey() + "\n" + result).hasSize(1);
             assertThat(result.err()).as(c.getKey()).contains(c.getKey()).doesNotContain("Exception", "\tat ");
         }
-        for (String table : List.of("setup_split", "setup_table", "setup_key", "setup_colour")) {
+        for (String table : List.of("setup_split", "setup_table", "setup_key", "setup_colour", "setup_step")) {
             assertThat(fixture.table(table)).as(table).isNull();
         }
     }
