@@ -144,6 +144,16 @@ public final class Dispatches {
             RETURNING d.dispatch_id, d.run_id, d.partition_id, d.status
             """;
 
+    // The same DEAD and last_error as RETIRE_DUE_AS_DEAD gives a dispatch of an ended run, so the monitor treats
+    // both alike: a DEAD dispatch of an ended run needs nobody's attention.
+    private static final String RETIRE_OPEN_OF_RUN = """
+            UPDATE load_dispatch d
+               SET status = 'DEAD', lease_until = NULL, last_error = 'RUN_ENDED: run is ' || r.status
+              FROM load_run r
+             WHERE d.run_id = ? AND r.run_id = d.run_id AND d.status IN ('PENDING', 'SENT')
+            RETURNING d.dispatch_id, d.run_id, d.partition_id, d.last_error
+            """;
+
     private final Database database;
 
     public Dispatches(Database database) {
@@ -298,6 +308,20 @@ public final class Dispatches {
                     details((UUID) row[0], "reason", "ACK_TIMEOUT"));
         }
         return new Requeued(rows.size() - dead, dead);
+    }
+
+    /**
+     * Retires the open (PENDING or SENT) dispatches of a run that has just ended, in the transaction that ended it, so
+     * no process takes them up. The caller holds the run row and has already moved it to its terminal status. A
+     * pushed dispatch whose send is under way finds its lease gone ({@link #markSent} changes nothing); a worker's
+     * step, if it still arrives, meets the ended run.
+     *
+     * @return how many dispatches were retired
+     */
+    public static int retireOpenOfRun(Tx tx, UUID runId, String actor) throws SQLException {
+        List<Object[]> retired = tx.query(RETIRE_OPEN_OF_RUN, Dispatches::retired, runId);
+        retire(tx, retired, actor);
+        return retired.size();
     }
 
     private static void retire(Tx tx, List<Object[]> retired, String actor) throws SQLException {

@@ -96,6 +96,17 @@ public final class Partitions {
              WHERE run_id = ? AND status = 'EXTRACTING'
             """;
 
+    private static final String FAIL_UNFINISHED = """
+            WITH open AS (
+                SELECT partition_id, status FROM load_partition
+                 WHERE run_id = ? AND status IN ('PENDING', 'RUNNING', 'RETRY') FOR UPDATE)
+            UPDATE load_partition p
+               SET status = 'FAILED', completed_at = now(), error_stage = ?, error_code = ?, error_message = ?
+              FROM open
+             WHERE p.run_id = ? AND p.partition_id = open.partition_id
+            RETURNING p.partition_id, open.status
+            """;
+
     private final Database database;
     private final LedgerSettings settings;
 
@@ -333,6 +344,24 @@ public final class Partitions {
                             failure.errorCode(), "partition " + partitionId + ": " + failure.message()), "worker");
             return new FailResult(PartitionStatus.FAILED, moved ? failStatus : run.status(), true);
         });
+    }
+
+    /**
+     * Ends every unfinished partition of a run that was ended from outside (an operator's cancel) as FAILED. The
+     * caller holds the run row (lock order run, partition). A RUNNING partition's owner learns it from its next
+     * heartbeat, which no longer finds the partition RUNNING, and stops writing.
+     *
+     * @return how many partitions were ended
+     */
+    public static int failUnfinished(Tx tx, UUID runId, String stage, String code, String message, String actor)
+            throws SQLException {
+        var ended = tx.query(FAIL_UNFINISHED, rs -> new String[] {rs.getString(1), rs.getString(2)}, runId, stage,
+                code, message, runId);
+        for (String[] p : ended) {
+            EventLog.append(tx, runId, p[0], "PARTITION_STATUS", p[1], PartitionStatus.FAILED, actor,
+                    Map.of("errorCode", code));
+        }
+        return ended.size();
     }
 
     public record HeartbeatResult(PartitionStatus partitionStatus, RunStatus runStatus) {

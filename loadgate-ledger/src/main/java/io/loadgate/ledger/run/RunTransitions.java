@@ -48,6 +48,12 @@ public final class RunTransitions {
     /** Moves the run from {@code from} to {@code to}; returns false, changing nothing, when it is not in {@code from}. */
     public static boolean transition(Tx tx, UUID runId, RunStatus from, RunStatus to, Failure failure, String actor)
             throws SQLException {
+        return transition(tx, runId, from, to, failure, actor, Map.of());
+    }
+
+    /** As {@link #transition(Tx, UUID, RunStatus, RunStatus, Failure, String)}, with more details for its event. */
+    public static boolean transition(Tx tx, UUID runId, RunStatus from, RunStatus to, Failure failure, String actor,
+                                     Map<String, ?> eventDetails) throws SQLException {
         int updated = tx.update(TRANSITION, to, to.isTerminal(), failure == null ? null : failure.stage(),
                 failure == null ? null : failure.code(), failure == null ? null : failure.message(), runId, from);
         if (updated > 1) {
@@ -60,6 +66,7 @@ public final class RunTransitions {
                 details.put("errorCode", failure.code());
                 details.put("message", failure.message());
             }
+            details.putAll(eventDetails);
             EventLog.append(tx, runId, null, "RUN_STATUS", from, to, actor, details);
         }
         return updated == 1;

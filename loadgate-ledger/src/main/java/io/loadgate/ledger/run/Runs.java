@@ -8,9 +8,11 @@ import io.loadgate.ledger.LedgerSettings;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.dispatch.DispatchType;
+import io.loadgate.ledger.dispatch.Dispatches;
 import io.loadgate.ledger.dispatch.Outbox;
 import io.loadgate.ledger.event.EventLog;
 import io.loadgate.ledger.partition.PartitionStatus;
+import io.loadgate.ledger.partition.Partitions;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -19,7 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
-/** Run-level decisions: create, register the manifest, fail. */
+/** Run-level decisions: create, register the manifest, fail, cancel. */
 public final class Runs {
     private static final String INSERT = """
             INSERT INTO load_run (run_id, job_key, business_key, status, executor, hdfs_root, hdfs_run_path,
@@ -260,5 +262,66 @@ public final class Runs {
             response.put("changed", changed);
             return response;
         });
+    }
+
+    /** The shortest reason an operator may give for a cancel. */
+    public static final int MIN_CANCEL_REASON = 5;
+    public static final String CANCELLED_CODE = "RUN_CANCELLED";
+
+    public record CancelResult(UUID runId, RunStatus runStatus, boolean changed) {
+        public CancelResult {
+            requireNonNull(runId, "runId is null");
+            requireNonNull(runStatus, "runStatus is null");
+        }
+    }
+
+    /**
+     * An operator stops an active run before it publishes: the run becomes CANCELLED and, in the same transaction,
+     * its unfinished partitions FAILED ({@value #CANCELLED_CODE}) and its open dispatches DEAD, so no worker takes a
+     * step of it up again. A run already CANCELLED answers {@code changed=false}: the operator's command may repeat
+     * the call after a lost answer.
+     *
+     * @throws LedgerException.Conflict {@code RUN_STATUS_MISMATCH} when the run is publishing, published or its
+     *     publish outcome is unknown (the target may hold its rows), or when it has ended otherwise
+     */
+    public CancelResult cancel(UUID runId, String reason, String actor) {
+        requireNonNull(reason, "reason is null");
+        return database.inTransaction(tx -> {
+            RunRow run = RunTransitions.lock(tx, runId);
+            if (run.status() == RunStatus.CANCELLED) {
+                return new CancelResult(runId, RunStatus.CANCELLED, false);
+            }
+            String stage = cancelledStage(run);
+            String message = "cancelled by an operator: " + reason;
+            // The row is locked, so the compare-and-set cannot lose; its WHERE clause still states the precondition.
+            if (!RunTransitions.transition(tx, runId, run.status(), RunStatus.CANCELLED,
+                    new RunTransitions.Failure(stage, CANCELLED_CODE, message), actor, Map.of("reason", reason))) {
+                throw new IllegalStateException("cancel of locked run " + runId + " changed no row");
+            }
+            Partitions.failUnfinished(tx, runId, stage, CANCELLED_CODE, message, actor);
+            Dispatches.retireOpenOfRun(tx, runId, actor);
+            return new CancelResult(runId, RunStatus.CANCELLED, true);
+        });
+    }
+
+    /** The stage a cancel stops, for the run's error; refuses a run that may no longer be cancelled. */
+    private static String cancelledStage(RunRow run) {
+        return switch (run.status()) {
+            case CREATED -> "MANIFEST";
+            case EXTRACTING -> "EXTRACT";
+            case EXTRACTED_VALIDATED, STAGE_VALIDATING -> "STAGE_VALIDATION";
+            case STAGING_VALIDATED -> "PUBLISH";
+            // Once a publish is claimed its commit may land in the target at any moment, and a landed commit is
+            // not undone by the ledger: CANCELLED would then claim rows are absent that are present.
+            case PUBLISHING, PUBLISHED, PUBLISH_UNKNOWN -> throw new LedgerException.Conflict("RUN_STATUS_MISMATCH",
+                    "run " + run.runId() + " is " + run.status() + " and cannot be cancelled: a publish may have "
+                            + "landed in the target; wait for it to finish, or resolve a PUBLISH_UNKNOWN run",
+                    Map.of("runStatus", run.status().name()));
+            case SUCCESS, FAILED_MANIFEST, FAILED_EXTRACT, FAILED_SNAPSHOT_EXPIRED, FAILED_STAGE_VALIDATION,
+                    FAILED_PUBLISH, FAILED_TARGET_VALIDATION, TIMED_OUT, CANCELLED ->
+                    throw new LedgerException.Conflict("RUN_STATUS_MISMATCH", "run " + run.runId() + " has already "
+                            + "ended as " + run.status() + "; there is nothing to cancel",
+                            Map.of("runStatus", run.status().name()));
+        };
     }
 }

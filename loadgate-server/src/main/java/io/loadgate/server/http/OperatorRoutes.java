@@ -4,18 +4,20 @@ import io.javalin.http.Context;
 import io.loadgate.ledger.Ledger;
 import io.loadgate.ledger.publish.Publishing;
 import io.loadgate.ledger.rollback.Rollbacks;
+import io.loadgate.ledger.run.Runs;
 import java.util.Map;
 import java.util.UUID;
 
 /**
- * Resolving an unknown publish (by an operator, or by the publish probe), recording a rollback, cleanup, and the
- * monitor's summary.
+ * Cancelling a run, resolving an unknown publish (by an operator, or by the publish probe), recording a rollback,
+ * cleanup, and the monitor's summary.
  */
 final class OperatorRoutes {
     private OperatorRoutes() {
     }
 
     static void register(ApiServer.Routes routes, Ledger ledger) {
+        routes.post("/v1/runs/{runId}/cancel", ApiServer.OPERATOR, ctx -> cancel(ctx, ledger));
         routes.post("/v1/runs/{runId}/publish-unknown/resolve", ApiServer.OPERATOR, ctx -> resolve(ctx, ledger));
         routes.post("/v1/runs/{runId}/publish-unknown/probe", ApiServer.CLEANERS, ctx -> probe(ctx, ledger));
         routes.post("/v1/runs/{runId}/rollback", ApiServer.OPERATOR, ctx -> rollback(ctx, ledger));
@@ -24,6 +26,18 @@ final class OperatorRoutes {
         routes.post("/v1/runs/{runId}/cleanup", ApiServer.CLEANERS, ctx -> cleanup(ctx, ledger));
         routes.post("/v1/runs/{runId}/cleanup/skipped", ApiServer.CLEANERS, ctx -> cleanupSkipped(ctx, ledger));
         routes.get("/v1/monitor/summary", ApiServer.READERS, ctx -> ApiServer.ok(ctx, ledger.views().monitorSummary()));
+    }
+
+    private static void cancel(Context ctx, Ledger ledger) {
+        UUID runId = ApiServer.runId(ctx);
+        RequestBody body = RequestBody.parse(ctx.body());
+        String reason = body.string("reason", true, Formats.MESSAGE);
+        body.check("reason", reason == null || reason.strip().length() >= Runs.MIN_CANCEL_REASON,
+                "must be at least " + Runs.MIN_CANCEL_REASON + " characters");
+        body.finish();
+        var result = ledger.runs().cancel(runId, reason.strip(), ApiServer.actor(ctx));
+        ApiServer.ok(ctx, Map.of("runId", runId.toString(), "runStatus", result.runStatus().name(),
+                "changed", result.changed()));
     }
 
     private static void resolve(Context ctx, Ledger ledger) {
