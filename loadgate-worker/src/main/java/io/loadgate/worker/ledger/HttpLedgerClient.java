@@ -16,6 +16,7 @@ import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.loadgate.worker.ledger.DispatchApi.Lease;
 import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
+import io.loadgate.worker.ledger.OperatorApi.Cancel;
 import io.loadgate.worker.ledger.OperatorApi.Cleanup;
 import io.loadgate.worker.ledger.OperatorApi.CleanupCandidate;
 import io.loadgate.worker.ledger.OperatorApi.CleanupResult;
@@ -282,6 +283,12 @@ public final class HttpLedgerClient implements LedgerClient {
     }
 
     // ---- operator, probe, cleanup, monitor
+
+    @Override
+    public RunChange cancelRun(UUID runId, Cancel cancel) {
+        requireNonNull(cancel, "cancel is null");
+        return execute(post(run(runId) + "/cancel", cancel, type(RunChange.class), Repeat.REPEATABLE));
+    }
 
     @Override
     public RunChange resolvePublishUnknown(UUID runId, Resolve resolve) {

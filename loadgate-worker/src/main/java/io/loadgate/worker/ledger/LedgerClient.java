@@ -2,6 +2,7 @@ package io.loadgate.worker.ledger;
 
 import io.loadgate.worker.ledger.DispatchApi.Lease;
 import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
+import io.loadgate.worker.ledger.OperatorApi.Cancel;
 import io.loadgate.worker.ledger.OperatorApi.Cleanup;
 import io.loadgate.worker.ledger.OperatorApi.CleanupCandidate;
 import io.loadgate.worker.ledger.OperatorApi.CleanupResult;
@@ -183,6 +184,14 @@ public interface LedgerClient {
 
     /** {@code POST /v1/runs/{runId}/success} (worker): needs PUBLISHED and passing TARGET metrics. Sent once. */
     SuccessResult success(UUID runId, long targetCount);
+
+    /**
+     * {@code POST /v1/runs/{runId}/cancel} (operator, extension): the run becomes CANCELLED, its unfinished
+     * partitions FAILED and its open dispatches DEAD; a worker extracting one of them stops at its next heartbeat.
+     * Repeatable: a run already CANCELLED answers {@code changed=false}. 409 {@code RUN_STATUS_MISMATCH} when the run
+     * is PUBLISHING, PUBLISHED or PUBLISH_UNKNOWN (a publish may have landed) or has ended otherwise.
+     */
+    RunChange cancelRun(UUID runId, Cancel cancel);
 
     /**
      * {@code POST /v1/runs/{runId}/publish-unknown/resolve} (operator). Sent once: a repeat after it was applied

@@ -19,6 +19,21 @@ public final class OperatorApi {
         FAILED_PUBLISH
     }
 
+    /**
+     * {@code POST .../cancel} (operator, extension): stops a run that has not started publishing; the reason (at least
+     * 5 characters) is kept in the run's events.
+     */
+    public record Cancel(String reason) {
+        public static final int MIN_REASON = 5;
+
+        public Cancel {
+            requireNonNull(reason, "reason is null");
+            if (reason.strip().length() < MIN_REASON) {
+                throw new IllegalArgumentException("reason must be at least " + MIN_REASON + " characters");
+            }
+        }
+    }
+
     /** {@code POST .../publish-unknown/resolve} (operator): the reason (at least 5 characters) is kept as an event. */
     public record Resolve(Resolution resolution, String reason) {
         public static final int MIN_REASON = 5;
