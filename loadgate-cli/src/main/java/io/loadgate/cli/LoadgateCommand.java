@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
         subcommands = {DemoCommand.class, SetupCommand.class, RunCommand.class, ReplayCommand.class,
                 RollbackCommand.class, WorkerCommand.class, ServerCommand.class,
                 ControlLoopCommand.class, RunsCommand.class, MonitorCommand.class, CleanupCommand.class,
-                ResolveCommand.class, DispatchCommand.class,
+                ResolveCommand.class, CancelCommand.class, DispatchCommand.class,
                 TokenCommand.class})
 final class LoadgateCommand implements Runnable {
     @picocli.CommandLine.Spec

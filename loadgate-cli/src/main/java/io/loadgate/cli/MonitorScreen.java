@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * One screen of {@code loadgate monitor}, laid out for a terminal of a given width: the header, the counts, what
@@ -257,7 +258,16 @@ final class MonitorScreen {
         add(Table.fit("  last error: " + (a.errorMessage() == null ? "-" : oneLine(a.errorMessage())), columns));
         add("  Fix the receiver, then deliver it again:");
         command(List.of("loadgate", "dispatch", "resend", a.runId(), a.dispatchId()));
+        // Before publishing, a stalled run can also be given up; from PUBLISHED on the ledger refuses a cancel.
+        if (BEFORE_PUBLISHING.contains(a.status())) {
+            add("  Or give the run up, which frees its key:");
+            command(List.of("loadgate", "cancel", a.runId(), "--reason \"<why>\""));
+        }
     }
+
+    /** The run states a cancel is allowed from (the ledger decides; this only chooses the hint). */
+    private static final Set<String> BEFORE_PUBLISHING = Set.of("CREATED", "EXTRACTING", "EXTRACTED_VALIDATED",
+            "STAGE_VALIDATING", "STAGING_VALIDATED");
 
     private void failedRun(Attention a, Instant now) {
         add(Table.fit("x " + a.status() + "  " + since(a, now) + " ago  " + key(a), columns), YELLOW);

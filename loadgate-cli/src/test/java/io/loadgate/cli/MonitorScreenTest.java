@@ -101,6 +101,19 @@ class MonitorScreenTest {
     }
 
     @Test
+    void aDeadDispatchOfARunBeforePublishingAlsoOffersACancel() {
+        Map<String, Object> stalled = attention("DEAD_DISPATCH", "EXTRACTED_VALIDATED", "refused");
+        Map<String, Object> published = attention("DEAD_DISPATCH", "PUBLISHED", "refused");
+        var json = Map.<String, Object>of("runsByStatus", Map.of(), "dispatchesByStatus", Map.of(),
+                "attention", List.of(stalled, published), "activeRuns", List.of());
+        String screen = String.join("\n", render(json, null, MonitorScreen.Layout.snapshot(120, null)));
+
+        assertThat(MonitorCommandTest.commands(screen)).as(screen)
+                .contains("loadgate cancel " + stalled.get("runId") + " --reason \"<why>\"")
+                .noneMatch(command -> command.startsWith("loadgate cancel " + published.get("runId")));
+    }
+
+    @Test
     void aLiveScreenShowsTheFirstEntriesAndSaysHowManyMore() {
         var layout = new MonitorScreen.Layout(80, true, 5, 12, null, "every 5s; Ctrl-C quits");
         List<String> lines = render(summary(3, 20), null, layout);

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code loadgate runs|resolve|dispatch} through {@link Main#run} against a real ledger on loopback. */
+/** {@code loadgate runs|resolve|cancel|dispatch} through {@link Main#run} against a real ledger on loopback. */
 class OperatorCommandsTest {
     private static TestLedger ledger;
     private static Path tokens;
@@ -218,6 +218,45 @@ class OperatorCommandsTest {
         var badUrl = run("runs", "list", "--ledger", "ftp://x", "--token-file", tokens.toString());
         assertThat(badUrl.exit()).isEqualTo(2);
         assertThat(badUrl.errLines()).singleElement().asString().startsWith("loadgate: --ledger: ledger URL must be");
+    }
+
+    @Test
+    void cancelStopsARunOnceSaysSoAgainAndRefusesAnEndedRun() throws IOException {
+        String job = job();
+        String runId = create(job, "2026-11-30");
+
+        var cancelled = ledgerRun("cancel", runId, "--reason", "submitted the wrong job");
+        assertThat(cancelled.exit()).as(cancelled.toString()).isZero();
+        assertThat(cancelled.out()).isEqualTo("Run " + runId + " is now CANCELLED.\n");
+        assertThat(ledger.get("/v1/runs/" + runId).text("status")).isEqualTo("CANCELLED");
+
+        var again = ledgerRun("cancel", runId, "--reason", "submitted the wrong job", "--json");
+        assertThat(again.exit()).as(again.toString()).isZero();
+        assertThat(json(again.out()).get("changed").asBoolean()).isFalse();
+        assertThat(create(job, "2026-11-30")).as("the key is free for a new run").isNotEqualTo(runId);
+
+        String failed = create(job(), "2026-11-30");
+        ledger.post("/v1/runs/" + failed + "/fail", Map.of("expectedStatus", "CREATED", "failStatus",
+                "FAILED_MANIFEST", "errorStage", "MANIFEST", "errorCode", "X", "message", "broken"));
+        var refused = ledgerRun("cancel", failed, "--reason", "too late for this");
+        assertThat(refused.exit()).as(refused.toString()).isEqualTo(1);
+        assertThat(refused.errLines()).singleElement().asString().startsWith("loadgate: run " + failed)
+                .contains("already ended as FAILED_MANIFEST", "(409 RUN_STATUS_MISMATCH)");
+
+        var shortReason = ledgerRun("cancel", runId, "--reason", "oops");
+        assertThat(shortReason.exit()).isEqualTo(2);
+        assertThat(shortReason.errLines()).containsExactly("loadgate: --reason must be at least 5 characters, got 'oops'");
+        var notUuid = ledgerRun("cancel", "run-1", "--reason", "wrong job");
+        assertThat(notUuid.exit()).isEqualTo(2);
+        assertThat(notUuid.errLines()).containsExactly("loadgate: RUN_ID must be a UUID, got 'run-1'");
+        assertThat(ledgerRun("cancel", runId).exit()).as("--reason is required").isEqualTo(2);
+
+        int port = closedPort();
+        var unreachable = run("cancel", runId, "--reason", "wrong job", "--ledger", "http://127.0.0.1:" + port,
+                "--token-file", tokens.toString());
+        assertThat(unreachable.exit()).as(unreachable.toString()).isEqualTo(3);
+        assertThat(unreachable.errLines()).singleElement().asString()
+                .startsWith("loadgate: cannot reach the ledger at http://127.0.0.1:" + port);
     }
 
     @Test
