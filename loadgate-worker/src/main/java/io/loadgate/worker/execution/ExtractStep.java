@@ -66,7 +66,7 @@ final class ExtractStep {
             }
             report(run, partition, token, chunks);
         } catch (ClaimLostException e) {
-            LOG.warn("partition {}/{} was taken from this worker (reissued); its files are left for cleanup",
+            LOG.warn("partition {}/{} was taken from this worker (reissued or cancelled); its files are left for cleanup",
                     run.runId(), partition.partitionId());
         } catch (SnapshotExpiredException e) {
             fail(run, partition, token, claim.attempt(), "SNAPSHOT", "SNAPSHOT_EXPIRED", e.getMessage());

@@ -15,8 +15,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Tells the ledger a partition's owner is alive while it extracts and how many rows it has read, and notices when
- * it no longer owns it (the sweeper reissued the partition): the extraction then stops at the next row instead of
- * writing on as a zombie.
+ * it no longer owns it (the sweeper reissued the partition, or an operator cancelled its run): the extraction then
+ * stops at the next row instead of writing on as a zombie.
  */
 final class Heartbeat implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Heartbeat.class);
