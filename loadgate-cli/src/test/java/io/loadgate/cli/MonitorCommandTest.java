@@ -157,6 +157,7 @@ class MonitorCommandTest {
                 "loadgate resolve " + publishUnknownRun + " --as FAILED_PUBLISH"
                         + " --reason \"no snapshot carries the run id\" --ledger " + url,
                 "loadgate dispatch resend " + extractingRun + " " + deadDispatch + " --ledger " + url,
+                "loadgate cancel " + extractingRun + " --reason \"<why>\" --ledger " + url,
                 "loadgate runs show " + failedRun + " --ledger " + url);
     }
 
