@@ -39,10 +39,6 @@ public final class WorkerMetrics {
         return new WorkerMetrics(new SimpleMeterRegistry());
     }
 
-    public MeterRegistry registry() {
-        return registry;
-    }
-
     public void threadsStarted(int count) {
         threads.addAndGet(count);
     }
