@@ -92,10 +92,9 @@ final class PublishStep {
     }
 
     /**
-     * A warehouse table is created by the publish itself, from the staged columns: those of a data chunk, or, when
-     * every row was rejected, of a rejects chunk without its reason column.
+     * A warehouse table holds the staged files' columns (it is created from them, and target validation reads them
+     * back as such): those of a data chunk, or, when every row was rejected, of a rejects chunk without its reason.
      */
-    /** A warehouse table holds the staged files' columns: the first file says what they are. */
     static TargetTable warehouseTarget(RunContext run, List<StepApi.StagedFile> recorded, Configuration hadoop) {
         TableIdentifier identifier = TableIdentifier.parse(run.job().target().table());
         StagedFilesReader reader = new StagedFilesReader(hadoop);
