@@ -20,6 +20,7 @@ import io.loadgate.worker.ledger.LedgerClientConfig;
 import io.loadgate.worker.ledger.LedgerToken;
 import io.loadgate.worker.ledger.RunApi.RunView;
 import io.loadgate.worker.ledger.RunStatus;
+import io.loadgate.worker.metrics.WorkerMetrics;
 import io.loadgate.worker.publish.CatalogConfig;
 import io.loadgate.worker.submit.RunFollower;
 import io.loadgate.worker.submit.RunSubmitter;
@@ -70,7 +71,8 @@ final class BenchLoadgate implements AutoCloseable {
             return t;
         });
         WorkerContext context = new WorkerContext(timed, "bench-" + ProcessHandle.current().pid(),
-                new Configuration(), new WorkerContext.Shared(new RunContexts(timed), sources, catalogs, timer),
+                new Configuration(), new WorkerContext.Shared(new RunContexts(timed), sources, catalogs, timer,
+                    WorkerMetrics.off()),
                 Duration.ofSeconds(10), Duration.ofSeconds(1));
         this.worker = Worker.start(context, threads);
     }

@@ -14,6 +14,7 @@ import io.loadgate.worker.ledger.HttpLedgerClient;
 import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.ledger.LedgerClientConfig;
 import io.loadgate.worker.ledger.LedgerToken;
+import io.loadgate.worker.metrics.WorkerMetrics;
 import io.loadgate.worker.publish.CatalogConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -73,7 +74,8 @@ final class LocalLoadgate implements AutoCloseable {
                 return t;
             });
             WorkerContext context = new WorkerContext(client, "local-" + ProcessHandle.current().pid(),
-                    new Configuration(), new WorkerContext.Shared(new RunContexts(client), sources, catalogs, timer),
+                    new Configuration(), new WorkerContext.Shared(new RunContexts(client), sources, catalogs, timer,
+                        WorkerMetrics.off()),
                     Duration.ofSeconds(10), Duration.ofSeconds(1));
             Worker worker = workerThreads == 0 ? null : Worker.start(context, workerThreads);
             return new LocalLoadgate(server, new Clients(client, client(server, operatorToken)), sources, catalogs,

@@ -9,8 +9,15 @@ import io.loadgate.worker.execution.TargetCatalogs;
 import io.loadgate.worker.execution.Worker;
 import io.loadgate.worker.execution.WorkerContext;
 import io.loadgate.worker.ledger.LedgerClient;
+import io.loadgate.worker.metrics.MeteredLedgerClient;
+import io.loadgate.worker.metrics.MetricsServer;
+import io.loadgate.worker.metrics.WorkerMetrics;
 import io.loadgate.worker.publish.CatalogConfig;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -55,13 +62,40 @@ final class WorkerCommand implements Callable<Integer> {
             + " the first pass runs at start (default: off)")
     String cleanupEvery;
 
+    @Option(names = "--metrics-port", paramLabel = "PORT", description = "serve GET /metrics (Prometheus) and"
+            + " /healthz on this port, without authentication; 0 picks a free port and prints it (default: off)")
+    Integer metricsPort;
+
+    @Option(names = "--metrics-host", paramLabel = "HOST", defaultValue = "127.0.0.1",
+            description = "the address --metrics-port listens on (default: ${DEFAULT-VALUE}; 0.0.0.0 for all)")
+    String metricsHost;
+
     @Override
     public Integer call() throws Exception {
         if (threads < 1 || threads > 256) {
             throw new CliException("--threads must be between 1 and 256", LedgerOptions.EXIT_USAGE);
         }
         Optional<Duration> cleanupInterval = cleanupInterval();
-        LedgerClient client = ledgerOptions.workerClient();
+        Optional<InetSocketAddress> metricsAddress = metricsAddress();
+        WorkerMetrics metrics = WorkerMetrics.off();
+        Optional<MetricsServer> metricsServer = Optional.empty();
+        if (metricsAddress.isPresent()) {
+            PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            metrics = new WorkerMetrics(registry);
+            // Bound before anything else starts: a port in use stops the worker before it leases a step.
+            metricsServer = Optional.of(startMetrics(registry, metricsAddress.get()));
+        }
+        try {
+            return work(new MeteredLedgerClient(ledgerOptions.workerClient(), metrics), metrics, cleanupInterval,
+                    metricsServer.map(server -> ", metrics on http://" + hostAndPort(server.address()) + "/metrics")
+                            .orElse(""));
+        } finally {
+            metricsServer.ifPresent(MetricsServer::close);
+        }
+    }
+
+    private int work(LedgerClient client, WorkerMetrics metrics, Optional<Duration> cleanupInterval,
+                     String metricsLine) throws Exception {
         Path home = io.loadgate.server.config.ConfigLoader.home(System.getenv());
         Path dir = warehouse == null ? home.resolve("warehouse") : warehouse;
         Optional<CatalogConfig> defaultCatalog;
@@ -75,14 +109,14 @@ final class WorkerCommand implements Callable<Integer> {
         var timer = Executors.newSingleThreadScheduledExecutor();
         try (TargetCatalogs catalogs = new TargetCatalogs(defaultCatalog, dir)) {
             WorkerContext context = new WorkerContext(client, name, new Configuration(), new WorkerContext.Shared(
-                    new RunContexts(client), new SourceCache(System.getenv()), catalogs, timer), Duration.ofSeconds(30),
-                    Duration.ofSeconds(20));
+                    new RunContexts(client), new SourceCache(System.getenv()), catalogs, timer, metrics),
+                    Duration.ofSeconds(30), Duration.ofSeconds(20));
             Worker worker = Worker.start(context, threads);
             Optional<CleanupSchedule> cleanup = cleanupInterval.map(every -> CleanupSchedule.start(
                     new Cleaner(client, context.shared().runs(), catalogs, context.hadoop()), every));
             System.out.println("Loadgate worker " + name + " with " + threads + " thread(s) leasing from "
                     + ledgerOptions.ledgerUrl() + cleanupInterval.map(every -> ", cleaning up every "
-                    + Durations.format(every)).orElse(""));
+                    + Durations.format(every)).orElse("") + metricsLine);
             UntilShutdown.await(() -> {
                 // No new cleanup pass from now on, but the steps stop first: they matter more. A pass that is still
                 // running then gets a few seconds more; one that outlasts them dies with the process, which leaves
@@ -95,6 +129,33 @@ final class WorkerCommand implements Callable<Integer> {
         } finally {
             timer.shutdownNow();
         }
+    }
+
+    private Optional<InetSocketAddress> metricsAddress() {
+        if (metricsPort == null) {
+            return Optional.empty();
+        }
+        if (metricsPort < 0 || metricsPort > 65535) {
+            throw new CliException("--metrics-port must be between 0 and 65535, got " + metricsPort,
+                    LedgerOptions.EXIT_USAGE);
+        }
+        InetSocketAddress address = new InetSocketAddress(metricsHost, metricsPort);
+        if (address.isUnresolved()) {
+            throw new CliException("--metrics-host: unknown host " + metricsHost, LedgerOptions.EXIT_USAGE);
+        }
+        return Optional.of(address);
+    }
+
+    private static MetricsServer startMetrics(PrometheusMeterRegistry registry, InetSocketAddress address) {
+        try {
+            return MetricsServer.start(registry, address);
+        } catch (IOException e) {
+            throw new CliException("--metrics-port: cannot listen on " + hostAndPort(address) + ": " + e.getMessage());
+        }
+    }
+
+    private static String hostAndPort(InetSocketAddress address) {
+        return address.getAddress().getHostAddress() + ":" + address.getPort();
     }
 
     private Optional<Duration> cleanupInterval() {

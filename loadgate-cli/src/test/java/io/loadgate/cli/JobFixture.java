@@ -12,6 +12,7 @@ import io.loadgate.worker.execution.WorkerContext;
 import io.loadgate.worker.ledger.HttpLedgerClient;
 import io.loadgate.worker.ledger.LedgerClientConfig;
 import io.loadgate.worker.ledger.LedgerToken;
+import io.loadgate.worker.metrics.WorkerMetrics;
 import io.loadgate.worker.publish.CatalogConfig;
 import io.loadgate.worker.publish.TargetCatalog;
 import java.nio.file.Files;
@@ -74,8 +75,8 @@ final class JobFixture implements AutoCloseable {
         timer = Executors.newSingleThreadScheduledExecutor();
         catalogs = new TargetCatalogs(Optional.empty(), dir.resolve("warehouse"));
         worker = Worker.start(new WorkerContext(client, "cli-test", new Configuration(), new WorkerContext.Shared(
-                new RunContexts(client), new SourceCache(Map.of()), catalogs, timer), Duration.ofSeconds(1),
-                Duration.ofSeconds(1)), 2);
+                new RunContexts(client), new SourceCache(Map.of()), catalogs, timer, WorkerMetrics.off()),
+                Duration.ofSeconds(1), Duration.ofSeconds(1)), 2);
         catalog = TargetCatalog.open(CatalogConfig.fromProperties(catalogProperties(), dir.resolve("warehouse")));
     }
 

@@ -14,6 +14,7 @@ import io.loadgate.worker.execution.WorkerContext;
 import io.loadgate.worker.ledger.HttpLedgerClient;
 import io.loadgate.worker.ledger.LedgerClientConfig;
 import io.loadgate.worker.ledger.LedgerToken;
+import io.loadgate.worker.metrics.WorkerMetrics;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -60,8 +61,8 @@ class RunCommandTest {
         timer = Executors.newSingleThreadScheduledExecutor();
         catalogs = new TargetCatalogs(Optional.empty(), dir.resolve("warehouse"));
         worker = Worker.start(new WorkerContext(client, "cli-test", new Configuration(), new WorkerContext.Shared(
-                new RunContexts(client), new SourceCache(Map.of()), catalogs, timer), Duration.ofSeconds(1),
-                Duration.ofSeconds(1)), 2);
+                new RunContexts(client), new SourceCache(Map.of()), catalogs, timer, WorkerMetrics.off()),
+                Duration.ofSeconds(1), Duration.ofSeconds(1)), 2);
     }
 
     @AfterAll

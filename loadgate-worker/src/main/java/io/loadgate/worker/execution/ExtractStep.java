@@ -9,6 +9,8 @@ import io.loadgate.worker.ledger.Messages;
 import io.loadgate.worker.ledger.PartitionApi.ChunkReport;
 import io.loadgate.worker.ledger.PartitionApi.Claim;
 import io.loadgate.worker.ledger.PartitionApi.PartitionFailure;
+import io.loadgate.worker.metrics.StepOutcome;
+import io.loadgate.worker.metrics.WorkerMetrics;
 import io.loadgate.worker.source.Partition;
 import io.loadgate.worker.source.PartitionRows;
 import io.loadgate.worker.source.SnapshotExpiredException;
@@ -21,6 +23,7 @@ import io.loadgate.worker.staging.SourceSchemas;
 import io.loadgate.worker.staging.StagedChunk;
 import io.loadgate.worker.transform.TransformChain;
 import io.loadgate.worker.transform.TransformedRows;
+import io.micrometer.core.instrument.Counter;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -46,7 +49,7 @@ final class ExtractStep {
         this.context = requireNonNull(context, "context is null");
     }
 
-    void run(LeasedDispatch dispatch) {
+    StepOutcome run(LeasedDispatch dispatch) {
         RunContext run = context.shared().runs().get(dispatch.runId());
         Partition partition = partition(dispatch);
         String snapshotRef = (String) dispatch.payload().get("snapshotRef");
@@ -55,31 +58,33 @@ final class ExtractStep {
         if (!claim.claimed()) {
             LOG.debug("partition {}/{} not claimed: {} / {}", run.runId(), partition.partitionId(),
                     claim.runStatus(), claim.partitionStatus());
-            return;
+            return StepOutcome.SKIPPED;
         }
         try (Heartbeat heartbeat = Heartbeat.start(context, run.runId(), partition.partitionId(), token)) {
             List<ChunkToReport> chunks = write(run, partition, snapshotRef, claim.attempt(), token, heartbeat);
             if (chunks.isEmpty()) {
-                fail(run, partition, token, claim.attempt(), "DATA", "ROW_COUNT_MISMATCH",
+                return fail(run, partition, token, claim.attempt(), "DATA", "ROW_COUNT_MISMATCH",
                         "the partition read no rows but expected " + partition.expectedRowCount());
-                return;
             }
             report(run, partition, token, chunks);
+            return StepOutcome.OK;
         } catch (ClaimLostException e) {
             LOG.warn("partition {}/{} was taken from this worker (reissued or cancelled); its files are left for cleanup",
                     run.runId(), partition.partitionId());
+            return StepOutcome.SKIPPED;
         } catch (SnapshotExpiredException e) {
-            fail(run, partition, token, claim.attempt(), "SNAPSHOT", "SNAPSHOT_EXPIRED", e.getMessage());
+            return fail(run, partition, token, claim.attempt(), "SNAPSHOT", "SNAPSHOT_EXPIRED", e.getMessage());
         } catch (SourceException e) {
-            fail(run, partition, token, claim.attempt(), "SOURCE", "SOURCE_ERROR", e.getMessage());
+            return fail(run, partition, token, claim.attempt(), "SOURCE", "SOURCE_ERROR", e.getMessage());
         } catch (TransformException e) {
-            fail(run, partition, token, claim.attempt(), "DATA", "TRANSFORM_INVALID", e.getMessage());
+            return fail(run, partition, token, claim.attempt(), "DATA", "TRANSFORM_INVALID", e.getMessage());
         } catch (java.io.UncheckedIOException e) {
-            fail(run, partition, token, claim.attempt(), "TRANSIENT", "STAGING_IO", e.getMessage());
+            return fail(run, partition, token, claim.attempt(), "TRANSIENT", "STAGING_IO", e.getMessage());
         } catch (LedgerCallException e) {
             throw e;
         } catch (RuntimeException e) {
-            fail(run, partition, token, claim.attempt(), "WORKER", e.getClass().getSimpleName(), e.getMessage());
+            return fail(run, partition, token, claim.attempt(), "WORKER", e.getClass().getSimpleName(),
+                    e.getMessage());
         }
     }
 
@@ -100,23 +105,48 @@ final class ExtractStep {
             }
             ChunkNaming naming = new ChunkNaming(partition.partitionId(), attempt, token);
             ChunkWriter writer = new ChunkWriter(context.hadoop(), run.hdfsRunPath(), schema, run.job().staging());
+            WorkerMetrics metrics = context.shared().metrics();
+            String job = run.job().jobKey();
             try (RejectsWriter rejects = new RejectsWriter(context.hadoop(), run.hdfsRunPath(), schema,
                     run.job().staging(), naming)) {
                 // Counted before the transforms: a rejected row was read too, and is one of the partition's rows.
-                Iterator<Record> records = heartbeat.counting(SourceRecords.of(schema, rows));
+                Iterator<Record> records = counted(heartbeat.counting(SourceRecords.of(schema, rows)),
+                        metrics.rowsExtracted(job));
                 if (!transforms.isEmpty()) {
-                    records = TransformedRows.of(records, transforms, rejects::add);
+                    Counter rejected = metrics.rowsRejected(job);
+                    records = TransformedRows.of(records, transforms, (row, reason) -> {
+                        rejected.increment();
+                        rejects.add(row, reason);
+                    });
                 }
                 List<ChunkToReport> chunks = new ArrayList<>();
                 writer.writePartition(naming, whileOwned(records, heartbeat))
                         .forEach(chunk -> chunks.add(new ChunkToReport(chunk, ChunkKind.DATA)));
                 rejects.finish(chunks.size()).ifPresent(chunk -> chunks.add(new ChunkToReport(chunk, ChunkKind.REJECTS)));
+                chunks.forEach(c -> metrics.chunkWritten(job, c.chunk().byteCount()));
                 return chunks;
             }
         }
     }
 
     private record ChunkToReport(StagedChunk chunk, ChunkKind kind) {
+    }
+
+    /** Counts rows as they are read, so a long partition shows progress before its chunks are reported. */
+    private static Iterator<Record> counted(Iterator<Record> records, Counter counter) {
+        return new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+                return records.hasNext();
+            }
+
+            @Override
+            public Record next() {
+                Record record = records.next();
+                counter.increment();
+                return record;
+            }
+        };
     }
 
     /** Stops the rows as soon as the heartbeat learns the partition was reissued to someone else. */
@@ -153,8 +183,8 @@ final class ExtractStep {
         }
     }
 
-    private void fail(RunContext run, Partition partition, UUID token, int attempt, String errorClass,
-                      String errorCode, String message) {
+    private StepOutcome fail(RunContext run, Partition partition, UUID token, int attempt, String errorClass,
+                             String errorCode, String message) {
         LOG.warn("partition {}/{} failed ({} {}): {}", run.runId(), partition.partitionId(), errorClass, errorCode,
                 message);
         String text = Messages.fit(message == null ? errorCode : message);
@@ -166,6 +196,7 @@ final class ExtractStep {
             LOG.warn("reporting the failure of {}/{} was refused: {}", run.runId(), partition.partitionId(),
                     e.getMessage());
         }
+        return StepOutcome.FAILED;
     }
 
     @SuppressWarnings("unchecked")

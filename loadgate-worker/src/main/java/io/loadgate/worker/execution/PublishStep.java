@@ -9,6 +9,7 @@ import io.loadgate.worker.ledger.OperatorApi.PublishProbe;
 import io.loadgate.worker.ledger.StepApi;
 import io.loadgate.worker.ledger.StepApi.PublishOutcome;
 import io.loadgate.worker.ledger.StepApi.PublishResult;
+import io.loadgate.worker.metrics.StepOutcome;
 import io.loadgate.worker.publish.IcebergPublisher;
 import io.loadgate.worker.publish.ProbeResult;
 import io.loadgate.worker.publish.PublishRequest;
@@ -45,11 +46,11 @@ final class PublishStep {
         this.context = requireNonNull(context, "context is null");
     }
 
-    void run(LeasedDispatch dispatch) {
+    StepOutcome run(LeasedDispatch dispatch) {
         RunContext run = context.shared().runs().get(dispatch.runId());
         UUID token = UUID.randomUUID();
         if (!context.ledger().publishClaim(run.runId(), token).claimed()) {
-            return;
+            return StepOutcome.SKIPPED;
         }
         Publisher publisher;
         TargetTable target;
@@ -71,7 +72,7 @@ final class PublishStep {
         } catch (RuntimeException e) {
             // Nothing was committed: the commit is the last thing a publish does.
             report(run, token, PublishOutcome.FAILED_PUBLISH, "PUBLISH_PREPARE_FAILED", e.getMessage(), null);
-            return;
+            return StepOutcome.FAILED;
         }
         var outcome = publisher.publish(new PublishRequest(run.runId().toString(), run.job().jobKey(),
                 run.businessKey(), token, target, files));
@@ -87,13 +88,13 @@ final class PublishStep {
             LOG.warn("run {} publish outcome was unknown; the probe {} the token: run is {}", run.runId(),
                     found ? "found" : "did not find", resolved.runStatus());
         }
+        return reported == PublishOutcome.PUBLISHED ? StepOutcome.OK : StepOutcome.FAILED;
     }
 
     /**
-     * A warehouse table is created by the publish itself, from the staged columns: those of a data chunk, or, when
-     * every row was rejected, of a rejects chunk without its reason column.
+     * A warehouse table holds the staged files' columns (it is created from them, and target validation reads them
+     * back as such): those of a data chunk, or, when every row was rejected, of a rejects chunk without its reason.
      */
-    /** A warehouse table holds the staged files' columns: the first file says what they are. */
     static TargetTable warehouseTarget(RunContext run, List<StepApi.StagedFile> recorded, Configuration hadoop) {
         TableIdentifier identifier = TableIdentifier.parse(run.job().target().table());
         StagedFilesReader reader = new StagedFilesReader(hadoop);
@@ -126,6 +127,8 @@ final class PublishStep {
         String text = Messages.fit(message);
         var result = context.ledger().publishResult(run.runId(),
                 new PublishResult(token, outcome, errorCode, text, targetRef));
+        // Counted once the ledger has it: an outcome it never heard of comes again with the redelivered dispatch.
+        context.shared().metrics().published(run.job().jobKey(), outcome);
         LOG.info("run {} publish: {}{}", run.runId(), result.runStatus(), text == null ? "" : " (" + text + ")");
     }
 }

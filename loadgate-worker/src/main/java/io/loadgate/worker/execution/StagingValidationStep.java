@@ -10,6 +10,7 @@ import io.loadgate.worker.ledger.StepApi.Stage;
 import io.loadgate.worker.ledger.StepApi.StagedFile;
 import io.loadgate.worker.ledger.StepApi.StartValidation;
 import io.loadgate.worker.ledger.StepApi.Validations;
+import io.loadgate.worker.metrics.StepOutcome;
 import io.loadgate.worker.staging.RejectsWriter;
 import io.loadgate.worker.validation.MetricCalculator;
 import io.loadgate.worker.validation.MetricNames;
@@ -45,12 +46,12 @@ final class StagingValidationStep {
         this.context = requireNonNull(context, "context is null");
     }
 
-    void run(LeasedDispatch dispatch) {
+    StepOutcome run(LeasedDispatch dispatch) {
         var started = context.ledger().startValidation(dispatch.runId(),
                 new StartValidation(dispatch.dispatchId(), context.node()));
         if (!started.started()) {
             LOG.debug("validation of {} already started elsewhere ({})", dispatch.runId(), started.runStatus());
-            return;
+            return StepOutcome.SKIPPED;
         }
         RunContext run = context.shared().runs().get(dispatch.runId());
         StagedFilesReader reader = new StagedFilesReader(context.hadoop());
@@ -92,6 +93,7 @@ final class StagingValidationStep {
         }
         var verdict = context.ledger().stageValidated(run.runId());
         LOG.info("run {} staging validation: {} {}", run.runId(), verdict.runStatus(), verdict.reasons());
+        return StepOutcome.OK;
     }
 
     private static List<Metric> withRejects(StagedFilesReader reader, RunContext run, Map<String, String> source,

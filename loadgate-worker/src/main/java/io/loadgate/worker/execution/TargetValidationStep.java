@@ -10,6 +10,7 @@ import io.loadgate.worker.ledger.StepApi.MetricResult;
 import io.loadgate.worker.ledger.StepApi.Stage;
 import io.loadgate.worker.ledger.StepApi.ValidationView;
 import io.loadgate.worker.ledger.StepApi.Validations;
+import io.loadgate.worker.metrics.StepOutcome;
 import io.loadgate.worker.publish.TargetCatalog;
 import io.loadgate.worker.publish.TargetReader;
 import io.loadgate.worker.publish.TargetTable;
@@ -43,10 +44,10 @@ final class TargetValidationStep {
         this.context = requireNonNull(context, "context is null");
     }
 
-    void run(LeasedDispatch dispatch) {
+    StepOutcome run(LeasedDispatch dispatch) {
         var view = context.ledger().getRun(dispatch.runId());
         if (view.status() != RunStatus.PUBLISHED) {
-            return;
+            return StepOutcome.SKIPPED;
         }
         RunContext run = context.shared().runs().get(dispatch.runId());
         List<Metric> metrics = new ArrayList<>();
@@ -66,6 +67,7 @@ final class TargetValidationStep {
         long targetCount = Long.parseLong(measured.get(MetricNames.COUNT));
         var result = context.ledger().success(run.runId(), targetCount);
         LOG.info("run {} target validation: {} {}", run.runId(), result.runStatus(), result.reasons());
+        return StepOutcome.OK;
     }
 
     private Supplier<MetricSet> iceberg(RunContext run) {

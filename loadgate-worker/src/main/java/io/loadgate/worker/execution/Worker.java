@@ -5,6 +5,8 @@ import static java.util.Objects.requireNonNull;
 import io.loadgate.worker.ledger.DispatchApi.Lease;
 import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
 import io.loadgate.worker.ledger.DispatchType;
+import io.loadgate.worker.metrics.StepOutcome;
+import io.loadgate.worker.metrics.WorkerMetrics;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
@@ -12,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,13 +34,16 @@ public final class Worker implements AutoCloseable {
     private final PublishStep publish;
     private final TargetValidationStep validateTarget;
     private final AtomicInteger busy = new AtomicInteger();
+    private final int threadCount;
     private volatile boolean stopping;
+    private final AtomicBoolean stopped = new AtomicBoolean();
 
     private final List<DispatchType> types;
 
     private Worker(WorkerContext context, int threadCount, Set<DispatchType> types) {
         this.context = requireNonNull(context, "context is null");
         this.types = List.copyOf(types);
+        this.threadCount = threadCount;
         AtomicInteger number = new AtomicInteger();
         this.threads = Executors.newFixedThreadPool(threadCount, r -> {
             Thread t = new Thread(r, "loadgate-worker-" + number.incrementAndGet());
@@ -60,6 +66,7 @@ public final class Worker implements AutoCloseable {
             throw new IllegalArgumentException("a worker needs at least one thread and one dispatch type");
         }
         Worker worker = new Worker(context, threadCount, types);
+        context.shared().metrics().threadsStarted(threadCount);
         for (int i = 0; i < threadCount; i++) {
             worker.threads.submit(worker::leaseLoop);
         }
@@ -75,7 +82,11 @@ public final class Worker implements AutoCloseable {
         Duration backoff = Duration.ofMillis(250);
         while (!stopping && !Thread.currentThread().isInterrupted()) {
             try {
-                for (LeasedDispatch dispatch : context.ledger().leaseDispatches(lease)) {
+                List<LeasedDispatch> leased = context.ledger().leaseDispatches(lease);
+                if (leased.isEmpty()) {
+                    context.shared().metrics().emptyLease();
+                }
+                for (LeasedDispatch dispatch : leased) {
                     if (stopping) {
                         // Leased while stopping: hand it back, so another worker takes it now, not after ack_timeout.
                         context.ledger().releaseDispatch(dispatch.dispatchId(), context.node());
@@ -102,20 +113,26 @@ public final class Worker implements AutoCloseable {
     }
 
     private void execute(LeasedDispatch dispatch) {
+        WorkerMetrics metrics = context.shared().metrics();
         busy.incrementAndGet();
+        metrics.stepStarted();
+        long start = System.nanoTime();
+        // FAILED unless the step returns: an Error thrown past the catch below is a failed step too.
+        StepOutcome outcome = StepOutcome.FAILED;
         try {
             LOG.debug("running {} {} {}", dispatch.dispatchType(), dispatch.runId(), dispatch.partitionId());
-            switch (dispatch.dispatchType()) {
+            outcome = switch (dispatch.dispatchType()) {
                 case EXTRACT_PARTITION, REISSUE_PARTITION -> extract.run(dispatch);
                 case VALIDATE_RUN -> validate.run(dispatch);
                 case PUBLISH_RUN -> publish.run(dispatch);
                 case VALIDATE_TARGET -> validateTarget.run(dispatch);
-            }
+            };
         } catch (RuntimeException e) {
             // The dispatch stays unacknowledged and comes back after ack_timeout, unless the run has moved on.
             LOG.warn("{} of run {} failed: {}", dispatch.dispatchType(), dispatch.runId(), e.toString(), e);
         } finally {
             busy.decrementAndGet();
+            metrics.stepEnded(dispatch.dispatchType(), outcome, Duration.ofNanos(System.nanoTime() - start));
         }
     }
 
@@ -126,6 +143,10 @@ public final class Worker implements AutoCloseable {
      * its claim until the sweeper finds it stale.
      */
     public void stop(Duration grace) {
+        // stop() then close() is common: the threads leave the gauge once.
+        if (stopped.compareAndSet(false, true)) {
+            context.shared().metrics().threadsStopped(threadCount);
+        }
         stopping = true;
         threads.shutdown();
         try {

@@ -3,6 +3,7 @@ package io.loadgate.worker.execution;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.ledger.LedgerClient;
+import io.loadgate.worker.metrics.WorkerMetrics;
 import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.hadoop.conf.Configuration;
@@ -20,14 +21,18 @@ public record WorkerContext(LedgerClient ledger, String node, Configuration hado
         requireNonNull(leaseWait, "leaseWait is null");
     }
 
-    /** The caches and pools steps share: runs' jobs, sources, catalogs, and the heartbeat timer. */
+    /**
+     * The caches and pools steps share: runs' jobs, sources, catalogs, the heartbeat timer, and the process's meters
+     * ({@link WorkerMetrics#off()} when nothing scrapes them).
+     */
     public record Shared(RunContexts runs, SourceCache sources, TargetCatalogs catalogs,
-                         ScheduledExecutorService timer) {
+                         ScheduledExecutorService timer, WorkerMetrics metrics) {
         public Shared {
             requireNonNull(runs, "runs is null");
             requireNonNull(sources, "sources is null");
             requireNonNull(catalogs, "catalogs is null");
             requireNonNull(timer, "timer is null");
+            requireNonNull(metrics, "metrics is null");
         }
     }
 }

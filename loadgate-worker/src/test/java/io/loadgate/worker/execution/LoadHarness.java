@@ -12,6 +12,8 @@ import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.ledger.LedgerClientConfig;
 import io.loadgate.worker.ledger.LedgerToken;
 import io.loadgate.worker.ledger.RunApi.RunView;
+import io.loadgate.worker.metrics.MeteredLedgerClient;
+import io.loadgate.worker.metrics.WorkerMetrics;
 import io.loadgate.worker.publish.CatalogConfig;
 import io.loadgate.worker.publish.FaultInjectingCatalog;
 import io.loadgate.worker.publish.TargetCatalog;
@@ -61,6 +63,11 @@ final class LoadHarness implements AutoCloseable {
     private final List<Worker> workers = new ArrayList<>();
 
     LoadHarness(Path dir, LedgerSettings.RecoveryMode mode) throws SQLException {
+        this(dir, mode, WorkerMetrics.off());
+    }
+
+    /** A harness whose workers (and their ledger client) record into {@code metrics}. */
+    LoadHarness(Path dir, LedgerSettings.RecoveryMode mode, WorkerMetrics metrics) throws SQLException {
         stage = dir.resolve("stage");
         ledger = new TestLedger(new LedgerSettings(List.of(StagePath.parse(stage.toUri().toString())), mode, 3));
         source = TestDatabases.create();
@@ -71,9 +78,10 @@ final class LoadHarness implements AutoCloseable {
                 dir.resolve("warehouse")));
         faults = new FaultInjectingCatalog(real.catalog());
         catalog = new TargetCatalog(faults);
-        context = new WorkerContext(client, "test-node", new Configuration(), new WorkerContext.Shared(
-                new RunContexts(client), sources, TargetCatalogs.withDefault(catalog, dir.resolve("warehouse")), timer),
-                Duration.ofMillis(500), Duration.ofSeconds(1));
+        LedgerClient metered = new MeteredLedgerClient(client, metrics);
+        context = new WorkerContext(metered, "test-node", new Configuration(), new WorkerContext.Shared(
+                new RunContexts(metered), sources, TargetCatalogs.withDefault(catalog, dir.resolve("warehouse")), timer,
+                metrics), Duration.ofMillis(500), Duration.ofSeconds(1));
         try (Connection c = source.connect(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE items (id bigint, grp integer NOT NULL, amount numeric(10,2), note text,"
                     + " day date NOT NULL)");

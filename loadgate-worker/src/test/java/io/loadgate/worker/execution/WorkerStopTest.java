@@ -6,6 +6,7 @@ import io.loadgate.worker.ledger.DispatchApi;
 import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
 import io.loadgate.worker.ledger.DispatchType;
 import io.loadgate.worker.ledger.LedgerClient;
+import io.loadgate.worker.metrics.WorkerMetrics;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -58,8 +59,8 @@ class WorkerStopTest {
         var timer = Executors.newSingleThreadScheduledExecutor();
         try (TargetCatalogs catalogs = new TargetCatalogs(Optional.empty(), Path.of("/tmp"))) {
             WorkerContext context = new WorkerContext(ledger, "stopping", new Configuration(), new WorkerContext.Shared(
-                    new RunContexts(ledger), new SourceCache(Map.of()), catalogs, timer), Duration.ofSeconds(1),
-                    Duration.ofSeconds(1));
+                    new RunContexts(ledger), new SourceCache(Map.of()), catalogs, timer, WorkerMetrics.off()),
+                    Duration.ofSeconds(1), Duration.ofSeconds(1));
             Worker worker = Worker.start(context, 1);
             assertThat(pollOpen.await(5, TimeUnit.SECONDS)).isTrue();
             CompletableFuture<Void> stopping = CompletableFuture.runAsync(() -> worker.stop(Duration.ofSeconds(10)));

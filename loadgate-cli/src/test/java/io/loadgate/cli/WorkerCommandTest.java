@@ -1,0 +1,33 @@
+package io.loadgate.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** {@code loadgate worker}'s metrics options fail before the worker starts, with one line. */
+class WorkerCommandTest {
+    @Test
+    void aBadMetricsPortIsAUsageError() {
+        for (String bad : List.of("-1", "65536", "99999")) {
+            var result = OperatorCommandsTest.run("worker", "--ledger", "http://127.0.0.1:1", "--metrics-port", bad);
+            assertThat(result.exit()).as(bad + ": " + result).isEqualTo(2);
+            assertThat(result.errLines()).as(bad + ": " + result).hasSize(1);
+            assertThat(result.err()).as(bad).contains("--metrics-port").contains(bad);
+        }
+    }
+
+    @Test
+    void aMetricsPortInUseStopsTheWorkerWithOneLine() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            String port = Integer.toString(taken.getLocalPort());
+            var result = OperatorCommandsTest.run("worker", "--ledger", "http://127.0.0.1:1", "--metrics-port", port);
+            assertThat(result.exit()).as(result.toString()).isNotZero();
+            assertThat(result.errLines()).as(result.toString()).hasSize(1);
+            assertThat(result.err()).contains("--metrics-port").contains("127.0.0.1:" + port);
+            assertThat(result.out()).as("nothing started").doesNotContain("leasing from");
+        }
+    }
+}
