@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 import io.loadgate.worker.ledger.DispatchApi.Lease;
 import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
 import io.loadgate.worker.ledger.LedgerClient;
+import io.loadgate.worker.ledger.OperatorApi.Cancel;
 import io.loadgate.worker.ledger.OperatorApi.Cleanup;
 import io.loadgate.worker.ledger.OperatorApi.CleanupCandidate;
 import io.loadgate.worker.ledger.OperatorApi.CleanupResult;
@@ -149,6 +150,11 @@ public final class MeteredLedgerClient implements LedgerClient {
     @Override
     public SuccessResult success(UUID runId, long targetCount) {
         return timed("success", () -> delegate.success(runId, targetCount));
+    }
+
+    @Override
+    public RunChange cancelRun(UUID runId, Cancel cancel) {
+        return timed("cancelRun", () -> delegate.cancelRun(runId, cancel));
     }
 
     @Override
