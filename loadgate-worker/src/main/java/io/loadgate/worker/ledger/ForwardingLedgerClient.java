@@ -1,0 +1,205 @@
+package io.loadgate.worker.ledger;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.worker.ledger.DispatchApi.Lease;
+import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
+import io.loadgate.worker.ledger.OperatorApi.Cancel;
+import io.loadgate.worker.ledger.OperatorApi.Cleanup;
+import io.loadgate.worker.ledger.OperatorApi.CleanupCandidate;
+import io.loadgate.worker.ledger.OperatorApi.CleanupResult;
+import io.loadgate.worker.ledger.OperatorApi.MonitorSummary;
+import io.loadgate.worker.ledger.OperatorApi.PublishProbe;
+import io.loadgate.worker.ledger.OperatorApi.Resent;
+import io.loadgate.worker.ledger.OperatorApi.Resolve;
+import io.loadgate.worker.ledger.OperatorApi.Rollback;
+import io.loadgate.worker.ledger.PartitionApi.ChunkReport;
+import io.loadgate.worker.ledger.PartitionApi.ChunkResult;
+import io.loadgate.worker.ledger.PartitionApi.Claim;
+import io.loadgate.worker.ledger.PartitionApi.ClaimResult;
+import io.loadgate.worker.ledger.PartitionApi.FailResult;
+import io.loadgate.worker.ledger.PartitionApi.HeartbeatResult;
+import io.loadgate.worker.ledger.PartitionApi.PartitionFailure;
+import io.loadgate.worker.ledger.PartitionApi.PartitionHeartbeat;
+import io.loadgate.worker.ledger.RunApi.CreateRun;
+import io.loadgate.worker.ledger.RunApi.CreatedRun;
+import io.loadgate.worker.ledger.RunApi.Event;
+import io.loadgate.worker.ledger.RunApi.FailRun;
+import io.loadgate.worker.ledger.RunApi.Manifest;
+import io.loadgate.worker.ledger.RunApi.ManifestAccepted;
+import io.loadgate.worker.ledger.RunApi.OnLostResponse;
+import io.loadgate.worker.ledger.RunApi.RunChange;
+import io.loadgate.worker.ledger.RunApi.RunFilter;
+import io.loadgate.worker.ledger.RunApi.RunView;
+import io.loadgate.worker.ledger.StepApi.PublishClaim;
+import io.loadgate.worker.ledger.StepApi.PublishResult;
+import io.loadgate.worker.ledger.StepApi.StageVerdict;
+import io.loadgate.worker.ledger.StepApi.StagedFile;
+import io.loadgate.worker.ledger.StepApi.StartValidation;
+import io.loadgate.worker.ledger.StepApi.SuccessResult;
+import io.loadgate.worker.ledger.StepApi.ValidationStarted;
+import io.loadgate.worker.ledger.StepApi.Validations;
+import io.loadgate.worker.ledger.StepApi.ValidationsRecorded;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.Supplier;
+
+/**
+ * A {@link LedgerClient} that passes every call on to another through one method, {@link #around}: a decorator
+ * (timing, metrics) implements that alone and sees every call by name, however the interface grows.
+ */
+public abstract class ForwardingLedgerClient implements LedgerClient {
+    protected final LedgerClient delegate;
+
+    protected ForwardingLedgerClient(LedgerClient delegate) {
+        this.delegate = requireNonNull(delegate, "delegate is null");
+    }
+
+    /** Runs {@code call} (the delegate's {@code method}) and returns what it returns, or throws what it throws. */
+    protected abstract <T> T around(String method, Supplier<T> call);
+
+    @Override
+    public CreatedRun createRun(CreateRun request, OnLostResponse onLostResponse) {
+        return around("createRun", () -> delegate.createRun(request, onLostResponse));
+    }
+
+    @Override
+    public ManifestAccepted registerManifest(UUID runId, Manifest manifest) {
+        return around("registerManifest", () -> delegate.registerManifest(runId, manifest));
+    }
+
+    @Override
+    public RunChange failRun(UUID runId, FailRun request) {
+        return around("failRun", () -> delegate.failRun(runId, request));
+    }
+
+    @Override
+    public RunView getRun(UUID runId) {
+        return around("getRun", () -> delegate.getRun(runId));
+    }
+
+    @Override
+    public List<RunView> listRuns(RunFilter filter) {
+        return around("listRuns", () -> delegate.listRuns(filter));
+    }
+
+    @Override
+    public List<Event> events(UUID runId, long afterEventId, int limit) {
+        return around("events", () -> delegate.events(runId, afterEventId, limit));
+    }
+
+    @Override
+    public ClaimResult claim(UUID runId, String partitionId, Claim claim) {
+        return around("claim", () -> delegate.claim(runId, partitionId, claim));
+    }
+
+    @Override
+    public ChunkResult reportChunk(UUID runId, String partitionId, ChunkReport report) {
+        return around("reportChunk", () -> delegate.reportChunk(runId, partitionId, report));
+    }
+
+    @Override
+    public FailResult failPartition(UUID runId, String partitionId, PartitionFailure failure) {
+        return around("failPartition", () -> delegate.failPartition(runId, partitionId, failure));
+    }
+
+    @Override
+    public HeartbeatResult heartbeat(UUID runId, String partitionId, PartitionHeartbeat beat) {
+        return around("heartbeat", () -> delegate.heartbeat(runId, partitionId, beat));
+    }
+
+    @Override
+    public ValidationStarted startValidation(UUID runId, StartValidation request) {
+        return around("startValidation", () -> delegate.startValidation(runId, request));
+    }
+
+    @Override
+    public ValidationsRecorded recordValidations(UUID runId, Validations validations) {
+        return around("recordValidations", () -> delegate.recordValidations(runId, validations));
+    }
+
+    @Override
+    public StageVerdict stageValidated(UUID runId) {
+        return around("stageValidated", () -> delegate.stageValidated(runId));
+    }
+
+    @Override
+    public PublishClaim publishClaim(UUID runId, UUID publishToken) {
+        return around("publishClaim", () -> delegate.publishClaim(runId, publishToken));
+    }
+
+    @Override
+    public RunChange publishResult(UUID runId, PublishResult result) {
+        return around("publishResult", () -> delegate.publishResult(runId, result));
+    }
+
+    @Override
+    public SuccessResult success(UUID runId, long targetCount) {
+        return around("success", () -> delegate.success(runId, targetCount));
+    }
+
+    @Override
+    public RunChange cancelRun(UUID runId, Cancel cancel) {
+        return around("cancelRun", () -> delegate.cancelRun(runId, cancel));
+    }
+
+    @Override
+    public RunChange resolvePublishUnknown(UUID runId, Resolve resolve) {
+        return around("resolvePublishUnknown", () -> delegate.resolvePublishUnknown(runId, resolve));
+    }
+
+    @Override
+    public RunChange recordRollback(UUID runId, Rollback rollback) {
+        return around("recordRollback", () -> delegate.recordRollback(runId, rollback));
+    }
+
+    @Override
+    public List<StepApi.ValidationView> validations(UUID runId) {
+        return around("validations", () -> delegate.validations(runId));
+    }
+
+    @Override
+    public List<StagedFile> files(UUID runId) {
+        return around("files", () -> delegate.files(runId));
+    }
+
+    @Override
+    public RunChange probePublishUnknown(UUID runId, PublishProbe probe) {
+        return around("probePublishUnknown", () -> delegate.probePublishUnknown(runId, probe));
+    }
+
+    @Override
+    public Resent resendDispatch(UUID runId, UUID dispatchId) {
+        return around("resendDispatch", () -> delegate.resendDispatch(runId, dispatchId));
+    }
+
+    @Override
+    public io.loadgate.worker.ledger.DispatchApi.Released releaseDispatch(UUID dispatchId, String node) {
+        return around("releaseDispatch", () -> delegate.releaseDispatch(dispatchId, node));
+    }
+
+    @Override
+    public List<LeasedDispatch> leaseDispatches(Lease lease) {
+        return around("leaseDispatches", () -> delegate.leaseDispatches(lease));
+    }
+
+    @Override
+    public List<CleanupCandidate> cleanupCandidates() {
+        return around("cleanupCandidates", delegate::cleanupCandidates);
+    }
+
+    @Override
+    public CleanupResult cleanup(UUID runId, Cleanup cleanup) {
+        return around("cleanup", () -> delegate.cleanup(runId, cleanup));
+    }
+
+    @Override
+    public CleanupResult cleanupSkipped(UUID runId, String reason) {
+        return around("cleanupSkipped", () -> delegate.cleanupSkipped(runId, reason));
+    }
+
+    @Override
+    public MonitorSummary monitorSummary() {
+        return around("monitorSummary", delegate::monitorSummary);
+    }
+}
