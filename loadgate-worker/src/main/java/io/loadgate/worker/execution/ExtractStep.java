@@ -132,19 +132,38 @@ final class ExtractStep {
     private record ChunkToReport(StagedChunk chunk, ChunkKind kind) {
     }
 
-    /** Counts rows as they are read, so a long partition shows progress before its chunks are reported. */
+    /**
+     * Counts rows as they are read, so a long partition shows progress before its chunks are reported. The counter is
+     * told every few thousand rows rather than per row: a per-row increment is a shared-memory write on the hot path.
+     */
     private static Iterator<Record> counted(Iterator<Record> records, Counter counter) {
         return new Iterator<>() {
+            private static final int FLUSH_EVERY = 4096;
+            private int pending;
+
             @Override
             public boolean hasNext() {
-                return records.hasNext();
+                boolean more = records.hasNext();
+                if (!more) {
+                    flush();
+                }
+                return more;
             }
 
             @Override
             public Record next() {
                 Record record = records.next();
-                counter.increment();
+                if (++pending == FLUSH_EVERY) {
+                    flush();
+                }
                 return record;
+            }
+
+            private void flush() {
+                if (pending > 0) {
+                    counter.increment(pending);
+                    pending = 0;
+                }
             }
         };
     }
