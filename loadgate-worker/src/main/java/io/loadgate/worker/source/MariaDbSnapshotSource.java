@@ -95,14 +95,7 @@ public final class MariaDbSnapshotSource implements Source {
 
     @Override
     public List<SourceColumn> columns() {
-        Connection connection = connect();
-        try {
-            return queries.check(connection);
-        } catch (SQLException e) {
-            throw queries.failure(e);
-        } finally {
-            SourceConnections.closeQuietly(connection);
-        }
+        return queries.checkAndClose(connect());
     }
 
     @Override

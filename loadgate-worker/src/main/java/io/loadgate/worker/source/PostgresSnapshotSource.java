@@ -74,14 +74,7 @@ public final class PostgresSnapshotSource implements Source {
 
     @Override
     public List<SourceColumn> columns() {
-        Connection connection = connect(new Properties());
-        try {
-            return queries.check(connection);
-        } catch (SQLException e) {
-            throw queries.failure(e);
-        } finally {
-            SourceConnections.closeQuietly(connection);
-        }
+        return queries.checkAndClose(connect(new Properties()));
     }
 
     @Override

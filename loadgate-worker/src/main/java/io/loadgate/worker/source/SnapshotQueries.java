@@ -169,11 +169,18 @@ final class SnapshotQueries {
 
     /**
      * The columns a reader would yield, after the checks planning makes on them: the split column exists and is an
-     * integer, {@code source.columns} and the validation columns exist and suit their metrics. Reads no rows.
+     * integer, {@code source.columns} and the validation columns exist and suit their metrics. Reads no rows, and
+     * closes {@code connection} (opened for this alone, outside any snapshot).
      */
-    List<SourceColumn> check(Connection connection) throws SQLException {
-        List<SourceColumn> all = describe(connection);
-        return check(all, splitColumn(all));
+    List<SourceColumn> checkAndClose(Connection connection) {
+        try {
+            List<SourceColumn> all = describe(connection);
+            return check(all, splitColumn(all));
+        } catch (SQLException e) {
+            throw failure(e);
+        } finally {
+            SourceConnections.closeQuietly(connection);
+        }
     }
 
     private List<SourceColumn> check(List<SourceColumn> all, SourceColumn split) {
