@@ -35,12 +35,9 @@ final class CancelCommand implements Runnable {
     @Override
     public void run() {
         UUID id = LedgerOptions.uuid("RUN_ID", runId);
-        if (reason.strip().length() < Cancel.MIN_REASON) {
-            throw new CliException("--reason must be at least " + Cancel.MIN_REASON + " characters, got '" + reason
-                    + "'", LedgerOptions.EXIT_USAGE);
-        }
+        String why = JobInput.reason(reason, Cancel.MIN_REASON);
         var client = ledger.client(LedgerOptions.Role.OPERATOR);
-        RunChange change = ledger.call(client, c -> c.cancelRun(id, new Cancel(reason.strip())));
+        RunChange change = ledger.call(client, c -> c.cancelRun(id, new Cancel(why)));
         PrintWriter out = spec.commandLine().getOut();
         if (ledger.json) {
             out.println(LedgerOptions.toJson(change));

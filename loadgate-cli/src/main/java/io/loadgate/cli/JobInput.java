@@ -41,4 +41,14 @@ final class JobInput {
         }
         return key;
     }
+
+    /** An operator's {@code --reason}, stripped, when it says enough to be worth keeping in the ledger. */
+    static String reason(String reason, int minLength) {
+        String stripped = reason.strip();
+        if (stripped.length() < minLength) {
+            throw new CliException("--reason must be at least " + minLength + " characters, got '" + reason + "'",
+                    LedgerOptions.EXIT_USAGE);
+        }
+        return stripped;
+    }
 }

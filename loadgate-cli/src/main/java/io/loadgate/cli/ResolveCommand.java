@@ -38,12 +38,9 @@ final class ResolveCommand implements Runnable {
     @Override
     public void run() {
         UUID id = LedgerOptions.uuid("RUN_ID", runId);
-        if (reason.strip().length() < Resolve.MIN_REASON) {
-            throw new CliException("--reason must be at least " + Resolve.MIN_REASON + " characters, got '" + reason
-                    + "'", LedgerOptions.EXIT_USAGE);
-        }
+        String why = JobInput.reason(reason, Resolve.MIN_REASON);
         var client = ledger.client(LedgerOptions.Role.OPERATOR);
-        RunChange change = ledger.call(client, c -> c.resolvePublishUnknown(id, new Resolve(resolution, reason.strip())));
+        RunChange change = ledger.call(client, c -> c.resolvePublishUnknown(id, new Resolve(resolution, why)));
         PrintWriter out = spec.commandLine().getOut();
         if (ledger.json) {
             out.println(LedgerOptions.toJson(change));

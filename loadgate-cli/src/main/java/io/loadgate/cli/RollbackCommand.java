@@ -68,11 +68,7 @@ final class RollbackCommand implements Callable<Integer> {
         Logging.quietUnlessAsked();
         JobSpec job = JobInput.load(jobFile);
         JobInput.businessKey("--business-key", businessKey);
-        String why = reason.strip();
-        if (why.length() < Rollback.MIN_REASON) {
-            throw new CliException("--reason must be at least " + Rollback.MIN_REASON + " characters, got '" + reason
-                    + "'", LedgerOptions.EXIT_USAGE);
-        }
+        String why = JobInput.reason(reason, Rollback.MIN_REASON);
         if (ledgerOptions.ledgerGiven()) {
             LedgerClient client = ledgerOptions.client(LedgerOptions.Role.OPERATOR);
             try (TargetCatalogs catalogs = catalogOptions.open()) {
