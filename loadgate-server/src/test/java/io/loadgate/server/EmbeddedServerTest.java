@@ -59,6 +59,20 @@ class EmbeddedServerTest {
         assertThat(Files.isDirectory(home.resolve("pg"))).isTrue();
     }
 
+    @Test
+    void theEmbeddedLedgerDatabaseSyncsEveryCommitToDisk() throws Exception {
+        try (LoadgateServer.LedgerDatabase db = LoadgateServer.LedgerDatabase.open(config());
+             var c = db.dataSource().getConnection(); var s = c.createStatement()) {
+            assertThat(db.embedded()).as("no database.url: the embedded server").isNotNull();
+            for (String setting : new String[] {"fsync", "synchronous_commit"}) {
+                var rs = s.executeQuery("SHOW " + setting);
+                rs.next();
+                assertThat(rs.getString(1)).as("an OS crash must not lose what the ledger answered: " + setting)
+                        .isEqualTo("on");
+            }
+        }
+    }
+
     private static HttpResponse<String> send(LoadgateServer server, String token, String method, String path,
                                              Object body) throws Exception {
         var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))

@@ -35,9 +35,23 @@ public final class EmbeddedPostgres implements AutoCloseable {
         }, "loadgate-embedded-postgres-stop"));
     }
 
-    /** Starts on {@code dataDirectory} (created when missing, kept on close); port 0 picks a free port. */
+    /** Whether a commit waits for its WAL to reach the disk. */
+    public enum Durability {
+        /** fsync and synchronous commit on: a decision the ledger answered survives an OS crash. */
+        DURABLE,
+        /** fsync and synchronous commit off: for tests only, whose databases are thrown away. */
+        UNSAFE_FOR_TESTS
+    }
+
+    /** Starts a {@link Durability#DURABLE} server on {@code dataDirectory}; see {@link #start(Path, int, Durability)}. */
     public static EmbeddedPostgres start(Path dataDirectory, int port) {
+        return start(dataDirectory, port, Durability.DURABLE);
+    }
+
+    /** Starts on {@code dataDirectory} (created when missing, kept on close); port 0 picks a free port. */
+    public static EmbeddedPostgres start(Path dataDirectory, int port, Durability durability) {
         requireNonNull(dataDirectory, "dataDirectory is null");
+        requireNonNull(durability, "durability is null");
         refuseIfInUse(dataDirectory);
         try {
             Files.createDirectories(dataDirectory);
@@ -46,6 +60,10 @@ public final class EmbeddedPostgres implements AutoCloseable {
                     .setCleanDataDirectory(false)
                     .setRegisterShutdownHook(false)
                     .setServerConfig("max_connections", "200");
+            // The library starts postgres with -F (no fsync) and synchronous_commit=off, its defaults for
+            // throw-away test databases. A later -c overrides -F, so these two settings decide.
+            String on = durability == Durability.DURABLE ? "on" : "off";
+            builder.setServerConfig("fsync", on).setServerConfig("synchronous_commit", on);
             if (port > 0) {
                 builder.setPort(port);
             }

@@ -48,7 +48,7 @@ public final class TestDatabases {
         } else {
             try {
                 Path dir = Files.createTempDirectory("loadgate-test-pg");
-                EmbeddedPostgres pg = EmbeddedPostgres.start(dir, 0);
+                EmbeddedPostgres pg = EmbeddedPostgres.start(dir, 0, EmbeddedPostgres.Durability.UNSAFE_FOR_TESTS);
                 server = new Server(pg.jdbcUrl("postgres"), "jdbc:postgresql://127.0.0.1:" + pg.port() + "/");
             } catch (java.io.IOException e) {
                 throw new IllegalStateException(e);
