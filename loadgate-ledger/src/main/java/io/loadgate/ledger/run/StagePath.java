@@ -15,7 +15,6 @@ import java.util.regex.Pattern;
  * {@code run_id=abcd/...}).
  */
 public record StagePath(String scheme, String authority, String path) {
-    private static final Pattern ENCODED_TRAVERSAL = Pattern.compile("%(2e|2f|5c|00)", Pattern.CASE_INSENSITIVE);
     private static final Pattern SCHEME = Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]*:.*");
 
     public StagePath {
@@ -27,8 +26,13 @@ public record StagePath(String scheme, String authority, String path) {
         if (text == null || text.isBlank()) {
             throw new IllegalArgumentException("path is empty");
         }
-        if (ENCODED_TRAVERSAL.matcher(text).find() || text.indexOf('\\') >= 0 || text.indexOf('\0') >= 0) {
-            throw new IllegalArgumentException("path contains an encoded or escaped separator");
+        // Any % escape, not only %2e and %2f: a double-encoded one (%252e) or an overlong UTF-8 one (%c0%ae) is a
+        // dot or a slash to whatever decodes it once more, and no staging path needs one.
+        if (text.indexOf('%') >= 0) {
+            throw new IllegalArgumentException("path contains a % escape");
+        }
+        if (text.indexOf('\\') >= 0 || text.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("path contains an escaped separator");
         }
         String scheme = null;
         String authority = "";

@@ -7,9 +7,13 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -59,7 +63,9 @@ public final class TestDatabases {
         }
         if (!"true".equals(System.getenv("LOADGATE_TEST_EMBEDDED")) && localServerAnswers()) {
             server = new Server(LOCAL_ADMIN_URL, "jdbc:postgresql://127.0.0.1:5432/");
-            dropAbandoned();
+            Thread sweep = new Thread(TestDatabases::dropAbandoned, "lg-test-databases-sweep");
+            sweep.setDaemon(true);
+            sweep.start();
             Runtime.getRuntime().addShutdownHook(new Thread(TestDatabases::dropCreated, "lg-test-databases-drop"));
         } else {
             // The embedded server and its databases go with the JVM's temporary directory.
@@ -75,39 +81,64 @@ public final class TestDatabases {
     }
 
     /** Drops the test databases of JVMs that are no longer running; returns their names. */
-    static synchronized List<String> dropAbandoned() {
-        List<String> dropped = new ArrayList<>();
+    static List<String> dropAbandoned() {
+        List<String> abandoned = new ArrayList<>();
         try (Connection c = DriverManager.getConnection(server().adminUrl, "postgres", "");
-             Statement st = c.createStatement()) {
-            List<String> names = new ArrayList<>();
-            try (var rs = st.executeQuery("SELECT datname FROM pg_database WHERE datname LIKE 'lg\\_test\\_%'")) {
-                while (rs.next()) {
-                    names.add(rs.getString(1));
-                }
-            }
-            for (String name : names) {
-                Matcher m = NAME.matcher(name);
+             Statement st = c.createStatement();
+             var rs = st.executeQuery("SELECT datname FROM pg_database WHERE datname LIKE 'lg\\_test\\_%'")) {
+            while (rs.next()) {
+                Matcher m = NAME.matcher(rs.getString(1));
                 if (m.matches() && ProcessHandle.of(Long.parseLong(m.group(1))).isEmpty()) {
-                    st.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
-                    dropped.add(name);
+                    abandoned.add(rs.getString(1));
                 }
             }
         } catch (SQLException e) {
             // Leftovers are a nuisance, not a test failure.
-            System.err.println("could not drop abandoned test databases: " + e.getMessage());
+            System.err.println("could not list abandoned test databases: " + e.getMessage());
         }
-        return dropped;
+        drop(abandoned, Duration.ofMinutes(5));
+        return abandoned;
     }
 
-    private static synchronized void dropCreated() {
-        // FORCE: pools the tests did not close still hold connections at exit.
-        try (Connection c = DriverManager.getConnection(server.adminUrl, "postgres", "");
-             Statement st = c.createStatement()) {
-            for (String name : created) {
-                st.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
-            }
-        } catch (SQLException e) {
-            System.err.println("could not drop the test databases " + created + ": " + e.getMessage());
+    private static void dropCreated() {
+        List<String> names;
+        synchronized (TestDatabases.class) {
+            names = List.copyOf(created);
+        }
+        // Surefire kills a JVM that has not exited 30 s after its tests; what is not dropped by then is dropped by
+        // the next test JVM, as abandoned.
+        drop(names, Duration.ofSeconds(20));
+    }
+
+    /**
+     * Drops the databases at once, each on its own connection: a DROP DATABASE waits for a checkpoint (seconds on
+     * a busy server), and concurrent drops share one. FORCE, because pools the tests did not close still hold
+     * connections.
+     */
+    private static void drop(List<String> names, Duration budget) {
+        if (names.isEmpty()) {
+            return;
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(names.size(), 16), r -> {
+            Thread t = new Thread(r, "lg-test-database-drop");
+            t.setDaemon(true);
+            return t;
+        });
+        for (String name : names) {
+            pool.execute(() -> {
+                try (Connection c = DriverManager.getConnection(server.adminUrl, "postgres", "");
+                     Statement st = c.createStatement()) {
+                    st.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+                } catch (SQLException e) {
+                    System.err.println("could not drop test database " + name + ": " + e.getMessage());
+                }
+            });
+        }
+        pool.shutdown();
+        try {
+            pool.awaitTermination(budget.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -35,15 +35,15 @@ class TestDatabasesTest {
         assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(existing(names)).as("a SIGKILL runs no exit hook").containsExactlyInAnyOrderElementsOf(names);
 
-        assertThat(TestDatabases.dropAbandoned()).containsAll(names);
-        assertThat(existing(names)).isEmpty();
+        TestDatabases.dropAbandoned();
+        assertThat(existing(names)).as("the dead JVM's databases").isEmpty();
     }
 
     @Test
     void theDatabasesOfALiveJvmAreNotTouched() throws Exception {
         assumeMachineServer();
         var mine = TestDatabases.create();
-        assertThat(TestDatabases.dropAbandoned()).doesNotContain(mine.name());
+        TestDatabases.dropAbandoned();
         assertThat(existing(List.of(mine.name()))).containsExactly(mine.name());
     }
 

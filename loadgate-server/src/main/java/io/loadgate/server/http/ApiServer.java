@@ -41,6 +41,8 @@ public final class ApiServer implements AutoCloseable {
     static final Set<Role> CLEANERS = Set.of(Role.WORKER, Role.OPERATOR);
 
     private static final String ENVELOPED = "loadgate.enveloped";
+    static final org.eclipse.jetty.http.HttpField NOSNIFF =
+            new org.eclipse.jetty.http.HttpField("X-Content-Type-Options", "nosniff");
     static final long MAX_REQUEST_BYTES = 32L * 1024 * 1024;
 
     private final Javalin app;
@@ -83,6 +85,10 @@ public final class ApiServer implements AutoCloseable {
             config.startup.showJavalinBanner = false;
             // A manifest of the contract's 10,000 partitions is about 2 MB; leave room, but not without bound.
             config.http.maxRequestSize = MAX_REQUEST_BYTES;
+            // A known path with the wrong method is 405 with Allow, not an unknown route.
+            config.http.prefer405over404 = true;
+            // Jetty answers a request it cannot parse (bad bytes in the URL) itself, before any route.
+            config.jetty.modifyServer(server -> server.setErrorHandler(new EnvelopeErrorHandler()));
             // A lease poll answers from a future within its wait (at most a minute); a future that never completed
             // must still not hold its connection for ever.
             config.http.asyncTimeout = Duration.ofSeconds(DispatchRoutes.MAX_WAIT_SECONDS + 60).toMillis();
@@ -102,6 +108,11 @@ public final class ApiServer implements AutoCloseable {
             RoutesConfig routes = config.routes;
             routes.before(ApiServer::assignRequestId);
             routes.exception(Exception.class, (e, ctx) -> error(ctx, e));
+            routes.exception(io.javalin.http.MethodNotAllowedResponse.class, (e, ctx) -> {
+                ctx.header("Allow", e.getDetails().getOrDefault("availableMethods", ""));
+                write(ctx, 405, envelope(ctx, "METHOD_NOT_ALLOWED", ctx.method() + " is not allowed on " + ctx.path()
+                        + "; allowed: " + e.getDetails().getOrDefault("availableMethods", ""), Map.of()));
+            });
             routes.error(404, "*", ctx -> {
                 // Our own 404s (RUN_NOT_FOUND...) are already enveloped; anything else is an unknown route.
                 if (ctx.attribute(ENVELOPED) == null) {
@@ -111,8 +122,12 @@ public final class ApiServer implements AutoCloseable {
             });
             routes.error(413, "*", ctx -> write(ctx, 413, envelope(ctx, "REQUEST_TOO_LARGE",
                     "the request body is larger than " + MAX_REQUEST_BYTES / (1024 * 1024) + " MiB", Map.of())));
-            routes.error(405, "*", ctx -> write(ctx, 405, envelope(ctx, "METHOD_NOT_ALLOWED",
-                    ctx.method() + " is not allowed on " + ctx.path(), Map.of())));
+            routes.error(405, "*", ctx -> {
+                if (ctx.attribute(ENVELOPED) == null) {
+                    write(ctx, 405, envelope(ctx, "METHOD_NOT_ALLOWED", ctx.method() + " is not allowed on "
+                            + ctx.path(), Map.of()));
+                }
+            });
             Routes r = new Routes(routes, wiring.authenticator());
             HealthRoutes.register(r, wiring.ledger(), wiring.metrics());
             RunRoutes.register(r, wiring.ledger());
@@ -137,9 +152,15 @@ public final class ApiServer implements AutoCloseable {
 
     private static void assignRequestId(Context ctx) {
         String given = ctx.header("X-Request-Id");
-        String id = given != null && REQUEST_ID.matcher(given).matches() ? given : UUID.randomUUID().toString();
+        String id = requestId(given);
         ctx.attribute("requestId", id);
         ctx.header("X-Request-Id", id);
+        // Every answer is JSON (or the dashboard's own page): a browser must not guess otherwise.
+        ctx.header(NOSNIFF.getName(), NOSNIFF.getValue());
+    }
+
+    static String requestId(String given) {
+        return given != null && REQUEST_ID.matcher(given).matches() ? given : UUID.randomUUID().toString();
     }
 
     private static void recordRequest(PrometheusMeterRegistry metrics, Context ctx, float ms) {
@@ -215,6 +236,7 @@ public final class ApiServer implements AutoCloseable {
                             + " may not call " + ctx.method() + " " + ctx.endpoint().path);
                 }
                 ctx.attribute("principal", principal);
+                RequestBody.requireUtf8(ctx.bodyAsBytes());
                 handler.handle(ctx);
             };
         }

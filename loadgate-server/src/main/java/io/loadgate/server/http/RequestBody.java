@@ -1,10 +1,21 @@
 package io.loadgate.server.http;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.loadgate.ledger.LedgerException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -40,19 +51,126 @@ final class RequestBody {
 
     static RequestBody parse(String text) {
         JsonNode tree;
-        try {
-            tree = text == null || text.isBlank() ? null : Json.MAPPER.readTree(text);
-        } catch (JsonProcessingException e) {
-            throw invalid(List.of(error("$", "malformed JSON: " + e.getOriginalMessage())));
-        }
-        if (tree == null) {
+        if (text == null || text.isBlank()) {
             throw invalid(List.of(error("$", "a JSON object body is required")));
         }
-        if (!tree.isObject()) {
+        try (JsonParser parser = Json.MAPPER.createParser(text)) {
+            tree = Json.MAPPER.readTree(parser);
+            if (!nothingFollows(parser)) {
+                throw invalid(List.of(error("$", "text follows the JSON document at line "
+                        + parser.currentLocation().getLineNr() + ", column " + parser.currentLocation().getColumnNr()
+                        + "; the body must be one JSON object")));
+            }
+        } catch (JsonProcessingException e) {
+            throw invalid(List.of(error("$", malformed(e))));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        if (tree == null || !tree.isObject()) {
             throw invalid(List.of(error("$", "the body must be a JSON object")));
+        }
+        List<Map<String, String>> unstorable = new ArrayList<>();
+        checkText(tree, "", unstorable);
+        if (!unstorable.isEmpty()) {
+            throw invalid(unstorable);
         }
         return new RequestBody((ObjectNode) tree, "", new ArrayList<>());
     }
+
+    /**
+     * Refuses a body that is not UTF-8. The HTTP layer would decode it anyway, turning each bad byte into U+FFFD,
+     * and the ledger would store text the client never sent.
+     */
+    static void requireUtf8(byte[] body) {
+        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
+        ByteBuffer bytes = ByteBuffer.wrap(body);
+        CoderResult result = decoder.decode(bytes, CharBuffer.allocate(body.length), true);
+        if (result.isError()) {
+            throw invalid(List.of(error("$", "the body is not valid UTF-8 (byte " + bytes.position()
+                    + "); JSON must be sent as UTF-8")));
+        }
+    }
+
+    private static boolean nothingFollows(JsonParser parser) throws IOException {
+        try {
+            return parser.nextToken() == null;
+        } catch (JsonProcessingException e) {
+            return false;
+        }
+    }
+
+    /**
+     * PostgreSQL cannot store U+0000 in text or jsonb and UTF-8 cannot encode half a surrogate pair: such a
+     * string, in any field at any depth, would fail as a 500 after the request was accepted, and a client that
+     * retries 5xx (NiFi, the dispatcher) would send it for ever. Checking the whole tree here covers every field
+     * of every endpoint.
+     */
+    private static void checkText(JsonNode node, String path, List<Map<String, String>> errors) {
+        if (node.isTextual()) {
+            String problem = unstorable(node.textValue());
+            if (problem != null) {
+                errors.add(error(path, "must not contain " + problem));
+            }
+        } else if (node.isObject()) {
+            node.fields().forEachRemaining(field -> {
+                String name = (path.isEmpty() ? "" : path + ".") + field.getKey();
+                String problem = unstorable(field.getKey());
+                if (problem != null) {
+                    errors.add(error(path.isEmpty() ? "$" : path, "a field name must not contain " + problem));
+                } else {
+                    checkText(field.getValue(), name, errors);
+                }
+            });
+        } else if (node.isArray()) {
+            for (int i = 0; i < node.size(); i++) {
+                checkText(node.get(i), path + "[" + i + "]", errors);
+            }
+        }
+    }
+
+    private static String unstorable(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '\0') {
+                return "the NUL character (\\u0000)";
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return "an unpaired surrogate (\\u" + Integer.toHexString(c) + ")";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Says what is wrong with the JSON in the contract's words: Jackson's own messages name its configuration
+     * ({@code JsonReadFeature}, {@code StreamReadConstraints}), which means nothing to a client.
+     */
+    private static String malformed(JsonProcessingException e) {
+        var location = e.getLocation();
+        String where = location == null ? "" : " at line " + location.getLineNr() + ", column " + location.getColumnNr();
+        String what;
+        if (e instanceof StreamConstraintsException) {
+            what = "the document is nested too deeply, or a number, string or name in it is too long";
+        } else if (e instanceof JsonEOFException) {
+            what = "the document ends before it is complete";
+        } else {
+            what = JACKSON_HINT.matcher(e.getOriginalMessage()).replaceAll("");
+            what = JACKSON_FEATURE.matcher(what).replaceAll("");
+            int tail = what.indexOf('`');
+            what = tail < 0 ? what : what.substring(0, tail);
+            what = what.strip().replaceAll("[:;,(]+$", "").strip();
+        }
+        return "malformed JSON" + where + ": " + what;
+    }
+
+    // "...: enable `JsonReadFeature.ALLOW_X` to allow", "(... from `StreamReadConstraints.getMaxY()`)" and the like
+    private static final Pattern JACKSON_HINT = Pattern.compile(
+            "\\s*[:;,]?\\s*\\(?\\s*(?:enable|use|from|as per|not allowed as per)\\b[^`]*`[^`]*`[^)]*\\)?(?:\\s*to allow)?");
+    // "(not recognized as one since Feature 'ALLOW_COMMENTS' not enabled for parser)"
+    private static final Pattern JACKSON_FEATURE = Pattern.compile("\\s*\\([^()]*Feature[^()]*\\)");
 
     /** Throws 422 REQUEST_INVALID naming every bad and unknown field, if there is any. */
     void finish() {
