@@ -59,12 +59,21 @@ public final class Cleaner {
     private final RunContexts runs;
     private final TargetCatalogs catalogs;
     private final Configuration hadoop;
+    private final SnapshotExpiry expiry;
 
+    /** With the default snapshot retention, {@link SnapshotExpiry.Retention#DEFAULT}. */
     public Cleaner(LedgerClient ledger, RunContexts runs, TargetCatalogs catalogs, Configuration hadoop) {
+        this(ledger, runs, catalogs, hadoop, new SnapshotExpiry(SnapshotExpiry.Retention.DEFAULT,
+                java.time.Clock.systemUTC()));
+    }
+
+    public Cleaner(LedgerClient ledger, RunContexts runs, TargetCatalogs catalogs, Configuration hadoop,
+                   SnapshotExpiry expiry) {
         this.ledger = requireNonNull(ledger, "ledger is null");
         this.runs = requireNonNull(runs, "runs is null");
         this.catalogs = requireNonNull(catalogs, "catalogs is null");
         this.hadoop = requireNonNull(hadoop, "hadoop is null");
+        this.expiry = requireNonNull(expiry, "expiry is null");
     }
 
     /**
@@ -127,7 +136,7 @@ public final class Cleaner {
                         + table.identifier() + ", which this catalog does not have; is the catalog the workers' one?");
             }
             try {
-                keep = cache.computeIfAbsent(table, t -> referencedKeys(t, locations));
+                keep = cache.computeIfAbsent(table, t -> referencedKeys(t, locations, mode));
             } catch (RuntimeException e) {
                 return report.skipped("cannot read what " + table.identifier() + " references: " + message(e));
             }
@@ -258,12 +267,15 @@ public final class Cleaner {
         return keys;
     }
 
-    private Set<String> referencedKeys(TableRef table, Locations locations) {
+    private Set<String> referencedKeys(TableRef table, Locations locations, CleanupMode mode) {
         Set<String> keys = new HashSet<>();
         try {
             if (!table.catalog().catalog().tableExists(table.identifier())) {
                 LOG.info("table {} does not exist: it references no staged file", table.identifier());
                 return Set.of();
+            }
+            if (mode == CleanupMode.DELETE) {
+                expireSnapshots(table, locations);
             }
             for (String location : new TargetReader(table.catalog()).referencedDataFiles(table.identifier())) {
                 keys.add(locations.key(location));
@@ -273,6 +285,24 @@ public final class Cleaner {
             return Set.of();
         }
         return Set.copyOf(keys);
+    }
+
+    /**
+     * Before the table says what it references: a replaced or rolled-back run's files are referenced by old
+     * snapshots only, and stay for as long as those do. A dry run expires nothing, so it lists such files as kept.
+     */
+    private void expireSnapshots(TableRef table, Locations locations) {
+        try {
+            int expired = expiry.expire(table.catalog().loadTable(table.identifier()), locations);
+            if (expired > 0) {
+                LOG.info("table {}: expired {} snapshot(s) past retention", table.identifier(), expired);
+            }
+        } catch (NoSuchTableException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // Nothing expired means more is kept, never less: the pass goes on with every snapshot retained.
+            LOG.warn("table {}: snapshots not expired: {}", table.identifier(), message(e));
+        }
     }
 
     private static void list(FileSystem fs, FileStatus dir, Listing listing) throws IOException {

@@ -122,6 +122,60 @@ class CleanerTest {
     }
 
     @Test
+    void replayedRunsLoseTheirFilesOnceTheirSnapshotsExpireWhileRetainedSnapshotsKeepTheirs() throws IOException {
+        Run first = runs.succeeded("ORDERS", DAY_1, TABLE, List.of(orders(DAY_1, 1, 100)));
+        Run second = runs.succeeded("ORDERS", DAY_1, TABLE, List.of(orders(DAY_1, 1, 120)));
+        List<Record> latest = orders(DAY_1, 1, 130);
+        Run third = runs.succeeded("ORDERS", DAY_1, TABLE, List.of(latest));
+        List<Path> secondFiles = files(second);
+        List<Path> thirdFiles = files(third);
+        assertThat(files(first)).isNotEmpty();
+        var table = runs.tables().loadTable(org.apache.iceberg.catalog.TableIdentifier.parse(TABLE));
+        List<Long> snapshots = snapshotIds(table);
+        assertThat(snapshots).as("each run replaced day 1 in a snapshot of its own").hasSize(3);
+        for (Run run : List.of(first, second, third)) {
+            runs.makeDue(run);
+        }
+        // Every snapshot is past an age of zero; the newest two stay anyway.
+        var expiry = new SnapshotExpiry(new SnapshotExpiry.Retention(java.time.Duration.ZERO, 2),
+                java.time.Clock.systemUTC());
+
+        List<RunCleanup> reports = new Cleaner(client, new RunContexts(client), catalogs, new Configuration(), expiry)
+                .clean(CleanupMode.DELETE);
+
+        assertThat(reports).extracting(RunCleanup::outcome).containsOnly(Outcome.CLEANED);
+        assertThat(files(first)).as("referenced only by the expired snapshot: freed").isEmpty();
+        assertThat(files(second)).as("referenced by a retained snapshot: kept")
+                .containsExactlyInAnyOrderElementsOf(secondFiles);
+        assertThat(files(third)).as("the current snapshot's").containsExactlyInAnyOrderElementsOf(thirdFiles);
+        table.refresh();
+        assertThat(snapshotIds(table)).containsExactlyElementsOf(snapshots.subList(1, 3));
+        assertThat(runs.rows(TABLE)).as("the table reads the last replay").extracting(r -> r.getField("id"))
+                .containsExactlyInAnyOrderElementsOf(latest.stream().map(r -> r.getField("id")).toList());
+        try (var older = org.apache.iceberg.data.IcebergGenerics.read(table).useSnapshot(snapshots.get(1)).build()) {
+            assertThat(older).as("the retained older snapshot still reads").hasSize(120);
+        }
+    }
+
+    @Test
+    void theDefaultRetentionExpiresNoRecentSnapshotSoAReplayedRunKeepsItsFiles() throws IOException {
+        Run first = runs.succeeded("ORDERS", DAY_1, TABLE, List.of(orders(DAY_1, 1, 100)));
+        runs.succeeded("ORDERS", DAY_1, TABLE, List.of(orders(DAY_1, 1, 120)));
+        List<Path> firstFiles = files(first);
+        runs.makeDue(first);
+
+        assertThat(cleaner().clean(CleanupMode.DELETE)).extracting(RunCleanup::outcome).containsOnly(Outcome.CLEANED);
+
+        assertThat(files(first)).as("its snapshot is younger than 7 days").containsExactlyInAnyOrderElementsOf(firstFiles);
+    }
+
+    private static List<Long> snapshotIds(org.apache.iceberg.Table table) {
+        List<Long> ids = new ArrayList<>();
+        table.snapshots().forEach(s -> ids.add(s.snapshotId()));
+        return ids;
+    }
+
+    @Test
     void aFailedRunLosesAllItsFilesAndRunsNotDueAreUntouched() throws IOException {
         Run published = runs.succeeded("ORDERS", DAY_2, TABLE, List.of(orders(DAY_2, 1, 30)));
         Chunk publishedZombie = runs.write(published, "part-0000-chunk-000000-a1-deadbeef.parquet", orders(DAY_2, 1, 30));

@@ -1,0 +1,67 @@
+package io.loadgate.worker.cleanup;
+
+import static java.util.Objects.requireNonNull;
+
+import java.time.Clock;
+import java.time.Duration;
+import org.apache.iceberg.Table;
+
+/**
+ * Expires an Iceberg target's snapshots past retention. Until a snapshot expires, every data file it references
+ * stays, so without this a replaced or rolled-back run's staged files could never be freed.
+ *
+ * <p>Iceberg deletes the manifests and manifest lists that only expired snapshots used, all under the table's
+ * location. It deletes no staged data file: those live in run paths, and the {@link Cleaner} deletes them when
+ * their run's own retention is over, after this expiry made them unreferenced.
+ */
+public final class SnapshotExpiry {
+    /** Snapshots older than {@code maxAge} expire, but the newest {@code minSnapshots} always stay. */
+    public record Retention(Duration maxAge, int minSnapshots) {
+        /** {@code cleanup.snapshot_retention} 7d, {@code cleanup.snapshots_kept} 5. */
+        public static final Retention DEFAULT = new Retention(Duration.ofDays(7), 5);
+
+        public Retention {
+            requireNonNull(maxAge, "maxAge is null");
+            if (maxAge.isNegative()) {
+                throw new IllegalArgumentException("snapshot retention must not be negative: " + maxAge);
+            }
+            if (minSnapshots < 1) {
+                throw new IllegalArgumentException("at least one snapshot must be kept: " + minSnapshots);
+            }
+        }
+    }
+
+    private final Retention retention;
+    private final Clock clock;
+
+    public SnapshotExpiry(Retention retention, Clock clock) {
+        this.retention = requireNonNull(retention, "retention is null");
+        this.clock = requireNonNull(clock, "clock is null");
+    }
+
+    /** Expires what is past retention in one commit; returns how many snapshots expired. */
+    int expire(Table table, Locations locations) {
+        int before = size(table);
+        String tableLocation = table.location();
+        table.expireSnapshots()
+                .expireOlderThan(clock.millis() - retention.maxAge().toMillis())
+                .retainLast(retention.minSnapshots())
+                .deleteWith(location -> {
+                    // A data file in a run path is the Cleaner's, under the run's retention.
+                    if (locations.isBelow(location, tableLocation)) {
+                        table.io().deleteFile(location);
+                    }
+                })
+                .commit();
+        table.refresh();
+        return before - size(table);
+    }
+
+    private static int size(Table table) {
+        int n = 0;
+        for (var ignored : table.snapshots()) {
+            n++;
+        }
+        return n;
+    }
+}
