@@ -54,7 +54,7 @@ final class CleanupCommand implements Callable<Integer> {
             }
             try (LocalLoadgate local = LocalLoadgate.start(0)) {
                 Cleaner cleaner = new Cleaner(local.client(), new RunContexts(local.client()), local.catalogs(),
-                        new Configuration());
+                        new Configuration(), local.snapshotExpiry());
                 reports = ledgerOptions.call(local.client(), c -> cleaner.clean(mode));
             }
         }

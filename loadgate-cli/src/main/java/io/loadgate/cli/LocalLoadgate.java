@@ -42,9 +42,10 @@ final class LocalLoadgate implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private final Worker worker;
     private final Path home;
+    private final io.loadgate.server.config.CleanupConfig cleanup;
 
     private LocalLoadgate(LoadgateServer server, Clients clients, SourceCache sources, TargetCatalogs catalogs,
-                          ScheduledExecutorService timer, Worker worker, Path home) {
+                          ScheduledExecutorService timer, Worker worker, LoadgateConfig config) {
         this.server = server;
         this.client = clients.worker();
         this.operatorClient = clients.operator();
@@ -52,7 +53,14 @@ final class LocalLoadgate implements AutoCloseable {
         this.catalogs = catalogs;
         this.timer = timer;
         this.worker = worker;
-        this.home = home;
+        this.home = config.home();
+        this.cleanup = config.cleanup();
+    }
+
+    /** The snapshot expiry of the configured {@code cleanup.snapshot_retention} and {@code cleanup.snapshots_kept}. */
+    io.loadgate.worker.cleanup.SnapshotExpiry snapshotExpiry() {
+        return new io.loadgate.worker.cleanup.SnapshotExpiry(new io.loadgate.worker.cleanup.SnapshotExpiry.Retention(
+                cleanup.snapshotRetention(), cleanup.snapshotsKept()), java.time.Clock.systemUTC());
     }
 
     /** Starts the ledger and, unless {@code workerThreads} is 0 (a command that only reads and records), workers. */
@@ -79,7 +87,7 @@ final class LocalLoadgate implements AutoCloseable {
                     Duration.ofSeconds(10), Duration.ofSeconds(1));
             Worker worker = workerThreads == 0 ? null : Worker.start(context, workerThreads);
             return new LocalLoadgate(server, new Clients(client, client(server, operatorToken)), sources, catalogs,
-                    timer, worker, config.home());
+                    timer, worker, config);
         } catch (RuntimeException e) {
             server.close();
             throw e;

@@ -137,6 +137,9 @@ public final class ConfigLoader {
         var successRetention = s.duration("cleanup.success_retention", d.successRetention());
         var failedRetention = s.duration("cleanup.failed_retention", d.failedRetention());
         var maxBatch = s.integer("cleanup.max_batch", d.maxBatch());
-        return s.located(() -> new CleanupConfig(successRetention, failedRetention, maxBatch));
+        var snapshotRetention = s.duration("cleanup.snapshot_retention", d.snapshotRetention());
+        var snapshotsKept = s.integer("cleanup.snapshots_kept", d.snapshotsKept());
+        return s.located(() -> new CleanupConfig(successRetention, failedRetention, maxBatch, snapshotRetention,
+                snapshotsKept));
     }
 }

@@ -51,7 +51,8 @@ final class Settings {
             "recovery.sweeper_interval",
             "dispatch.receiver_url", "dispatch.max_attempts", "dispatch.backoff_min", "dispatch.backoff_max",
             "dispatch.ack_timeout", "dispatch.lease", "dispatch.poll_interval", "dispatch.batch",
-            "cleanup.success_retention", "cleanup.failed_retention", "cleanup.max_batch");
+            "cleanup.success_retention", "cleanup.failed_retention", "cleanup.max_batch", "cleanup.snapshot_retention",
+            "cleanup.snapshots_kept");
     // Values of these keys never appear in messages, not even when they have the wrong type.
     private static final Set<String> SECRETS = Set.of("database.password", "server.tls.password");
     private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)}");
