@@ -105,8 +105,8 @@ public final class TestDatabases {
         synchronized (TestDatabases.class) {
             names = List.copyOf(created);
         }
-        // Surefire kills a JVM that has not exited 30 s after its tests; what is not dropped by then is dropped by
-        // the next test JVM, as abandoned.
+        // Surefire kills a JVM that has not exited 30 s after its tests. A DROP sent by then completes without us
+        // (the server finishes a statement whose client went away); one not sent is the next test JVM's to drop.
         drop(names, Duration.ofSeconds(20));
     }
 
@@ -119,7 +119,7 @@ public final class TestDatabases {
         if (names.isEmpty()) {
             return;
         }
-        ExecutorService pool = Executors.newFixedThreadPool(Math.min(names.size(), 16), r -> {
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(names.size(), 32), r -> {
             Thread t = new Thread(r, "lg-test-database-drop");
             t.setDaemon(true);
             return t;

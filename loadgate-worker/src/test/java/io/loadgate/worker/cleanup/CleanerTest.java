@@ -133,6 +133,9 @@ class CleanerTest {
         var table = runs.tables().loadTable(org.apache.iceberg.catalog.TableIdentifier.parse(TABLE));
         List<Long> snapshots = snapshotIds(table);
         assertThat(snapshots).as("each run replaced day 1 in a snapshot of its own").hasSize(3);
+        Path expiredManifestList = paths(List.of(table.snapshot(snapshots.get(0)).manifestListLocation())).get(0);
+        Path retainedManifestList = paths(List.of(table.snapshot(snapshots.get(1)).manifestListLocation())).get(0);
+        assertThat(expiredManifestList).exists();
         for (Run run : List.of(first, second, third)) {
             runs.makeDue(run);
         }
@@ -150,6 +153,8 @@ class CleanerTest {
         assertThat(files(third)).as("the current snapshot's").containsExactlyInAnyOrderElementsOf(thirdFiles);
         table.refresh();
         assertThat(snapshotIds(table)).containsExactlyElementsOf(snapshots.subList(1, 3));
+        assertThat(expiredManifestList).as("Iceberg deleted the expired snapshot's metadata").doesNotExist();
+        assertThat(retainedManifestList).exists();
         assertThat(runs.rows(TABLE)).as("the table reads the last replay").extracting(r -> r.getField("id"))
                 .containsExactlyInAnyOrderElementsOf(latest.stream().map(r -> r.getField("id")).toList());
         try (var older = org.apache.iceberg.data.IcebergGenerics.read(table).useSnapshot(snapshots.get(1)).build()) {
