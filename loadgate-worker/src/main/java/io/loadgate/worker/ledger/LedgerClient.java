@@ -152,10 +152,17 @@ public interface LedgerClient {
     }
 
     /**
-     * {@code POST /v1/runs/{runId}/validation/start} (worker). Only the first caller gets {@code started=true}, so this
-     * call is sent <b>once</b> (see the class comment); the dispatch is ACKed either way. 409 {@code DISPATCH_MISMATCH}.
+     * {@code POST /v1/runs/{runId}/validation/start} (worker). Only the first caller gets {@code started=true}, and
+     * that caller again when it repeats the start with the same dispatch and node, so the call is repeatable; the
+     * dispatch is ACKed either way. 409 {@code DISPATCH_MISMATCH}.
      */
     ValidationStarted startValidation(UUID runId, StartValidation request);
+
+    /**
+     * {@code POST /v1/runs/{runId}/validation/heartbeat} (worker, extension), with the start's dispatch and node:
+     * the validation is alive. Repeatable. A validation that stops beating is given again after validation_stale.
+     */
+    StepApi.ValidationBeat heartbeatValidation(UUID runId, StartValidation request);
 
     /**
      * {@code POST /v1/runs/{runId}/validations} (worker). Repeatable per (stage, metric, queryVersion).
