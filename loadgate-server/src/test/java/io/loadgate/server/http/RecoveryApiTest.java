@@ -206,6 +206,25 @@ class RecoveryApiTest {
     }
 
     @Test
+    void aTargetValidationWhoseWorkerDiedComesBackAfterTheAckTimeout() {
+        String[] run = publishing("worker");
+        ledger.post("/v1/runs/" + run[0] + "/publish/result", Map.of("publishToken", run[1], "outcome", "PUBLISHED"));
+        Map<String, Object> lease = Map.of("node", "w1", "types", List.of("VALIDATE_TARGET"), "max", 1,
+                "waitSeconds", 1);
+        assertThat(ledger.post("/v1/dispatches/lease", lease).body()).hasSize(1);
+        // Only success acknowledges VALIDATE_TARGET: the worker that leased it died before.
+        ledger.execute("UPDATE load_dispatch SET sent_at = now() - interval '1 hour' WHERE run_id = '" + run[0]
+                + "' AND dispatch_type = 'VALIDATE_TARGET'");
+
+        assertThat(sweep.tick(THRESHOLDS).dispatchesRequeued()).isEqualTo(1);
+
+        var again = ledger.post("/v1/dispatches/lease", Map.of("node", "w2", "types", List.of("VALIDATE_TARGET"),
+                "max", 1, "waitSeconds", 1));
+        assertThat(again.body()).as(again.toString()).hasSize(1);
+        assertThat(again.body().at("/0/runId").asText()).isEqualTo(run[0]);
+    }
+
+    @Test
     void aClaimTellsTheOwnerHowOftenToBeat() {
         String runId = Runs.started(ledger, "RECOVERY_" + (++jobs), 30);
         var claimed = ledger.post("/v1/runs/" + runId + "/partitions/0000/claim", claim(UUID.randomUUID()));

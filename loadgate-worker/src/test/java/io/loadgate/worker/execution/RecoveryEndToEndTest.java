@@ -170,7 +170,7 @@ class RecoveryEndToEndTest {
                     LedgerToken.of(harness.ledger.workerToken)).build());
             harness.startWorker(throughProxy, "lossy", EnumSet.allOf(DispatchType.class));
 
-            RunView run = harness.follow(harness.submit(harness.jobYaml("LOST_ANSWER", 2), DAY));
+            RunView run = waitFor(harness.submit(harness.jobYaml("LOST_ANSWER", 2), DAY).runId(), RunStatus.SUCCESS);
 
             assertThat(run.status()).as(run.errorCode() + " " + run.errorMessage()).isEqualTo(RunStatus.SUCCESS);
             assertThat(proxy.dropped.get()).as("the first answer was lost after the ledger committed").isEqualTo(1);
