@@ -29,7 +29,7 @@ public final class Ledger {
         this.runs = new Runs(database, settings);
         this.partitions = new Partitions(database, settings);
         this.views = new RunViews(database);
-        this.validations = new Validations(database);
+        this.validations = new Validations(database, settings.heartbeatInterval());
         this.publishing = new Publishing(database, settings.publishStale());
         this.cleanup = new Cleanup(database, settings.retention());
         this.rollbacks = new Rollbacks(database);

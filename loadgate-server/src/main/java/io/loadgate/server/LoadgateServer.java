@@ -78,7 +78,8 @@ public final class LoadgateServer implements AutoCloseable {
         List<StagePath> roots = config.auth().allowedRoots().stream().map(StagePath::parse).toList();
         return new LedgerSettings(roots, config.recovery().mode(), config.recovery().maxAttempts(),
                 config.recovery().publishStale(), new LedgerSettings.Retention(config.cleanup().successRetention(),
-                        config.cleanup().failedRetention(), config.cleanup().maxBatch()));
+                        config.cleanup().failedRetention(), config.cleanup().maxBatch()),
+                config.recovery().heartbeatInterval());
     }
 
     static Authenticator authenticator(LoadgateConfig config) {

@@ -6,7 +6,9 @@ public enum DispatchType {
     VALIDATE_RUN,
     PUBLISH_RUN,
     VALIDATE_TARGET,
-    REISSUE_PARTITION;
+    REISSUE_PARTITION,
+    /** Settle a PUBLISH_UNKNOWN run by probing the target (extension; created by the sweeper, pull only). */
+    PROBE_PUBLISH;
 
     /** Push delivery (executor "http", a NiFi flow) knows only these two; the other steps are pull-only. */
     public boolean isPushed() {

@@ -132,6 +132,8 @@ public final class Publishing {
             details.put("evidence", evidence == null ? Map.of() : evidence);
             EventLog.append(tx, runId, null, "PUBLISH_UNKNOWN_RESOLVED", RunStatus.PUBLISH_UNKNOWN,
                     resolution.status(), actor, details);
+            // Whoever settled it, the sweeper's probe step has nothing left to do.
+            Outbox.ackOpen(tx, runId, DispatchType.PROBE_PUBLISH, null);
             if (evidence != null && evidence.get("targetRef") != null) {
                 tx.update(SET_TARGET_REF, evidence.get("targetRef").toString(), runId);
             }

@@ -6,7 +6,9 @@ import io.loadgate.ledger.LedgerSettings;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.Tx;
+import io.loadgate.ledger.dispatch.DispatchType;
 import io.loadgate.ledger.dispatch.Dispatches;
+import io.loadgate.ledger.dispatch.Outbox;
 import io.loadgate.ledger.event.EventLog;
 import io.loadgate.ledger.partition.PartitionStatus;
 import io.loadgate.ledger.partition.Reissue;
@@ -82,6 +84,31 @@ public final class Sweep {
              WHERE r.run_id = due.run_id
             RETURNING r.run_id, r.status, r.status_changed_at
             """;
+    // A staging validation whose caller has not beaten (or, never having beaten, not started) for validation_stale.
+    private static final String STALE_VALIDATIONS = """
+            SELECT run_id FROM load_run
+             WHERE status = 'STAGE_VALIDATING'
+               AND COALESCE(validation_heartbeat_at, status_changed_at) <= now() - make_interval(secs => ?)
+             ORDER BY COALESCE(validation_heartbeat_at, status_changed_at)
+             LIMIT ? FOR NO KEY UPDATE SKIP LOCKED
+            """;
+    private static final String LOCK_STALE_VALIDATION = """
+            SELECT validation_attempts, validation_dispatch_id, validation_node FROM load_run
+             WHERE run_id = ? AND status = 'STAGE_VALIDATING'
+               AND COALESCE(validation_heartbeat_at, status_changed_at) <= now() - make_interval(secs => ?)
+            """;
+    private static final String CLEAR_VALIDATION_OWNER = """
+            UPDATE load_run SET validation_dispatch_id = NULL, validation_node = NULL, validation_heartbeat_at = NULL
+             WHERE run_id = ?
+            """;
+    // The run's one VALIDATE_RUN dispatch (a partial unique index allows no second) is due again, as after a resend.
+    private static final String REGIVE_VALIDATE_RUN = """
+            UPDATE load_dispatch
+               SET status = 'PENDING', attempt_count = 0, next_attempt_at = now(), lease_until = NULL,
+                   leased_by = NULL, last_error = ?
+             WHERE run_id = ? AND dispatch_type = 'VALIDATE_RUN'
+            RETURNING dispatch_id
+            """;
     private static final String STALE_PUBLISHING = """
             SELECT run_id FROM load_run
              WHERE status = 'PUBLISHING'
@@ -110,6 +137,7 @@ public final class Sweep {
             tick.rule("stalePartitions", tick::stalePartitions);
             tick.rule("runTimeout", tick::runTimeouts);
             tick.rule("ackTimeout", tick::ackTimeouts);
+            tick.rule("validationRegive", tick::staleValidations);
             tick.rule("validationStale", tick::staleAlerts);
             tick.rule("publishStale", tick::stalePublishing);
             return tick.report();
@@ -128,6 +156,7 @@ public final class Sweep {
         private int dead;
         private int alerts;
         private int publishUnknown;
+        private int validationsRegiven;
 
         Tick(Tx tx, SweepThresholds thresholds) {
             this.tx = tx;
@@ -136,7 +165,7 @@ public final class Sweep {
 
         SweepReport report() {
             return new SweepReport(true, stalePartitionsTimedOut, reissued, runsTimedOut, requeued, dead, alerts,
-                    publishUnknown, failedRules);
+                    publishUnknown, validationsRegiven, failedRules);
         }
 
         void rule(String name, SqlAction body) {
@@ -242,6 +271,55 @@ public final class Sweep {
             dead += result.dead();
         }
 
+        // Rule 4a: a staging validation whose caller stopped beating for validation_stale is given again; it is
+        // read-only, so a second one is safe even if the first caller still lives. Bounded by max_attempts starts, so
+        // a validation that kills every worker that runs it ends the run instead of looping.
+        void staleValidations() throws SQLException {
+            double window = SweepThresholds.seconds(thresholds.validationStale());
+            for (UUID runId : tx.query(STALE_VALIDATIONS, rs -> rs.getObject(1, UUID.class), window,
+                    thresholds.batch())) {
+                row("stale validation " + runId, () -> staleValidation(runId, window));
+            }
+        }
+
+        private boolean staleValidation(UUID runId, double window) throws SQLException {
+            RunRow run = RunTransitions.lock(tx, runId);
+            var owner = tx.queryOne(LOCK_STALE_VALIDATION, rs -> new Object[] {rs.getInt(1), rs.getObject(2),
+                    rs.getString(3)}, runId, window);
+            if (owner.isEmpty()) {
+                return false;
+            }
+            int attempts = (int) owner.get()[0];
+            String message = "staging validation by " + owner.get()[2] + " sent no heartbeat for "
+                    + thresholds.validationStale();
+            if (attempts >= settings.maxAttempts()) {
+                boolean moved = timeOut(run, RunStatus.STAGE_VALIDATING, "STAGE_VALIDATION",
+                        "VALIDATION_ATTEMPTS_EXHAUSTED", message + " after " + attempts + " of "
+                                + settings.maxAttempts() + " attempts");
+                runsTimedOut += moved ? 1 : 0;
+                return moved;
+            }
+            Map<String, Object> details = new LinkedHashMap<>();
+            details.put("reason", "VALIDATION_STALE");
+            details.put("attempt", attempts);
+            details.put("dispatchId", String.valueOf(owner.get()[1]));
+            details.put("node", owner.get()[2]);
+            if (!RunTransitions.transition(tx, runId, RunStatus.STAGE_VALIDATING, RunStatus.EXTRACTED_VALIDATED, null,
+                    ACTOR, details)) {
+                return false;
+            }
+            tx.update(CLEAR_VALIDATION_OWNER, runId);
+            var dispatch = tx.queryOne(REGIVE_VALIDATE_RUN, rs -> rs.getObject(1, UUID.class), "VALIDATION_STALE: "
+                    + message, runId);
+            if (dispatch.isEmpty()) {
+                dispatch = Outbox.insert(tx, runId, run.executor(), DispatchType.VALIDATE_RUN, null, Map.of());
+            }
+            details.put("regivenDispatchId", dispatch.map(UUID::toString).orElse(null));
+            EventLog.append(tx, runId, null, "VALIDATION_REGIVEN", null, null, ACTOR, details);
+            validationsRegiven++;
+            return true;
+        }
+
         // Rule 4: STAGE_VALIDATING or PUBLISHED for longer than validation_stale: one alert per window.
         void staleAlerts() throws SQLException {
             double window = SweepThresholds.seconds(thresholds.validationStale());
@@ -266,12 +344,26 @@ public final class Sweep {
                     boolean moved = RunTransitions.transition(tx, runId, RunStatus.PUBLISHING,
                             RunStatus.PUBLISH_UNKNOWN, new RunTransitions.Failure("PUBLISH", "PUBLISH_STALE",
                                     "no publish result within " + thresholds.publishStale()
-                                            + "; an operator must resolve the run"), ACTOR);
+                                            + "; a publish probe or an operator must resolve the run"), ACTOR);
+                    if (moved) {
+                        dispatchProbe(tx, runId);
+                    }
                     publishUnknown += moved ? 1 : 0;
                     return moved;
                 });
             }
         }
+    }
+
+    /**
+     * Rule 5's probe: a worker looks for the run's publish token in the target and reports what it saw, so a publisher
+     * that died mid-publish does not leave the run to an operator. A NiFi run (executor http) gets none: NiFi knows no
+     * such step, and its runs stay with the operator's resolve.
+     */
+    private void dispatchProbe(Tx tx, UUID runId) throws SQLException {
+        RunRow run = RunTransitions.lock(tx, runId);
+        Outbox.insert(tx, runId, run.executor(), DispatchType.PROBE_PUBLISH, null,
+                Map.of("publishToken", String.valueOf(run.publishToken())));
     }
 
     @FunctionalInterface

@@ -15,6 +15,7 @@ import io.loadgate.ledger.run.RunTransitions;
 import java.math.BigDecimal;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,8 +27,16 @@ import java.util.UUID;
 public final class Validations {
     private static final String DISPATCH_RUN = "SELECT run_id FROM load_dispatch WHERE dispatch_id = ?";
     private static final String START = """
-            UPDATE load_run SET status = 'STAGE_VALIDATING', status_changed_at = now()
+            UPDATE load_run SET status = 'STAGE_VALIDATING', status_changed_at = now(), validation_dispatch_id = ?,
+                   validation_node = ?, validation_heartbeat_at = now(), validation_attempts = validation_attempts + 1
              WHERE run_id = ? AND status = 'EXTRACTED_VALIDATED'
+            """;
+    // The caller that started the validation, presenting the same dispatch and node again: the same start. This is
+    // also the validation's heartbeat, so a caller that keeps beating is never given up on.
+    private static final String SAME_CALLER = """
+            UPDATE load_run SET validation_heartbeat_at = now()
+             WHERE run_id = ? AND status = 'STAGE_VALIDATING' AND validation_dispatch_id = ?
+               AND validation_node IS NOT DISTINCT FROM ?
             """;
     private static final String RUN_FACTS = """
             SELECT source_count, extracted_count, source_metrics::text, staging_count FROM load_run WHERE run_id = ?
@@ -51,14 +60,18 @@ public final class Validations {
     private static final String SET_TARGET_COUNT = "UPDATE load_run SET target_count = ? WHERE run_id = ?";
 
     private final Database database;
+    private final Duration heartbeatInterval;
 
-    public Validations(Database database) {
+    public Validations(Database database, Duration heartbeatInterval) {
         this.database = requireNonNull(database, "database is null");
+        this.heartbeatInterval = requireNonNull(heartbeatInterval, "heartbeatInterval is null");
     }
 
     /**
-     * EXTRACTED_VALIDATED to STAGE_VALIDATING: of concurrent starters only the first gets started=true. The
-     * dispatch is acknowledged either way: it was delivered, and someone is validating.
+     * EXTRACTED_VALIDATED to STAGE_VALIDATING: of concurrent starters only the first gets started=true, and so does
+     * that first caller (the same dispatch and node) when it presents its start again, as a partition claim with the
+     * same token is: a retry after a lost answer, or the request delivered twice. The dispatch is acknowledged either
+     * way: it was delivered, and someone is validating.
      */
     public Map<String, Object> start(UUID runId, UUID dispatchId, String node) {
         return database.inTransaction(tx -> {
@@ -74,12 +87,14 @@ public final class Validations {
                 }
                 Outbox.ack(tx, dispatchId);
             }
-            boolean started = tx.update(START, runId) == 1;
+            boolean started = tx.update(START, dispatchId, node, runId) == 1;
             RunStatus status = run.status();
             if (started) {
                 EventLog.append(tx, runId, null, "RUN_STATUS", RunStatus.EXTRACTED_VALIDATED,
                         RunStatus.STAGE_VALIDATING, node, Map.of("dispatchId", String.valueOf(dispatchId)));
                 status = RunStatus.STAGE_VALIDATING;
+            } else if (dispatchId != null) {
+                started = tx.update(SAME_CALLER, runId, dispatchId, node) == 1;
             }
             Object[] facts = tx.queryOne(RUN_FACTS, rs -> new Object[] {Tx.nullableLong(rs, "source_count"),
                     rs.getLong("extracted_count"), rs.getString(3)}, runId).orElseThrow();
@@ -96,7 +111,23 @@ public final class Validations {
             response.put("extractedCount", facts[1]);
             response.put("sourceMetrics", facts[2] == null ? Map.of() : LedgerJson.read((String) facts[2]));
             response.put("files", files(tx, runId));
+            response.put("heartbeatIntervalMillis", heartbeatInterval.toMillis());
             return response;
+        });
+    }
+
+    /** Whether the caller still holds the run's staging validation, and the run's status. */
+    public record Beat(boolean validating, RunStatus runStatus) {
+    }
+
+    /**
+     * The validating caller is alive. {@code validating=false} means the validation is no longer this caller's (the
+     * sweeper gave it again, or the run moved on): it should stop.
+     */
+    public Beat heartbeat(UUID runId, UUID dispatchId, String node) {
+        return database.inTransaction(tx -> {
+            RunRow run = RunTransitions.lock(tx, runId);
+            return new Beat(tx.update(SAME_CALLER, runId, dispatchId, node) == 1, run.status());
         });
     }
 

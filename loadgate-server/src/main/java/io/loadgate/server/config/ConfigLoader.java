@@ -114,8 +114,9 @@ public final class ConfigLoader {
         var validationStale = s.duration("recovery.validation_stale", d.validationStale());
         var publishStale = s.duration("recovery.publish_stale", d.publishStale());
         var sweeperInterval = s.duration("recovery.sweeper_interval", d.sweeperInterval());
+        var heartbeatInterval = s.duration("recovery.heartbeat_interval", d.heartbeatInterval());
         return s.located(() -> new RecoveryConfig(mode, maxAttempts, stale, runTimeout, extractQueryTimeout,
-                validationStale, publishStale, sweeperInterval));
+                validationStale, publishStale, sweeperInterval, heartbeatInterval));
     }
 
     private static DispatchConfig dispatch(Settings s) {

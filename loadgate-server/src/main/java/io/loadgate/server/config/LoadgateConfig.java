@@ -51,7 +51,8 @@ public record LoadgateConfig(
                         + ", extract_query_timeout " + d(recovery.extractQueryTimeout())
                         + ", validation_stale " + d(recovery.validationStale())
                         + ", publish_stale " + d(recovery.publishStale())
-                        + ", sweeper_interval " + d(recovery.sweeperInterval()),
+                        + ", sweeper_interval " + d(recovery.sweeperInterval())
+                        + ", heartbeat_interval " + d(recovery.heartbeatInterval()),
                 "dispatch: receiver " + dispatch.receiverUrl().map(Masking::uri).orElse("none (pull only)")
                         + ", max_attempts " + dispatch.maxAttempts() + ", backoff " + d(dispatch.backoffMin())
                         + ".." + d(dispatch.backoffMax()) + ", ack_timeout " + d(dispatch.ackTimeout())

@@ -48,7 +48,7 @@ final class Settings {
             "auth.token_digests.viewer", "auth.allowed_roots",
             "recovery.mode", "recovery.max_attempts", "recovery.stale", "recovery.run_timeout",
             "recovery.extract_query_timeout", "recovery.validation_stale", "recovery.publish_stale",
-            "recovery.sweeper_interval",
+            "recovery.sweeper_interval", "recovery.heartbeat_interval",
             "dispatch.receiver_url", "dispatch.max_attempts", "dispatch.backoff_min", "dispatch.backoff_max",
             "dispatch.ack_timeout", "dispatch.lease", "dispatch.poll_interval", "dispatch.batch",
             "cleanup.success_retention", "cleanup.failed_retention", "cleanup.max_batch", "cleanup.snapshot_retention",

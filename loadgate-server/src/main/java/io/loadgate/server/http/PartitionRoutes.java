@@ -46,6 +46,8 @@ final class PartitionRoutes {
         response.put("runStatus", result.runStatus().name());
         response.put("partitionStatus", result.partitionStatus().name());
         response.put("attempt", result.attempt());
+        // Extension: how often the ledger expects the owner's heartbeat (recovery.heartbeat_interval).
+        response.put("heartbeatIntervalMillis", ledger.settings().heartbeatInterval().toMillis());
         ApiServer.ok(ctx, response);
     }
 

@@ -20,6 +20,7 @@ final class StepRoutes {
 
     static void register(ApiServer.Routes routes, Ledger ledger) {
         routes.post(RUN + "/validation/start", ApiServer.WORKER, ctx -> startValidation(ctx, ledger));
+        routes.post(RUN + "/validation/heartbeat", ApiServer.WORKER, ctx -> validationHeartbeat(ctx, ledger));
         routes.post(RUN + "/validations", ApiServer.WORKER, ctx -> recordValidations(ctx, ledger));
         routes.get(RUN + "/validations", ApiServer.READERS, ctx -> listValidations(ctx, ledger));
         routes.get(RUN + "/files", ApiServer.READERS, ctx -> ApiServer.ok(ctx,
@@ -37,6 +38,16 @@ final class StepRoutes {
         String node = body.string("node", false, 200);
         body.finish();
         ApiServer.ok(ctx, ledger.validations().start(runId, dispatchId, node));
+    }
+
+    private static void validationHeartbeat(Context ctx, Ledger ledger) {
+        UUID runId = ApiServer.runId(ctx);
+        RequestBody body = RequestBody.parse(ctx.body());
+        UUID dispatchId = body.uuid("dispatchId", true);
+        String node = body.string("node", false, 200);
+        body.finish();
+        var beat = ledger.validations().heartbeat(runId, dispatchId, node);
+        ApiServer.ok(ctx, Map.of("validating", beat.validating(), "runStatus", beat.runStatus().name()));
     }
 
     private static void recordValidations(Context ctx, Ledger ledger) {

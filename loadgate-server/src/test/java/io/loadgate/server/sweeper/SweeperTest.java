@@ -175,9 +175,10 @@ class SweeperTest {
     }
 
     @Test
-    void staleValidationRaisesOneAlertPerWindow() {
+    void staleTargetValidationRaisesOneAlertPerWindow() {
         String runId = ledger.post("/v1/runs", create(job(), "K")).text("runId");
-        ledger.execute("UPDATE load_run SET status = 'STAGE_VALIDATING', status_changed_at = now() - interval '3 hours'");
+        // A stale staging validation is given again (RecoveryApiTest); a target validation only alerts.
+        ledger.execute("UPDATE load_run SET status = 'PUBLISHED', status_changed_at = now() - interval '3 hours'");
         Sweep sweep = sweep(RecoveryMode.FAIL, 3);
 
         assertThat(sweep.tick(DEFAULTS).staleAlerts()).isEqualTo(1);
@@ -188,7 +189,7 @@ class SweeperTest {
         assertThat(ledger.count("SELECT count(*) FROM load_event WHERE event_type = 'RUN_STALE_ALERT' AND run_id = '"
                 + runId + "'")).isEqualTo(2);
         assertThat(ledger.get("/v1/runs/" + runId).text("status")).as("an alert changes nothing")
-                .isEqualTo("STAGE_VALIDATING");
+                .isEqualTo("PUBLISHED");
     }
 
     @Test

@@ -60,7 +60,8 @@ final class ExtractStep {
                     claim.runStatus(), claim.partitionStatus());
             return StepOutcome.SKIPPED;
         }
-        try (Heartbeat heartbeat = Heartbeat.start(context, run.runId(), partition.partitionId(), token)) {
+        try (Heartbeat heartbeat = Heartbeat.start(context, run.runId(), partition.partitionId(), token,
+                claim.heartbeatIntervalMillis())) {
             List<ChunkToReport> chunks = write(run, partition, snapshotRef, claim.attempt(), token, heartbeat);
             if (chunks.isEmpty()) {
                 return fail(run, partition, token, claim.attempt(), "DATA", "ROW_COUNT_MISMATCH",

@@ -34,9 +34,10 @@ final class Heartbeat implements AutoCloseable {
                 TimeUnit.MILLISECONDS);
     }
 
-    static Heartbeat start(WorkerContext context, UUID runId, String partitionId, UUID claimToken) {
+    /** Beats at the worker's interval, or the ledger's ({@code ledgerMillis}, from the claim) when shorter. */
+    static Heartbeat start(WorkerContext context, UUID runId, String partitionId, UUID claimToken, Long ledgerMillis) {
         return new Heartbeat(context.ledger(), runId, partitionId, claimToken, context.shared().timer(),
-                context.heartbeatInterval());
+                context.heartbeatInterval(ledgerMillis));
     }
 
     private void beat(LedgerClient ledger, UUID runId, String partitionId, UUID claimToken) {

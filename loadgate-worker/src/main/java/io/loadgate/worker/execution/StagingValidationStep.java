@@ -9,6 +9,7 @@ import io.loadgate.worker.ledger.StepApi.MetricResult;
 import io.loadgate.worker.ledger.StepApi.Stage;
 import io.loadgate.worker.ledger.StepApi.StagedFile;
 import io.loadgate.worker.ledger.StepApi.StartValidation;
+import io.loadgate.worker.ledger.StepApi.ValidationStarted;
 import io.loadgate.worker.ledger.StepApi.Validations;
 import io.loadgate.worker.metrics.StepOutcome;
 import io.loadgate.worker.staging.RejectsWriter;
@@ -21,6 +22,9 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.Schema;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,12 +51,20 @@ final class StagingValidationStep {
     }
 
     StepOutcome run(LeasedDispatch dispatch) {
-        var started = context.ledger().startValidation(dispatch.runId(),
-                new StartValidation(dispatch.dispatchId(), context.node()));
+        StartValidation caller = new StartValidation(dispatch.dispatchId(), context.node());
+        var started = context.ledger().startValidation(dispatch.runId(), caller);
         if (!started.started()) {
             LOG.debug("validation of {} already started elsewhere ({})", dispatch.runId(), started.runStatus());
             return StepOutcome.SKIPPED;
         }
+        // Measuring may take long; the beats tell the ledger this caller is alive, so that only a dead one's
+        // validation is given again after validation_stale.
+        try (Beats beats = new Beats(context, dispatch.runId(), caller, started.heartbeatIntervalMillis())) {
+            return validate(dispatch, started, beats);
+        }
+    }
+
+    private StepOutcome validate(LeasedDispatch dispatch, ValidationStarted started, Beats beats) {
         RunContext run = context.shared().runs().get(dispatch.runId());
         StagedFilesReader reader = new StagedFilesReader(context.hadoop());
         List<Metric> metrics = new ArrayList<>();
@@ -87,6 +99,11 @@ final class StagingValidationStep {
                     rejected <= allowed ? MetricResult.PASS : MetricResult.FAIL,
                     Map.of("rejectsFiles", rejectFiles.size())));
         }
+        if (beats.lost()) {
+            LOG.warn("validation of {} was given to another caller while this one measured; not recording",
+                    run.runId());
+            return StepOutcome.SKIPPED;
+        }
         for (int from = 0; from < metrics.size(); from += BATCH) {
             context.ledger().recordValidations(run.runId(), new Validations(Stage.STAGING, QUERY_VERSION,
                     metrics.subList(from, Math.min(metrics.size(), from + BATCH))));
@@ -94,6 +111,38 @@ final class StagingValidationStep {
         var verdict = context.ledger().stageValidated(run.runId());
         LOG.info("run {} staging validation: {} {}", run.runId(), verdict.runStatus(), verdict.reasons());
         return StepOutcome.OK;
+    }
+
+    /** The validation's heartbeat, on the worker's shared timer, until the step ends. */
+    private static final class Beats implements AutoCloseable {
+        private final ScheduledFuture<?> task;
+        private volatile boolean lost;
+
+        Beats(WorkerContext context, UUID runId, StartValidation caller, Long ledgerMillis) {
+            long millis = context.heartbeatInterval(ledgerMillis).toMillis();
+            this.task = context.shared().timer().scheduleWithFixedDelay(() -> beat(context, runId, caller), millis,
+                    millis, TimeUnit.MILLISECONDS);
+        }
+
+        private void beat(WorkerContext context, UUID runId, StartValidation caller) {
+            try {
+                if (!context.ledger().heartbeatValidation(runId, caller).validating()) {
+                    lost = true;
+                }
+            } catch (RuntimeException e) {
+                // A missed beat is harmless until validation_stale passes; the next one may get through.
+                LOG.warn("validation heartbeat for {} failed: {}", runId, e.getMessage());
+            }
+        }
+
+        boolean lost() {
+            return lost;
+        }
+
+        @Override
+        public void close() {
+            task.cancel(false);
+        }
     }
 
     private static List<Metric> withRejects(StagedFilesReader reader, RunContext run, Map<String, String> source,

@@ -33,6 +33,7 @@ public final class Worker implements AutoCloseable {
     private final StagingValidationStep validate;
     private final PublishStep publish;
     private final TargetValidationStep validateTarget;
+    private final ProbePublishStep probe;
     private final AtomicInteger busy = new AtomicInteger();
     private final int threadCount;
     private volatile boolean stopping;
@@ -54,6 +55,7 @@ public final class Worker implements AutoCloseable {
         this.validate = new StagingValidationStep(context);
         this.publish = new PublishStep(context);
         this.validateTarget = new TargetValidationStep(context);
+        this.probe = new ProbePublishStep(context);
     }
 
     public static Worker start(WorkerContext context, int threadCount) {
@@ -126,6 +128,7 @@ public final class Worker implements AutoCloseable {
                 case VALIDATE_RUN -> validate.run(dispatch);
                 case PUBLISH_RUN -> publish.run(dispatch);
                 case VALIDATE_TARGET -> validateTarget.run(dispatch);
+                case PROBE_PUBLISH -> probe.run(dispatch);
             };
         } catch (RuntimeException e) {
             // The dispatch stays unacknowledged and comes back after ack_timeout, unless the run has moved on.

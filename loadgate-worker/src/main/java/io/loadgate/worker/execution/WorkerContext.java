@@ -22,6 +22,18 @@ public record WorkerContext(LedgerClient ledger, String node, Configuration hado
     }
 
     /**
+     * How often to beat: this worker's own interval, or the ledger's when that is shorter (a ledger that expects beats
+     * more often would otherwise declare a live step dead). {@code ledgerMillis} is null from a ledger that does not say.
+     */
+    public Duration heartbeatInterval(Long ledgerMillis) {
+        if (ledgerMillis == null || ledgerMillis <= 0) {
+            return heartbeatInterval;
+        }
+        Duration ledger = Duration.ofMillis(ledgerMillis);
+        return ledger.compareTo(heartbeatInterval) < 0 ? ledger : heartbeatInterval;
+    }
+
+    /**
      * The caches and pools steps share: runs' jobs, sources, catalogs, the heartbeat timer, and the process's meters
      * ({@link WorkerMetrics#off()} when nothing scrapes them).
      */

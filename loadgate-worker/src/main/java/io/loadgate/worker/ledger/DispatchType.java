@@ -6,5 +6,6 @@ public enum DispatchType {
     VALIDATE_RUN,
     PUBLISH_RUN,
     VALIDATE_TARGET,
-    REISSUE_PARTITION
+    REISSUE_PARTITION,
+    PROBE_PUBLISH
 }

@@ -114,6 +114,11 @@ public abstract class ForwardingLedgerClient implements LedgerClient {
     }
 
     @Override
+    public StepApi.ValidationBeat heartbeatValidation(UUID runId, StartValidation request) {
+        return around("heartbeatValidation", () -> delegate.heartbeatValidation(runId, request));
+    }
+
+    @Override
     public ValidationsRecorded recordValidations(UUID runId, Validations validations) {
         return around("recordValidations", () -> delegate.recordValidations(runId, validations));
     }

@@ -248,7 +248,15 @@ public final class HttpLedgerClient implements LedgerClient {
     @Override
     public ValidationStarted startValidation(UUID runId, StartValidation request) {
         requireNonNull(request, "request is null");
-        return execute(post(run(runId) + "/validation/start", request, type(ValidationStarted.class), Repeat.ONCE));
+        return execute(post(run(runId) + "/validation/start", request, type(ValidationStarted.class),
+                Repeat.REPEATABLE));
+    }
+
+    @Override
+    public StepApi.ValidationBeat heartbeatValidation(UUID runId, StartValidation request) {
+        requireNonNull(request, "request is null");
+        return execute(post(run(runId) + "/validation/heartbeat", request, type(StepApi.ValidationBeat.class),
+                Repeat.REPEATABLE));
     }
 
     @Override

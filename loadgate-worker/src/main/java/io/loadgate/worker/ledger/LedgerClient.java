@@ -55,11 +55,11 @@ import java.util.UUID;
  * Each call is one of three kinds, judged against the contract:
  * <ul>
  *   <li><b>Repeatable</b>: the contract makes the same request, sent again, return the same decision (reads; a claim
- *       or a chunk report with the same token; manifest, fail, validations, publish claim and result, cleanup,
- *       lease). A transport failure or a 502/503/504 answer is retried with bounded, jittered backoff.</li>
+ *       or a chunk report with the same token; a validation start by the same dispatch and node; manifest, fail,
+ *       validations, publish claim and result, cleanup, lease). A transport failure or a 502/503/504 answer is retried with bounded, jittered backoff.</li>
  *   <li><b>Once</b>: sent again after it was applied, the request would get a different, misleading answer
- *       ({@code validation/start} answers {@code started=false} to everyone but the first caller, so a retry
- *       after a lost answer would make the starter believe someone else started). These are retried only when no
+ *       ({@code success} answers from the run's new state after its decision, so a retry after a lost answer
+ *       would not say what the first attempt decided). These are retried only when no
  *       attempt reached the ledger (connection refused, connect timeout); otherwise the caller gets
  *       {@link LedgerCallException#isOutcomeUnknown()} and must read the run before it acts.</li>
  *   <li>{@link #createRun}: repeatable with a caveat; see there.</li>
@@ -152,10 +152,17 @@ public interface LedgerClient {
     }
 
     /**
-     * {@code POST /v1/runs/{runId}/validation/start} (worker). Only the first caller gets {@code started=true}, so this
-     * call is sent <b>once</b> (see the class comment); the dispatch is ACKed either way. 409 {@code DISPATCH_MISMATCH}.
+     * {@code POST /v1/runs/{runId}/validation/start} (worker). Only the first caller gets {@code started=true}, and
+     * that caller again when it repeats the start with the same dispatch and node, so the call is repeatable; the
+     * dispatch is ACKed either way. 409 {@code DISPATCH_MISMATCH}.
      */
     ValidationStarted startValidation(UUID runId, StartValidation request);
+
+    /**
+     * {@code POST /v1/runs/{runId}/validation/heartbeat} (worker, extension), with the start's dispatch and node:
+     * the validation is alive. Repeatable. A validation that stops beating is given again after validation_stale.
+     */
+    StepApi.ValidationBeat heartbeatValidation(UUID runId, StartValidation request);
 
     /**
      * {@code POST /v1/runs/{runId}/validations} (worker). Repeatable per (stage, metric, queryVersion).

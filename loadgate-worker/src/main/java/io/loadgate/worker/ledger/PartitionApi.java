@@ -16,8 +16,13 @@ public final class PartitionApi {
         }
     }
 
-    /** {@code claimed=false} means: leave the partition alone (someone else has it, it is done, or the run moved on). */
-    public record ClaimResult(boolean claimed, RunStatus runStatus, PartitionStatus partitionStatus, int attempt) {
+    /**
+     * {@code claimed=false} means: leave the partition alone (someone else has it, it is done, or the run moved on).
+     * {@code heartbeatIntervalMillis} (extension; null from a ledger that does not say) is how often the ledger
+     * expects the owner's heartbeat.
+     */
+    public record ClaimResult(boolean claimed, RunStatus runStatus, PartitionStatus partitionStatus, int attempt,
+                              Long heartbeatIntervalMillis) {
         public ClaimResult {
             requireNonNull(runStatus, "runStatus is null");
             requireNonNull(partitionStatus, "partitionStatus is null");

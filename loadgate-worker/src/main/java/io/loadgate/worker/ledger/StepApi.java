@@ -26,11 +26,23 @@ public final class StepApi {
      */
     public record ValidationStarted(boolean started, RunStatus runStatus, String jobKey, String businessKey,
                                     BigInteger snapshotScn, String hdfsRunPath, String stageTable, Long sourceCount,
-                                    Long extractedCount, Map<String, String> sourceMetrics, List<StagedFile> files) {
+                                    Long extractedCount, Map<String, String> sourceMetrics, List<StagedFile> files,
+                                    Long heartbeatIntervalMillis) {
         public ValidationStarted {
             requireNonNull(runStatus, "runStatus is null");
             sourceMetrics = sourceMetrics == null ? Map.of() : Map.copyOf(sourceMetrics);
             files = files == null ? List.of() : List.copyOf(files);
+        }
+    }
+
+    /**
+     * {@code POST .../validation/heartbeat} (extension), sent with the start's dispatch and node while validating:
+     * {@code validating=false} means the validation is no longer this caller's (the sweeper gave it again after
+     * validation_stale, or the run moved on).
+     */
+    public record ValidationBeat(boolean validating, RunStatus runStatus) {
+        public ValidationBeat {
+            requireNonNull(runStatus, "runStatus is null");
         }
     }
 

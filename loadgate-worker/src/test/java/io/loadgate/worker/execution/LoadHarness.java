@@ -146,6 +146,15 @@ final class LoadHarness implements AutoCloseable {
         return worker;
     }
 
+    /** A worker of its own node that calls the ledger through {@code ledger} (a fault at the seam, say). */
+    Worker startWorker(LedgerClient ledger, String node, Set<DispatchType> types) {
+        WorkerContext own = new WorkerContext(ledger, node, context.hadoop(), context.shared(),
+                context.heartbeatInterval(), context.leaseWait());
+        Worker worker = Worker.start(own, 1, types);
+        workers.add(worker);
+        return worker;
+    }
+
     RunView follow(RunSubmitter.Submission submission) throws InterruptedException {
         return new RunFollower(client, Duration.ofMillis(100), Duration.ofSeconds(5))
                 .follow(submission.runId(), submission, run -> { });

@@ -11,7 +11,6 @@ import io.loadgate.server.testing.TestLedger;
 import io.loadgate.worker.ledger.LedgerClientConfig.Retry;
 import io.loadgate.worker.ledger.RunApi.CreateRun;
 import io.loadgate.worker.ledger.RunApi.OnLostResponse;
-import io.loadgate.worker.ledger.StepApi.StartValidation;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -99,8 +98,7 @@ class LedgerClientRetryTest {
     void evenASendOnceCallIsRetriedWhileNothingReachedTheLedger() throws Exception {
         var client = client(URI.create("http://127.0.0.1:" + closedPort()), QUICK);
 
-        var e = catchThrowableOfType(LedgerCallException.class,
-                () -> client.startValidation(UUID.randomUUID(), new StartValidation(UUID.randomUUID(), "n")));
+        var e = catchThrowableOfType(LedgerCallException.class, () -> client.stageValidated(UUID.randomUUID()));
         assertThat(e.attempts()).isEqualTo(4);
         assertThat(e.isUnreachable()).isTrue();
     }
@@ -155,7 +153,7 @@ class LedgerClientRetryTest {
     void aSendOnceCallIsNotRepeatedAfterTheLedgerMayHaveSeenIt() {
         try (var stub = new StubLedger((n, exchange, request) -> StubLedger.error(exchange, 503, "DATABASE_UNAVAILABLE"))) {
             var e = catchThrowableOfType(LedgerCallException.class, () -> client(stub.uri(), QUICK)
-                    .startValidation(UUID.randomUUID(), new StartValidation(UUID.randomUUID(), "n")));
+                    .stageValidated(UUID.randomUUID()));
             assertThat(e.status()).isEqualTo(503);
             assertThat(stub.requests).hasSize(1);
         }
