@@ -55,8 +55,10 @@ import java.util.UUID;
  * Each call is one of three kinds, judged against the contract:
  * <ul>
  *   <li><b>Repeatable</b>: the contract makes the same request, sent again, return the same decision (reads; a claim
- *       or a chunk report with the same token; manifest, fail, validations, publish claim and result, cleanup,
- *       lease). A transport failure or a 502/503/504 answer is retried with bounded, jittered backoff.</li>
+ *       or a chunk report with the same token; heartbeats; manifest, fail, validations, stage-validated, publish
+ *       claim and result, success, cleanup, lease). A transport failure, a timeout or a 5xx answer is retried with
+ *       jittered backoff for the configured {@link LedgerClientConfig.Retry#window() window}, so that a ledger
+ *       restart or a database outage shorter than the window costs nothing.</li>
  *   <li><b>Once</b>: sent again after it was applied, the request would get a different, misleading answer
  *       ({@code validation/start} answers {@code started=false} to everyone but the first caller, so a retry
  *       after a lost answer would make the starter believe someone else started). These are retried only when no
@@ -164,8 +166,8 @@ public interface LedgerClient {
     ValidationsRecorded recordValidations(UUID runId, Validations validations);
 
     /**
-     * {@code POST /v1/runs/{runId}/stage-validated} (worker): the ledger re-judges the stored STAGING metrics. Sent
-     * once: after a decision the run has moved on.
+     * {@code POST /v1/runs/{runId}/stage-validated} (worker): the ledger re-judges the stored STAGING metrics.
+     * Repeatable: once decided, the same call answers the same verdict.
      */
     StageVerdict stageValidated(UUID runId);
 
@@ -182,7 +184,10 @@ public interface LedgerClient {
      */
     RunChange publishResult(UUID runId, PublishResult result);
 
-    /** {@code POST /v1/runs/{runId}/success} (worker): needs PUBLISHED and passing TARGET metrics. Sent once. */
+    /**
+     * {@code POST /v1/runs/{runId}/success} (worker): needs PUBLISHED and passing TARGET metrics. Repeatable: once
+     * decided, the same call answers the same verdict.
+     */
     SuccessResult success(UUID runId, long targetCount);
 
     /**

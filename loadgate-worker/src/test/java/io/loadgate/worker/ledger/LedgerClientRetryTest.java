@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 
 /** Which failures the client retries, how often, and which it never retries. */
 class LedgerClientRetryTest {
-    private static final Retry QUICK = new Retry(4, Duration.ofMillis(20), Duration.ofMillis(100));
+    private static final Retry QUICK = new Retry(Duration.ofMillis(400), Duration.ofMillis(20), Duration.ofMillis(100));
     private static TestLedger ledger;
 
     @BeforeAll
@@ -60,7 +60,7 @@ class LedgerClientRetryTest {
     void connectionRefusedIsRetriedUntilTheLedgerComesUp() throws Exception {
         int port = closedPort();
         var client = client(URI.create("http://127.0.0.1:" + port),
-                new Retry(30, Duration.ofMillis(50), Duration.ofMillis(200)));
+                new Retry(Duration.ofSeconds(20), Duration.ofMillis(50), Duration.ofMillis(200)));
         Authenticator auth = new Authenticator(Map.of(Role.WORKER, List.of(Tokens.digest(ledger.workerToken))));
         ScheduledExecutorService later = Executors.newSingleThreadScheduledExecutor();
         // A second API server over the same ledger, on the port the client already knocks on, starting late.
@@ -80,7 +80,7 @@ class LedgerClientRetryTest {
     }
 
     @Test
-    void aClosedPortGivesUpAfterTheConfiguredAttempts() throws Exception {
+    void aClosedPortGivesUpWhenTheWindowEnds() throws Exception {
         var client = client(URI.create("http://127.0.0.1:" + closedPort()), QUICK);
 
         long started = System.nanoTime();
@@ -88,11 +88,11 @@ class LedgerClientRetryTest {
         assertThat(e.isUnreachable()).as(e.getMessage()).isTrue();
         assertThat(e.isOutcomeUnknown()).isFalse();
         assertThat(e.status()).isZero();
-        assertThat(e.attempts()).isEqualTo(4);
-        assertThat(e.getMessage()).contains("cannot reach the ledger at http://127.0.0.1:", "after 4 attempts",
-                "connection refused");
-        assertThat(Duration.ofNanos(System.nanoTime() - started)).as("backoff is bounded")
-                .isLessThan(Duration.ofSeconds(3));
+        assertThat(e.attempts()).isGreaterThan(2);
+        assertThat(e.getMessage()).contains("cannot reach the ledger at http://127.0.0.1:",
+                "after " + e.attempts() + " attempts in 0 s", "connection refused");
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).as("retried for the window, not beyond it")
+                .isGreaterThanOrEqualTo(QUICK.window()).isLessThan(Duration.ofSeconds(5));
     }
 
     @Test
@@ -101,7 +101,7 @@ class LedgerClientRetryTest {
 
         var e = catchThrowableOfType(LedgerCallException.class,
                 () -> client.startValidation(UUID.randomUUID(), new StartValidation(UUID.randomUUID(), "n")));
-        assertThat(e.attempts()).isEqualTo(4);
+        assertThat(e.attempts()).isGreaterThan(2);
         assertThat(e.isUnreachable()).isTrue();
     }
 
@@ -139,15 +139,32 @@ class LedgerClientRetryTest {
     }
 
     @Test
-    void unavailableExhaustsTheAttemptsAndSaysSo() {
+    void anyFiveHundredIsRetriedForARepeatableCall() {
+        try (var stub = new StubLedger((n, exchange, request) -> {
+            if (n == 1) {
+                StubLedger.error(exchange, 500, "INTERNAL");
+            } else {
+                StubLedger.json(exchange, 200, "{\"stageValidated\":true,\"runStatus\":\"STAGING_VALIDATED\","
+                        + "\"reasons\":[]}");
+            }
+        })) {
+            var verdict = client(stub.uri(), QUICK).stageValidated(UUID.randomUUID());
+
+            assertThat(verdict.stageValidated()).isTrue();
+            assertThat(stub.requests).as("stage-validated answers the same verdict again, so it is resent").hasSize(2);
+        }
+    }
+
+    @Test
+    void unavailableExhaustsTheWindowAndSaysSo() {
         try (var stub = new StubLedger((n, exchange, request) -> StubLedger.error(exchange, 503, "DATABASE_UNAVAILABLE"))) {
             var e = catchThrowableOfType(LedgerCallException.class,
                     () -> client(stub.uri(), QUICK).listRuns(RunApi.RunFilter.all()));
 
             assertThat(e.isUnavailable()).isTrue();
             assertThat(e.code()).isEqualTo("DATABASE_UNAVAILABLE");
-            assertThat(e.attempts()).isEqualTo(4);
-            assertThat(stub.requests).hasSize(4);
+            assertThat(e.attempts()).isGreaterThan(2);
+            assertThat(stub.requests).hasSize(e.attempts());
         }
     }
 
