@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 
 /** Run-level decisions: create, register the manifest, fail, cancel. */
@@ -231,15 +232,16 @@ public final class Runs {
         }
     }
 
-    private static final Map<RunStatus, RunStatus> ALLOWED_FAILS = Map.of(
-            RunStatus.CREATED, RunStatus.FAILED_MANIFEST,
-            RunStatus.EXTRACTING, RunStatus.FAILED_EXTRACT,
-            RunStatus.STAGE_VALIDATING, RunStatus.FAILED_STAGE_VALIDATION,
-            RunStatus.STAGING_VALIDATED, RunStatus.FAILED_PUBLISH,
-            RunStatus.PUBLISHED, RunStatus.FAILED_TARGET_VALIDATION);
+    private static final Map<RunStatus, Set<RunStatus>> ALLOWED_FAILS = Map.of(
+            RunStatus.CREATED, Set.of(RunStatus.FAILED_MANIFEST),
+            // FAILED_SNAPSHOT_EXPIRED (an extension): the submitter holding the source's snapshot saw it end.
+            RunStatus.EXTRACTING, Set.of(RunStatus.FAILED_EXTRACT, RunStatus.FAILED_SNAPSHOT_EXPIRED),
+            RunStatus.STAGE_VALIDATING, Set.of(RunStatus.FAILED_STAGE_VALIDATION),
+            RunStatus.STAGING_VALIDATED, Set.of(RunStatus.FAILED_PUBLISH),
+            RunStatus.PUBLISHED, Set.of(RunStatus.FAILED_TARGET_VALIDATION));
 
     public Map<String, Object> fail(UUID runId, FailRun request, String actor) {
-        if (ALLOWED_FAILS.get(request.expectedStatus()) != request.failStatus()) {
+        if (!ALLOWED_FAILS.getOrDefault(request.expectedStatus(), Set.of()).contains(request.failStatus())) {
             throw new LedgerException.Invalid("FAIL_TRANSITION_NOT_ALLOWED", request.expectedStatus() + " -> "
                     + request.failStatus() + " is not an allowed failure transition");
         }
@@ -255,6 +257,11 @@ public final class Runs {
                 changed = RunTransitions.transition(tx, runId, request.expectedStatus(), request.failStatus(),
                         new RunTransitions.Failure(request.errorStage(), request.errorCode(), request.message()),
                         actor);
+                if (changed && request.failStatus() == RunStatus.FAILED_SNAPSHOT_EXPIRED) {
+                    // No partition can be read any more: their workers stop at their next heartbeat instead of
+                    // reading on for a run that has ended.
+                    Partitions.failUnfinished(tx, runId, "EXTRACT", request.errorCode(), request.message(), actor);
+                }
             }
             Map<String, Object> response = new LinkedHashMap<>();
             response.put("runId", runId.toString());
