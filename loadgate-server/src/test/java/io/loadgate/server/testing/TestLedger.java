@@ -122,6 +122,10 @@ public final class TestLedger implements AutoCloseable {
     }
 
     public Response send(String method, String path, Object body, String token) {
+        return send(method, path, body, token, Map.of());
+    }
+
+    public Response send(String method, String path, Object body, String token, Map<String, String> headers) {
         String text = body == null ? null : body instanceof String s ? s : Json.write(body);
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl() + path))
                 .timeout(Duration.ofSeconds(30))
@@ -130,6 +134,7 @@ public final class TestLedger implements AutoCloseable {
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
         }
+        headers.forEach(request::header);
         try {
             HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
             JsonNode json = null;

@@ -99,8 +99,13 @@ public final class HttpLedgerClient implements LedgerClient {
         ONCE
     }
 
+    /** {@code idempotencyKey}: sent as {@code Idempotency-Key} on every attempt, or null for none. */
     private record Call(String method, String path, Object body, JavaType responseType, Repeat repeat,
-                        Duration timeout) {
+                        Duration timeout, String idempotencyKey) {
+        Call(String method, String path, Object body, JavaType responseType, Repeat repeat, Duration timeout) {
+            this(method, path, body, responseType, repeat, timeout, null);
+        }
+
         String name() {
             return method + " " + path;
         }
@@ -137,7 +142,10 @@ public final class HttpLedgerClient implements LedgerClient {
     public CreatedRun createRun(CreateRun request, OnLostResponse onLostResponse) {
         requireNonNull(request, "request is null");
         requireNonNull(onLostResponse, "onLostResponse is null");
-        Call call = post("/v1/runs", request, type(CreatedWire.class), Repeat.REPEATABLE);
+        // One key for every attempt of this create, so that the ledger answers a retry (or a copy of the request
+        // that a proxy duplicated) with the run the first attempt made, rather than a second run or a 409.
+        Call call = new Call("POST", "/v1/runs", request, type(CreatedWire.class), Repeat.REPEATABLE,
+                config.requestTimeout(), UUID.randomUUID().toString());
         Attempts attempts = new Attempts();
         try {
             CreatedWire created = execute(call, attempts);
@@ -487,6 +495,9 @@ public final class HttpLedgerClient implements LedgerClient {
                 .header("Authorization", "Bearer " + config.token().value())
                 .header("Accept", "application/json")
                 .header("X-Request-Id", requestId);
+        if (call.idempotencyKey() != null) {
+            request.header("Idempotency-Key", call.idempotencyKey());
+        }
         if (body == null) {
             request.GET();
         } else {

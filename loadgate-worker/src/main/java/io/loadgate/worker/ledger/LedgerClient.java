@@ -78,9 +78,10 @@ public interface LedgerClient {
     }
 
     /**
-     * {@code POST /v1/runs} (worker). Creates a run in CREATED. Retried like a repeatable call, but a create is not
-     * idempotent: when an attempt whose answer was lost did create the run, the next attempt gets 409
-     * {@code DUPLICATE_ACTIVE_RUN} with {@code details.activeRunId}. With {@link OnLostResponse#ADOPT_ACTIVE_RUN}
+     * {@code POST /v1/runs} (worker). Creates a run in CREATED. Every attempt carries one {@code Idempotency-Key}
+     * (an extension), so a ledger that knows it answers a retry, or a copy of the request, with the run the first
+     * attempt made. A ledger that does not would answer such a retry 409 {@code DUPLICATE_ACTIVE_RUN} with
+     * {@code details.activeRunId}. With {@link OnLostResponse#ADOPT_ACTIVE_RUN}
      * the client then returns that active run, marked {@link CreatedRun#adopted()}, provided its paths are the ones
      * this request would have produced; otherwise, and always when no earlier attempt may have reached the ledger,
      * the 409 is thrown. Other errors: 422 {@code INVALID_HDFS_ROOT}, 422 {@code REQUEST_INVALID}.

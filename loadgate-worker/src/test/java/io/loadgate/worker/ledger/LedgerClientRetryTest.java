@@ -207,12 +207,12 @@ class LedgerClientRetryTest {
     }
 
     @Test
-    void aCreateWhoseAnswerWasLostAdoptsTheRunItMadeOnlyWhenAsked() {
+    void withoutTheKeyACreateWhoseAnswerWasLostAdoptsTheRunItMadeOnlyWhenAsked() {
         AtomicInteger creates = new AtomicInteger();
         URI real = URI.create(ledger.baseUrl());
         // Forwards to the real ledger, but the first create's answer never reaches the client.
         StubLedger.Script losesFirstAnswer = (n, exchange, request) -> {
-            var answer = StubLedger.forward(real, request);
+            var answer = StubLedger.forward(real, request.withoutIdempotencyKey());
             if (request.path().equals("/v1/runs") && creates.incrementAndGet() == 1) {
                 StubLedger.drop(exchange);
             } else {
@@ -237,6 +237,30 @@ class LedgerClientRetryTest {
             assertThat(e.code()).as("without ADOPT_ACTIVE_RUN the caller decides").isEqualTo("DUPLICATE_ACTIVE_RUN");
             assertThat(e.details()).containsKey("activeRunId");
             assertThat(e.attempts()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aDuplicatedCreateGetsTheRunTheFirstCopyMade() {
+        URI real = URI.create(ledger.baseUrl());
+        // A proxy that delivers the create twice and hands the client the second copy's answer.
+        StubLedger.Script duplicates = (n, exchange, request) -> {
+            if (request.path().equals("/v1/runs")) {
+                StubLedger.forward(real, request);
+            }
+            var answer = StubLedger.forward(real, request);
+            StubLedger.json(exchange, answer.statusCode(), answer.body());
+        };
+        try (var stub = new StubLedger(duplicates)) {
+            String job = "DUP_" + suffix();
+            var created = client(stub.uri(), QUICK).createRun(CreateRun.forWorkers(job, "K", TestLedger.STAGE_ROOT,
+                    "stg_"));
+
+            assertThat(created.status()).isEqualTo(RunStatus.CREATED);
+            assertThat(stub.requests.get(0).idempotencyKey()).as("the create carries a key").isNotBlank();
+            assertThat(ledger.count("SELECT count(*) FROM load_run WHERE job_key = '" + job + "' AND run_id = '"
+                    + created.runId() + "'")).as("the one run, the first copy's").isEqualTo(1);
+            assertThat(ledger.count("SELECT count(*) FROM load_run WHERE job_key = '" + job + "'")).isEqualTo(1);
         }
     }
 
