@@ -25,7 +25,7 @@ final class LedgerOptions {
 
     /** An interactive command should fail within seconds, not wait out a worker's patience. */
     private static final LedgerClientConfig.Retry RETRY =
-            new LedgerClientConfig.Retry(3, Duration.ofMillis(200), Duration.ofSeconds(1));
+            new LedgerClientConfig.Retry(Duration.ofSeconds(2), Duration.ofMillis(200), Duration.ofSeconds(1));
 
     @Option(names = "--ledger", paramLabel = "URL",
             description = "the ledger's base URL (default: " + DEFAULT_LEDGER + ")")
@@ -74,9 +74,12 @@ final class LedgerOptions {
         return client(role, RETRY);
     }
 
-    /** For a long-running worker: the client's own, more patient retry, since a lost report costs a reissue. */
-    LedgerClient workerClient() {
-        return client(Role.WORKER, LedgerClientConfig.Retry.DEFAULT);
+    /**
+     * For a command that moves data (a worker, or a submitter holding a snapshot): the patient retry of
+     * {@code --ledger-retry-window}, since giving up costs a reissued partition or a run whose snapshot is gone.
+     */
+    LedgerClient workerClient(LedgerRetryOption retry) {
+        return client(Role.WORKER, retry.retry());
     }
 
     private LedgerClient client(Role role, LedgerClientConfig.Retry retry) {

@@ -45,6 +45,9 @@ final class ReplayCommand implements Callable<Integer> {
     @Mixin
     LedgerOptions ledgerOptions;
 
+    @Mixin
+    LedgerRetryOption ledgerRetry;
+
     /** One key's line of the summary; {@code ended} is null for a run that could not start. */
     private record Outcome(String businessKey, RunCommand.Ended ended, String failure, int exitCode) {
         Outcome {
@@ -68,7 +71,7 @@ final class ReplayCommand implements Callable<Integer> {
         RunCommand.checkThreads(threads);
         String yaml = JobInput.text(jobFile);
         if (ledgerOptions.ledgerGiven()) {
-            LedgerClient client = ledgerOptions.client(LedgerOptions.Role.WORKER);
+            LedgerClient client = ledgerOptions.workerClient(ledgerRetry);
             return replay(client, new SourceCache(System.getenv()), job, yaml, keys);
         }
         try (LocalLoadgate local = LocalLoadgate.start(threads)) {

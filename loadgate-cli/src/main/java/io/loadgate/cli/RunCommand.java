@@ -47,6 +47,9 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     LedgerOptions ledgerOptions;
 
+    @Mixin
+    LedgerRetryOption ledgerRetry;
+
     @Override
     public Integer call() throws Exception {
         Logging.quietUnlessAsked();
@@ -55,7 +58,7 @@ final class RunCommand implements Callable<Integer> {
         checkThreads(threads);
         String yaml = JobInput.text(jobFile);
         if (ledgerOptions.ledgerGiven()) {
-            LedgerClient client = ledgerOptions.client(LedgerOptions.Role.WORKER);
+            LedgerClient client = ledgerOptions.workerClient(ledgerRetry);
             return submitAndFollow(client, new SourceCache(System.getenv()), job, yaml, businessKey, noWait);
         }
         try (LocalLoadgate local = LocalLoadgate.start(threads)) {

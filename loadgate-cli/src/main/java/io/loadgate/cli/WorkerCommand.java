@@ -40,6 +40,9 @@ final class WorkerCommand implements Callable<Integer> {
     @Mixin
     LedgerOptions ledgerOptions;
 
+    @Mixin
+    LedgerRetryOption ledgerRetry;
+
     @Option(names = "--threads", paramLabel = "N", defaultValue = "4", description = "steps at once (default: ${DEFAULT-VALUE})")
     int threads;
 
@@ -86,7 +89,7 @@ final class WorkerCommand implements Callable<Integer> {
             metricsServer = Optional.of(startMetrics(registry, metricsAddress.get()));
         }
         try {
-            return work(new MeteredLedgerClient(ledgerOptions.workerClient(), metrics), metrics, cleanupInterval,
+            return work(new MeteredLedgerClient(ledgerOptions.workerClient(ledgerRetry), metrics), metrics, cleanupInterval,
                     metricsServer.map(server -> ", metrics on http://" + hostAndPort(server.address()) + "/metrics")
                             .orElse(""));
         } finally {

@@ -20,6 +20,18 @@ class WorkerCommandTest {
     }
 
     @Test
+    void aBadLedgerRetryWindowIsAUsageError() {
+        var worker = OperatorCommandsTest.run("worker", "--ledger", "http://127.0.0.1:1", "--ledger-retry-window", "soon");
+        assertThat(worker.exit()).as(worker.toString()).isEqualTo(2);
+        assertThat(worker.errLines()).as(worker.toString()).singleElement().asString()
+                .contains("--ledger-retry-window", "soon");
+        for (String command : List.of("worker", "run", "replay")) {
+            assertThat(OperatorCommandsTest.run(command, "--help").out()).as(command)
+                    .contains("--ledger-retry-window", "LOADGATE_LEDGER_RETRY_WINDOW");
+        }
+    }
+
+    @Test
     void aMetricsPortInUseStopsTheWorkerWithOneLine() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             String port = Integer.toString(taken.getLocalPort());

@@ -347,7 +347,8 @@ public final class Partitions {
     }
 
     /**
-     * Ends every unfinished partition of a run that was ended from outside (an operator's cancel) as FAILED. The
+     * Ends every unfinished partition of a run that was ended from outside (an operator's cancel, or its submitter
+     * losing the snapshot) as FAILED. The
      * caller holds the run row (lock order run, partition). A RUNNING partition's owner learns it from its next
      * heartbeat, which no longer finds the partition RUNNING, and stops writing.
      *

@@ -19,14 +19,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 
 /** Run-level decisions: create, register the manifest, fail, cancel. */
 public final class Runs {
     private static final String INSERT = """
             INSERT INTO load_run (run_id, job_key, business_key, status, executor, hdfs_root, hdfs_run_path,
-                                  stage_table, allow_empty_source, parameters, created_by, recovery_mode)
-            VALUES (?, ?, ?, 'CREATED', ?, ?, ?, ?, ?, ?, ?, ?)
+                                  stage_table, allow_empty_source, parameters, created_by, recovery_mode, create_key)
+            VALUES (?, ?, ?, 'CREATED', ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (job_key, business_key)
                WHERE status IN ('CREATED', 'EXTRACTING', 'EXTRACTED_VALIDATED', 'STAGE_VALIDATING',
                                 'STAGING_VALIDATED', 'PUBLISHING', 'PUBLISHED', 'PUBLISH_UNKNOWN')
@@ -37,6 +38,16 @@ public final class Runs {
              WHERE job_key = ? AND business_key = ?
                AND status IN ('CREATED', 'EXTRACTING', 'EXTRACTED_VALIDATED', 'STAGE_VALIDATING',
                               'STAGING_VALIDATED', 'PUBLISHING', 'PUBLISHED', 'PUBLISH_UNKNOWN')
+            """;
+    // The run an earlier create with the same key made, and whether it was made from the same request: its stage
+    // table is the prefix followed by its own id.
+    private static final String KEYED_CREATE = """
+            SELECT run_id, status, hdfs_run_path, stage_table,
+                   job_key = ? AND business_key = ? AND hdfs_root = ?
+                   AND stage_table = ? || replace(run_id::text, '-', '') AND allow_empty_source = ?
+                   AND parameters = ?::jsonb AND executor = ? AND recovery_mode IS NOT DISTINCT FROM ?::text AS same
+              FROM load_run
+             WHERE created_by = ? AND create_key = ?
             """;
     // jsonb equality ignores key order and number representation, which a resend may change.
     private static final String SAME_MANIFEST = """
@@ -68,9 +79,13 @@ public final class Runs {
         this.settings = requireNonNull(settings, "settings is null");
     }
 
+    /**
+     * @param createKey the caller's Idempotency-Key, or null: the same key from the same {@code actor} returns the
+     *     run the first create made
+     */
     public record CreateRun(String jobKey, String businessKey, String hdfsRoot, String stageTablePrefix,
                             boolean allowEmptySource, Map<String, Object> parameters, Executor executor,
-                            LedgerSettings.RecoveryMode recoveryMode, String actor) {
+                            LedgerSettings.RecoveryMode recoveryMode, String actor, String createKey) {
         public CreateRun {
             requireNonNull(jobKey, "jobKey is null");
             requireNonNull(businessKey, "businessKey is null");
@@ -81,7 +96,8 @@ public final class Runs {
         }
     }
 
-    public record CreatedRun(UUID runId, RunStatus status, String hdfsRunPath, String stageTable) {
+    /** {@code replayed}: an earlier create with the same key made this run, and this is its answer again. */
+    public record CreatedRun(UUID runId, RunStatus status, String hdfsRunPath, String stageTable, boolean replayed) {
     }
 
     public CreatedRun create(CreateRun request) {
@@ -94,10 +110,20 @@ public final class Runs {
         String runPath = root.resolve(request.jobKey(), "run_id=" + runId).toString();
         String stageTable = request.stageTablePrefix() + runId.toString().replace("-", "");
         return database.inTransaction(tx -> {
+            Optional<CreatedRun> earlier = keyedCreate(tx, request, root);
+            if (earlier.isPresent()) {
+                return earlier.get();
+            }
             int inserted = tx.update(INSERT, runId, request.jobKey(), request.businessKey(),
                     request.executor().wireName(), root.toString(), runPath, stageTable, request.allowEmptySource(),
-                    LedgerJson.jsonb(request.parameters()), request.actor(), request.recoveryMode());
+                    LedgerJson.jsonb(request.parameters()), request.actor(), request.recoveryMode(),
+                    request.createKey());
             if (inserted == 0) {
+                // A copy of this very request may have committed the active run while this one waited on the index.
+                earlier = keyedCreate(tx, request, root);
+                if (earlier.isPresent()) {
+                    return earlier.get();
+                }
                 Optional<UUID> active = tx.queryOne(ACTIVE_RUN, rs -> rs.getObject(1, UUID.class),
                         request.jobKey(), request.businessKey());
                 throw new LedgerException.Conflict("DUPLICATE_ACTIVE_RUN", "job " + request.jobKey()
@@ -107,8 +133,31 @@ public final class Runs {
             EventLog.append(tx, runId, null, "RUN_STATUS", null, RunStatus.CREATED, request.actor(),
                     Map.of("jobKey", request.jobKey(), "businessKey", request.businessKey(),
                             "executor", request.executor().wireName()));
-            return new CreatedRun(runId, RunStatus.CREATED, runPath, stageTable);
+            return new CreatedRun(runId, RunStatus.CREATED, runPath, stageTable, false);
         });
+    }
+
+    /**
+     * The run an earlier create with the request's key made, as it is now; refuses the key when that create asked
+     * for something else, since answering with its run would hand the caller a run it did not ask for.
+     */
+    private static Optional<CreatedRun> keyedCreate(Tx tx, CreateRun request, StagePath root) throws SQLException {
+        if (request.createKey() == null) {
+            return Optional.empty();
+        }
+        record Keyed(CreatedRun run, boolean same) {
+        }
+        Optional<Keyed> keyed = tx.queryOne(KEYED_CREATE, rs -> new Keyed(new CreatedRun(rs.getObject(1, UUID.class),
+                        RunStatus.valueOf(rs.getString(2)), rs.getString(3), rs.getString(4), true), rs.getBoolean(5)),
+                request.jobKey(), request.businessKey(), root.toString(), request.stageTablePrefix(),
+                request.allowEmptySource(), LedgerJson.jsonb(request.parameters()), request.executor().wireName(),
+                request.recoveryMode(), request.actor(), request.createKey());
+        if (keyed.isPresent() && !keyed.get().same()) {
+            throw new LedgerException.Invalid("IDEMPOTENCY_KEY_REUSED", "Idempotency-Key " + request.createKey()
+                    + " was already used for a different create request (run " + keyed.get().run().runId()
+                    + "); send a new key for a new request", Map.of("runId", keyed.get().run().runId().toString()));
+        }
+        return keyed.map(Keyed::run);
     }
 
     /**
@@ -231,15 +280,16 @@ public final class Runs {
         }
     }
 
-    private static final Map<RunStatus, RunStatus> ALLOWED_FAILS = Map.of(
-            RunStatus.CREATED, RunStatus.FAILED_MANIFEST,
-            RunStatus.EXTRACTING, RunStatus.FAILED_EXTRACT,
-            RunStatus.STAGE_VALIDATING, RunStatus.FAILED_STAGE_VALIDATION,
-            RunStatus.STAGING_VALIDATED, RunStatus.FAILED_PUBLISH,
-            RunStatus.PUBLISHED, RunStatus.FAILED_TARGET_VALIDATION);
+    private static final Map<RunStatus, Set<RunStatus>> ALLOWED_FAILS = Map.of(
+            RunStatus.CREATED, Set.of(RunStatus.FAILED_MANIFEST),
+            // FAILED_SNAPSHOT_EXPIRED (an extension): the submitter holding the source's snapshot saw it end.
+            RunStatus.EXTRACTING, Set.of(RunStatus.FAILED_EXTRACT, RunStatus.FAILED_SNAPSHOT_EXPIRED),
+            RunStatus.STAGE_VALIDATING, Set.of(RunStatus.FAILED_STAGE_VALIDATION),
+            RunStatus.STAGING_VALIDATED, Set.of(RunStatus.FAILED_PUBLISH),
+            RunStatus.PUBLISHED, Set.of(RunStatus.FAILED_TARGET_VALIDATION));
 
     public Map<String, Object> fail(UUID runId, FailRun request, String actor) {
-        if (ALLOWED_FAILS.get(request.expectedStatus()) != request.failStatus()) {
+        if (!ALLOWED_FAILS.getOrDefault(request.expectedStatus(), Set.of()).contains(request.failStatus())) {
             throw new LedgerException.Invalid("FAIL_TRANSITION_NOT_ALLOWED", request.expectedStatus() + " -> "
                     + request.failStatus() + " is not an allowed failure transition");
         }
@@ -255,6 +305,11 @@ public final class Runs {
                 changed = RunTransitions.transition(tx, runId, request.expectedStatus(), request.failStatus(),
                         new RunTransitions.Failure(request.errorStage(), request.errorCode(), request.message()),
                         actor);
+                if (changed && request.failStatus() == RunStatus.FAILED_SNAPSHOT_EXPIRED) {
+                    // No partition can be read any more: their workers stop at their next heartbeat instead of
+                    // reading on for a run that has ended.
+                    Partitions.failUnfinished(tx, runId, "EXTRACT", request.errorCode(), request.message(), actor);
+                }
             }
             Map<String, Object> response = new LinkedHashMap<>();
             response.put("runId", runId.toString());

@@ -71,6 +71,12 @@ public final class Sweep {
              ORDER BY started_at
              LIMIT ? FOR NO KEY UPDATE SKIP LOCKED
             """;
+    private static final String MANIFEST_OVERDUE = """
+            SELECT run_id FROM load_run
+             WHERE status = 'CREATED' AND started_at <= now() - make_interval(secs => ?)
+             ORDER BY started_at
+             LIMIT ? FOR NO KEY UPDATE SKIP LOCKED
+            """;
     private static final String STALE_ALERTS = """
             WITH due AS (
                 SELECT run_id FROM load_run
@@ -136,6 +142,7 @@ public final class Sweep {
             Tick tick = new Tick(tx, thresholds);
             tick.rule("stalePartitions", tick::stalePartitions);
             tick.rule("runTimeout", tick::runTimeouts);
+            tick.rule("manifestTimeout", tick::manifestTimeouts);
             tick.rule("ackTimeout", tick::ackTimeouts);
             tick.rule("validationRegive", tick::staleValidations);
             tick.rule("validationStale", tick::staleAlerts);
@@ -157,6 +164,7 @@ public final class Sweep {
         private int alerts;
         private int publishUnknown;
         private int validationsRegiven;
+        private int manifestsOverdue;
 
         Tick(Tx tx, SweepThresholds thresholds) {
             this.tx = tx;
@@ -165,7 +173,7 @@ public final class Sweep {
 
         SweepReport report() {
             return new SweepReport(true, stalePartitionsTimedOut, reissued, runsTimedOut, requeued, dead, alerts,
-                    publishUnknown, validationsRegiven, failedRules);
+                    publishUnknown, validationsRegiven, manifestsOverdue, failedRules);
         }
 
         void rule(String name, SqlAction body) {
@@ -244,6 +252,24 @@ public final class Sweep {
                     boolean moved = timeOut(run, status, status == RunStatus.CREATED ? "MANIFEST" : "EXTRACT",
                             "RUN_TIMEOUT", "run still " + status + " after the run timeout " + thresholds.runTimeout());
                     runsTimedOut += moved ? 1 : 0;
+                    return moved;
+                });
+            }
+        }
+
+        // Rule 2b (an extension): CREATED with no manifest for manifest_timeout. Its submitter is gone (it died, or
+        // gave up after its create's answer was lost), and no manifest will come: the key is freed long before
+        // run_timeout would free it.
+        void manifestTimeouts() throws SQLException {
+            var runs = tx.query(MANIFEST_OVERDUE, rs -> rs.getObject(1, UUID.class),
+                    SweepThresholds.seconds(thresholds.manifestTimeout()), thresholds.batch());
+            for (UUID runId : runs) {
+                row("manifest timeout " + runId, () -> {
+                    boolean moved = RunTransitions.transition(tx, runId, RunStatus.CREATED, RunStatus.FAILED_MANIFEST,
+                            new RunTransitions.Failure("MANIFEST", "MANIFEST_TIMEOUT", "no manifest within "
+                                    + thresholds.manifestTimeout() + " of the run's creation: its submitter is gone;"
+                                    + " start a new run for the key"), ACTOR);
+                    manifestsOverdue += moved ? 1 : 0;
                     return moved;
                 });
             }

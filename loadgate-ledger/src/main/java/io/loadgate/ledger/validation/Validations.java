@@ -186,6 +186,11 @@ public final class Validations {
             if (run.status() == RunStatus.STAGING_VALIDATED) {
                 return new Verdict(true, run.status(), List.of());
             }
+            // A worker resends the call when the answer was lost; it must learn the verdict, not a 409. The stored
+            // metrics no longer change once the run has left STAGE_VALIDATING, so judging them again gives it.
+            if (run.status() == RunStatus.FAILED_STAGE_VALIDATION) {
+                return new Verdict(false, run.status(), failures(stored(tx, runId, Metric.Stage.STAGING)));
+            }
             if (run.status() != RunStatus.STAGE_VALIDATING) {
                 throw mismatch(run, RunStatus.STAGE_VALIDATING);
             }
@@ -217,6 +222,11 @@ public final class Validations {
             if (run.status() == RunStatus.SUCCESS) {
                 return new Verdict(true, run.status(), List.of());
             }
+            // A resend after a lost answer gets the verdict again (see stageValidated).
+            if (run.status() == RunStatus.FAILED_TARGET_VALIDATION) {
+                return new Verdict(false, run.status(), targetFailures(tx, runId,
+                        stored(tx, runId, Metric.Stage.TARGET), targetCount));
+            }
             if (run.status() != RunStatus.PUBLISHED) {
                 throw mismatch(run, RunStatus.PUBLISHED);
             }
@@ -225,11 +235,7 @@ public final class Validations {
             if (metrics.isEmpty()) {
                 return new Verdict(false, run.status(), List.of("NO_METRICS"));
             }
-            List<String> reasons = new ArrayList<>(failures(metrics));
-            Long stagingCount = tx.queryOne(RUN_FACTS, rs -> Tx.nullableLong(rs, "staging_count"), runId).orElse(null);
-            if (targetCount != null && stagingCount != null && !targetCount.equals(stagingCount)) {
-                reasons.add("TARGET_COUNT_MISMATCH target " + targetCount + " staged " + stagingCount);
-            }
+            List<String> reasons = targetFailures(tx, runId, metrics, targetCount);
             if (!reasons.isEmpty()) {
                 RunTransitions.transition(tx, runId, RunStatus.PUBLISHED, RunStatus.FAILED_TARGET_VALIDATION,
                         new RunTransitions.Failure("TARGET_VALIDATION", "TARGET_VALIDATION_FAILED",
@@ -283,6 +289,16 @@ public final class Validations {
             if (Judge.judge(m) == Metric.Result.FAIL) {
                 reasons.add("FAIL " + m.metricName());
             }
+        }
+        return reasons;
+    }
+
+    private static List<String> targetFailures(Tx tx, UUID runId, List<Metric> metrics, Long targetCount)
+            throws SQLException {
+        List<String> reasons = new ArrayList<>(failures(metrics));
+        Long stagingCount = tx.queryOne(RUN_FACTS, rs -> Tx.nullableLong(rs, "staging_count"), runId).orElse(null);
+        if (targetCount != null && stagingCount != null && !targetCount.equals(stagingCount)) {
+            reasons.add("TARGET_COUNT_MISMATCH target " + targetCount + " staged " + stagingCount);
         }
         return reasons;
     }

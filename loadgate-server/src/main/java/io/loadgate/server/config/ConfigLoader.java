@@ -110,13 +110,14 @@ public final class ConfigLoader {
         var maxAttempts = s.integer("recovery.max_attempts", d.maxAttempts());
         var stale = s.duration("recovery.stale", d.stale());
         var runTimeout = s.duration("recovery.run_timeout", d.runTimeout());
+        var manifestTimeout = s.duration("recovery.manifest_timeout", d.manifestTimeout());
         var extractQueryTimeout = s.duration("recovery.extract_query_timeout", d.extractQueryTimeout());
         var validationStale = s.duration("recovery.validation_stale", d.validationStale());
         var publishStale = s.duration("recovery.publish_stale", d.publishStale());
         var sweeperInterval = s.duration("recovery.sweeper_interval", d.sweeperInterval());
         var heartbeatInterval = s.duration("recovery.heartbeat_interval", d.heartbeatInterval());
-        return s.located(() -> new RecoveryConfig(mode, maxAttempts, stale, runTimeout, extractQueryTimeout,
-                validationStale, publishStale, sweeperInterval, heartbeatInterval));
+        return s.located(() -> new RecoveryConfig(mode, maxAttempts, stale, runTimeout, manifestTimeout,
+                extractQueryTimeout, validationStale, publishStale, sweeperInterval, heartbeatInterval));
     }
 
     private static DispatchConfig dispatch(Settings s) {

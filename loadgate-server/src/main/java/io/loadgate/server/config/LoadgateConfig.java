@@ -48,6 +48,7 @@ public record LoadgateConfig(
                 "auth: token digests " + tokens + "; allowed roots " + String.join(", ", auth.allowedRoots()),
                 "recovery: mode " + recovery.mode() + ", max_attempts " + recovery.maxAttempts()
                         + ", stale " + d(recovery.stale()) + ", run_timeout " + d(recovery.runTimeout())
+                        + ", manifest_timeout " + d(recovery.manifestTimeout())
                         + ", extract_query_timeout " + d(recovery.extractQueryTimeout())
                         + ", validation_stale " + d(recovery.validationStale())
                         + ", publish_stale " + d(recovery.publishStale())

@@ -13,6 +13,7 @@ public record RecoveryConfig(
         int maxAttempts,
         Duration stale,
         Duration runTimeout,
+        Duration manifestTimeout,
         Duration extractQueryTimeout,
         Duration validationStale,
         Duration publishStale,
@@ -29,6 +30,7 @@ public record RecoveryConfig(
         positive(maxAttempts, "recovery.max_attempts");
         positive(stale, "recovery.stale");
         positive(runTimeout, "recovery.run_timeout");
+        positive(manifestTimeout, "recovery.manifest_timeout");
         positive(extractQueryTimeout, "recovery.extract_query_timeout");
         positive(validationStale, "recovery.validation_stale");
         positive(publishStale, "recovery.publish_stale");
@@ -54,8 +56,10 @@ public record RecoveryConfig(
     }
 
     static RecoveryConfig defaults() {
+        // manifest_timeout: a NiFi flow may create the run before it counts the source, and a count is a source
+        // query, which may take up to extract_query_timeout.
         return new RecoveryConfig(RecoveryMode.FAIL, 3, Duration.ofMinutes(90), Duration.ofHours(6),
-                Duration.ofMinutes(60), Duration.ofHours(2), Duration.ofHours(2), Duration.ofMinutes(1),
-                LedgerSettings.DEFAULT_HEARTBEAT_INTERVAL);
+                Duration.ofHours(1), Duration.ofMinutes(60), Duration.ofHours(2), Duration.ofHours(2),
+                Duration.ofMinutes(1), LedgerSettings.DEFAULT_HEARTBEAT_INTERVAL);
     }
 }

@@ -46,7 +46,7 @@ final class Settings {
             "database.url", "database.user", "database.password", "database.pool_size",
             "auth.token_digests.worker", "auth.token_digests.nifi", "auth.token_digests.operator",
             "auth.token_digests.viewer", "auth.allowed_roots",
-            "recovery.mode", "recovery.max_attempts", "recovery.stale", "recovery.run_timeout",
+            "recovery.mode", "recovery.max_attempts", "recovery.stale", "recovery.run_timeout", "recovery.manifest_timeout",
             "recovery.extract_query_timeout", "recovery.validation_stale", "recovery.publish_stale",
             "recovery.sweeper_interval", "recovery.heartbeat_interval",
             "dispatch.receiver_url", "dispatch.max_attempts", "dispatch.backoff_min", "dispatch.backoff_max",

@@ -16,6 +16,9 @@ import java.util.Map;
 
 /** {@code /v1/runs}: create, manifest, fail, and the reads. */
 final class RunRoutes {
+    /** The header (an extension) that makes a create idempotent for its caller. */
+    static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+
     private RunRoutes() {
     }
 
@@ -39,10 +42,16 @@ final class RunRoutes {
         Map<String, Object> parameters = body.object("parameters", false);
         String executor = body.string("executor", false, 10, Formats.EXECUTOR);
         var recoveryMode = body.enumValue("recoveryMode", false, io.loadgate.ledger.LedgerSettings.RecoveryMode.class);
+        String createKey = ctx.header(IDEMPOTENCY_KEY);
+        body.check(IDEMPOTENCY_KEY, createKey == null || Formats.IDEMPOTENCY_KEY.matcher(createKey).matches(),
+                "header must be 1 to 200 visible ASCII characters");
         body.finish();
         var created = ledger.runs().create(new Runs.CreateRun(jobKey, businessKey, hdfsRoot, prefix, allowEmpty,
                 parameters, executor == null ? Executor.HTTP : Executor.fromWire(executor), recoveryMode,
-                ApiServer.actor(ctx)));
+                ApiServer.actor(ctx), createKey));
+        if (created.replayed()) {
+            ctx.header("Idempotent-Replayed", "true");
+        }
         Map<String, Object> response = new LinkedHashMap<>();
         response.put("runId", created.runId().toString());
         response.put("status", created.status().name());

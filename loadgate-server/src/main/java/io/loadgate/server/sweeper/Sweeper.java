@@ -38,7 +38,8 @@ public final class Sweeper implements AutoCloseable {
     }
 
     public static SweepThresholds thresholds(RecoveryConfig recovery, DispatchConfig dispatch) {
-        return new SweepThresholds(recovery.stale(), recovery.runTimeout(), recovery.validationStale(),
+        return new SweepThresholds(recovery.stale(), recovery.runTimeout(), recovery.manifestTimeout(),
+                recovery.validationStale(),
                 recovery.publishStale(), Dispatcher.policy(dispatch), BATCH);
     }
 

@@ -37,8 +37,8 @@ class ConfigLoaderTest {
                         Map.of("worker", List.of(), "operator", List.of(), "viewer", List.of()),
                         List.of("/data/loadgate/stage", "/srv/loadgate/stage", "file:///srv/loadgate/stage")),
                 new RecoveryConfig(RecoveryMode.FAIL, 3, Duration.ofMinutes(90), Duration.ofHours(6),
-                        Duration.ofMinutes(60), Duration.ofHours(2), Duration.ofHours(2), Duration.ofMinutes(1),
-                        Duration.ofSeconds(30)),
+                        Duration.ofHours(1), Duration.ofMinutes(60), Duration.ofHours(2), Duration.ofHours(2),
+                        Duration.ofMinutes(1), Duration.ofSeconds(30)),
                 new DispatchConfig(Optional.empty(), 20, Duration.ofSeconds(5), Duration.ofMinutes(5),
                         Duration.ofMinutes(10), Duration.ofSeconds(60), Duration.ofSeconds(5), 20),
                 new CleanupConfig(Duration.ofDays(3), Duration.ofDays(14), 200, Duration.ofDays(7), 5),
@@ -147,6 +147,7 @@ class ConfigLoaderTest {
                 Map.entry("LOADGATE_RECOVERY__STALE", "3s"),
                 Map.entry("LOADGATE_RECOVERY__EXTRACT_QUERY_TIMEOUT", "2s"),
                 Map.entry("LOADGATE_RECOVERY__RUN_TIMEOUT", "5s"),
+                Map.entry("LOADGATE_RECOVERY__MANIFEST_TIMEOUT", "4s"),
                 Map.entry("LOADGATE_RECOVERY__VALIDATION_STALE", "1s"),
                 Map.entry("LOADGATE_RECOVERY__PUBLISH_STALE", "1s"),
                 Map.entry("LOADGATE_RECOVERY__SWEEPER_INTERVAL", "200ms"),
@@ -160,8 +161,8 @@ class ConfigLoaderTest {
                 Map.entry("LOADGATE_CLEANUP__FAILED_RETENTION", "1s")));
 
         assertThat(config.recovery()).isEqualTo(new RecoveryConfig(RecoveryMode.FAIL, 3, Duration.ofSeconds(3),
-                Duration.ofSeconds(5), Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(1),
-                Duration.ofMillis(200), Duration.ofMillis(300)));
+                Duration.ofSeconds(5), Duration.ofSeconds(4), Duration.ofSeconds(2), Duration.ofSeconds(1),
+                Duration.ofSeconds(1), Duration.ofMillis(200), Duration.ofMillis(300)));
         assertThat(config.dispatch().pollInterval()).isEqualTo(Duration.ofMillis(50));
         assertThat(config.cleanup().successRetention()).isEqualTo(Duration.ofSeconds(1));
     }
@@ -185,7 +186,7 @@ class ConfigLoaderTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', textBlock = """
-            recovery: {stael: 90m}                          | unknown config key recovery.stael; known keys of recovery: extract_query_timeout, heartbeat_interval, max_attempts, mode, publish_stale, run_timeout, stale, sweeper_interval, validation_stale
+            recovery: {stael: 90m}                          | unknown config key recovery.stael; known keys of recovery: extract_query_timeout, heartbeat_interval, manifest_timeout, max_attempts, mode, publish_stale, run_timeout, stale, sweeper_interval, validation_stale
             servre: {port: 1}                               | unknown config key servre; known keys: auth, cleanup, database, dispatch, recovery, server
             server: {port: {a: 1}}                          | server.port: expected a whole number, got a mapping
             server: {port: eighty}                          | server.port: expected a whole number, got 'eighty'
@@ -239,7 +240,7 @@ class ConfigLoaderTest {
 
     @ParameterizedTest(name = "{0}={1}")
     @CsvSource(delimiter = '|', textBlock = """
-            LOADGATE_RECOVERY__STAEL                   | 90m   | unknown config key recovery.stael; known keys of recovery: extract_query_timeout, heartbeat_interval, max_attempts, mode, publish_stale, run_timeout, stale, sweeper_interval, validation_stale
+            LOADGATE_RECOVERY__STAEL                   | 90m   | unknown config key recovery.stael; known keys of recovery: extract_query_timeout, heartbeat_interval, manifest_timeout, max_attempts, mode, publish_stale, run_timeout, stale, sweeper_interval, validation_stale
             LOADGATE_SERVER__TLS                       | x     | unknown config key server.tls; known keys of server: host, port, tls
             LOADGATE_AUTH__TOKEN_DIGESTS__ROOT         | x     | unknown role auth.token_digests.root, roles are worker, nifi, operator, viewer
             LOADGATE_AUTH__TOKEN_DIGESTS__OPERATOR     | a,,b  | auth.token_digests.operator has an empty entry in 'a,,b'
@@ -294,8 +295,8 @@ class ConfigLoaderTest {
     @Test
     void theStaleRuleHoldsForRecordsBuiltInCode() {
         assertThatThrownBy(() -> new RecoveryConfig(RecoveryMode.REISSUE, 3, Duration.ofMinutes(30),
-                Duration.ofHours(6), Duration.ofMinutes(60), Duration.ofHours(2), Duration.ofHours(2),
-                Duration.ofMinutes(1), Duration.ofSeconds(30)))
+                Duration.ofHours(6), Duration.ofHours(1), Duration.ofMinutes(60), Duration.ofHours(2),
+                Duration.ofHours(2), Duration.ofMinutes(1), Duration.ofSeconds(30)))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("recovery.stale (30m) must exceed recovery.extract_query_timeout (1h)")
                 .extracting(e -> ((ConfigException) e).key()).isEqualTo(Optional.of("recovery.stale"));
@@ -381,8 +382,9 @@ class ConfigLoaderTest {
                         "database: jdbc:postgresql://db/l?password=**** as lg, password ****, pool 10",
                         "auth: token digests operator 1, viewer 0, worker 0; allowed roots /data/loadgate/stage, "
                                 + "/srv/loadgate/stage, file:///srv/loadgate/stage",
-                        "recovery: mode FAIL, max_attempts 3, stale 90m, run_timeout 6h, extract_query_timeout 1h, "
-                                + "validation_stale 2h, publish_stale 2h, sweeper_interval 1m, heartbeat_interval 30s",
+                        "recovery: mode FAIL, max_attempts 3, stale 90m, run_timeout 6h, manifest_timeout 1h, "
+                                + "extract_query_timeout 1h, validation_stale 2h, publish_stale 2h, sweeper_interval 1m, "
+                                + "heartbeat_interval 30s",
                         "dispatch: receiver http://****@nifi-01:9099/control, max_attempts 20, backoff 5s..5m, "
                                 + "ack_timeout 10m, lease 1m, poll_interval 5s, batch 20",
                         "cleanup: success_retention 3d, failed_retention 14d, max_batch 200");

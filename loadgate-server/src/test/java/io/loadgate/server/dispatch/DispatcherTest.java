@@ -263,7 +263,7 @@ class DispatcherTest {
 
         Sweep sweep = new Sweep(ledger.ledger.database(), ledger.ledger.settings());
         SweepThresholds thresholds = new SweepThresholds(Duration.ofMinutes(90), Duration.ofHours(6),
-                Duration.ofHours(2), Duration.ofHours(2), policy(20, Duration.ofSeconds(60)), 100);
+                Duration.ofHours(1), Duration.ofHours(2), Duration.ofHours(2), policy(20, Duration.ofSeconds(60)), 100);
         assertThat(sweep.tick(thresholds).dispatchesRequeued()).as("not yet past ack_timeout").isZero();
         ledger.execute("UPDATE load_dispatch SET sent_at = now() - interval '11 minutes'");
         assertThat(sweep.tick(thresholds).dispatchesRequeued()).isEqualTo(1);

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
 /** The sweeper's five rules on a real database; rows are made old in SQL, never with a fake clock. */
 class SweeperTest {
     private static final SweepThresholds DEFAULTS = new SweepThresholds(Duration.ofMinutes(90), Duration.ofHours(6),
-            Duration.ofHours(2), Duration.ofHours(2), new DispatchPolicy(20, Duration.ofSeconds(5),
+            Duration.ofHours(1), Duration.ofHours(2), Duration.ofHours(2), new DispatchPolicy(20, Duration.ofSeconds(5),
             Duration.ofMinutes(5), Duration.ofMinutes(10), Duration.ofSeconds(60)), 500);
     private static TestLedger ledger;
     private static int jobs;
@@ -175,6 +175,30 @@ class SweeperTest {
     }
 
     @Test
+    void createdWithoutAManifestPastTheManifestTimeoutFails() {
+        String overdue = ledger.post("/v1/runs", create(job(), "K")).text("runId");
+        String extracting = Runs.started(ledger, job(), 5);
+        String fresh = ledger.post("/v1/runs", create(job(), "K")).text("runId");
+        ledger.execute("UPDATE load_run SET started_at = now() - interval '61 minutes' WHERE run_id IN ('" + overdue
+                + "', '" + extracting + "')");
+
+        SweepReport report = sweep(RecoveryMode.FAIL, 3).tick(DEFAULTS);
+
+        assertThat(report.manifestsOverdue()).isEqualTo(1);
+        assertThat(report.runsTimedOut()).isZero();
+        var run = ledger.get("/v1/runs/" + overdue);
+        assertThat(run.text("status")).isEqualTo("FAILED_MANIFEST");
+        assertThat(run.text("errorStage")).isEqualTo("MANIFEST");
+        assertThat(run.text("errorCode")).isEqualTo("MANIFEST_TIMEOUT");
+        assertThat(run.text("errorMessage")).isEqualTo("no manifest within PT1H of the run's creation: its submitter"
+                + " is gone; start a new run for the key");
+        assertThat(ledger.get("/v1/runs/" + extracting).text("status")).as("has its manifest").isEqualTo("EXTRACTING");
+        assertThat(ledger.get("/v1/runs/" + fresh).text("status")).isEqualTo("CREATED");
+        assertThat(ledger.post("/v1/runs", create(ledger.get("/v1/runs/" + overdue).text("jobKey"), "K")).status())
+                .as("the key is free again").isEqualTo(200);
+    }
+
+    @Test
     void staleTargetValidationRaisesOneAlertPerWindow() {
         String runId = ledger.post("/v1/runs", create(job(), "K")).text("runId");
         // A stale staging validation is given again (RecoveryApiTest); a target validation only alerts.
@@ -273,7 +297,8 @@ class SweeperTest {
 
     @Test
     void theLoopWorksWithThresholdsOfASecond() {
-        SweepThresholds short1s = new SweepThresholds(Duration.ofSeconds(1), Duration.ofHours(6), Duration.ofHours(2),
+        SweepThresholds short1s = new SweepThresholds(Duration.ofSeconds(1), Duration.ofHours(6), Duration.ofHours(1),
+                Duration.ofHours(2),
                 Duration.ofSeconds(1), DEFAULTS.dispatch(), 500);
         String runId = Runs.started(ledger, job(), 5);
         claimed(runId, "0000");

@@ -33,6 +33,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /** A real ledger for tests: its own PostgreSQL database, the real HTTP API on a loopback port, a token per role. */
 public final class TestLedger implements AutoCloseable {
@@ -41,7 +42,10 @@ public final class TestLedger implements AutoCloseable {
     public final TestDatabases.TestDatabase db;
     public final HikariDataSource dataSource;
     public final Ledger ledger;
-    public final ApiServer server;
+    /** Replaced by {@link #startApi} after {@link #stopApi}. */
+    public volatile ApiServer server;
+    private final ApiServer.Wiring wiring;
+    private int stoppedPort;
     public final NotificationHub hub = new NotificationHub();
     public final NotificationListener listener;
     private final WorkerLeases leases;
@@ -56,8 +60,13 @@ public final class TestLedger implements AutoCloseable {
     }
 
     public TestLedger(LedgerSettings settings) {
+        this(settings, UnaryOperator.identity());
+    }
+
+    /** A ledger whose connection pool reaches its database at {@code poolUrl} of the database's URL (a proxy). */
+    public TestLedger(LedgerSettings settings, UnaryOperator<String> poolUrl) {
         db = TestDatabases.create();
-        dataSource = ConnectionPool.open(db.jdbcUrl(), db.user(), db.password(), 30);
+        dataSource = ConnectionPool.open(poolUrl.apply(db.jdbcUrl()), db.user(), db.password(), 30);
         LedgerSchema.migrate(dataSource);
         ledger = new Ledger(new Database(dataSource), settings);
         Authenticator authenticator = new Authenticator(Map.of(
@@ -67,8 +76,20 @@ public final class TestLedger implements AutoCloseable {
         listener = NotificationListener.start(db::connect, hub);
         leases = new WorkerLeases(new Dispatches(ledger.database()), hub,
                 Dispatcher.policy(DispatchConfig.defaults()));
-        server = ApiServer.start(new ApiServer.Wiring(ledger, authenticator,
-                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), leases), "127.0.0.1", 0);
+        wiring = new ApiServer.Wiring(ledger, authenticator, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
+                leases);
+        server = ApiServer.start(wiring, "127.0.0.1", 0);
+    }
+
+    /** Stops the HTTP API, as a killed ledger process would be seen; the database keeps every row. */
+    public void stopApi() {
+        stoppedPort = server.port();
+        server.close();
+    }
+
+    /** Starts a new HTTP API over the same database on the port the stopped one had. */
+    public void startApi() {
+        server = ApiServer.start(wiring, "127.0.0.1", stoppedPort);
     }
 
     public String baseUrl() {
@@ -101,6 +122,10 @@ public final class TestLedger implements AutoCloseable {
     }
 
     public Response send(String method, String path, Object body, String token) {
+        return send(method, path, body, token, Map.of());
+    }
+
+    public Response send(String method, String path, Object body, String token, Map<String, String> headers) {
         String text = body == null ? null : body instanceof String s ? s : Json.write(body);
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl() + path))
                 .timeout(Duration.ofSeconds(30))
@@ -109,6 +134,7 @@ public final class TestLedger implements AutoCloseable {
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
         }
+        headers.forEach(request::header);
         try {
             HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
             JsonNode json = null;

@@ -99,8 +99,13 @@ public final class HttpLedgerClient implements LedgerClient {
         ONCE
     }
 
+    /** {@code idempotencyKey}: sent as {@code Idempotency-Key} on every attempt, or null for none. */
     private record Call(String method, String path, Object body, JavaType responseType, Repeat repeat,
-                        Duration timeout) {
+                        Duration timeout, String idempotencyKey) {
+        Call(String method, String path, Object body, JavaType responseType, Repeat repeat, Duration timeout) {
+            this(method, path, body, responseType, repeat, timeout, null);
+        }
+
         String name() {
             return method + " " + path;
         }
@@ -137,7 +142,10 @@ public final class HttpLedgerClient implements LedgerClient {
     public CreatedRun createRun(CreateRun request, OnLostResponse onLostResponse) {
         requireNonNull(request, "request is null");
         requireNonNull(onLostResponse, "onLostResponse is null");
-        Call call = post("/v1/runs", request, type(CreatedWire.class), Repeat.REPEATABLE);
+        // One key for every attempt of this create, so that the ledger answers a retry (or a copy of the request
+        // that a proxy duplicated) with the run the first attempt made, rather than a second run or a 409.
+        Call call = new Call("POST", "/v1/runs", request, type(CreatedWire.class), Repeat.REPEATABLE,
+                config.requestTimeout(), UUID.randomUUID().toString());
         Attempts attempts = new Attempts();
         try {
             CreatedWire created = execute(call, attempts);
@@ -268,7 +276,7 @@ public final class HttpLedgerClient implements LedgerClient {
 
     @Override
     public StageVerdict stageValidated(UUID runId) {
-        return execute(post(run(runId) + "/stage-validated", Map.of(), type(StageVerdict.class), Repeat.ONCE));
+        return execute(post(run(runId) + "/stage-validated", Map.of(), type(StageVerdict.class), Repeat.REPEATABLE));
     }
 
     @Override
@@ -287,7 +295,7 @@ public final class HttpLedgerClient implements LedgerClient {
     @Override
     public SuccessResult success(UUID runId, long targetCount) {
         return execute(post(run(runId) + "/success", new StepApi.Success(targetCount), type(SuccessResult.class),
-                Repeat.ONCE));
+                Repeat.REPEATABLE));
     }
 
     // ---- operator, probe, cleanup, monitor
@@ -412,6 +420,7 @@ public final class HttpLedgerClient implements LedgerClient {
     /** What the attempts of one call have seen so far. */
     private static final class Attempts {
         final String requestId = UUID.randomUUID().toString();
+        final long startedNanos = System.nanoTime();
         int made;
         /** Some attempt before the current one may have reached the ledger (its outcome is unknown). */
         boolean mayHaveReachedBeforeLast;
@@ -421,6 +430,10 @@ public final class HttpLedgerClient implements LedgerClient {
             made++;
             mayHaveReachedBeforeLast = mayHaveReached;
         }
+
+        Duration elapsed() {
+            return Duration.ofNanos(System.nanoTime() - startedNanos);
+        }
     }
 
     private <T> T execute(Call call) {
@@ -429,7 +442,7 @@ public final class HttpLedgerClient implements LedgerClient {
 
     private <T> T execute(Call call, Attempts attempts) {
         byte[] body = call.body() == null ? null : write(call.body());
-        int max = config.retry().maxAttempts();
+        Duration window = config.retry().window();
         while (true) {
             attempts.start();
             Optional<LedgerCallException> failure;
@@ -442,36 +455,46 @@ public final class HttpLedgerClient implements LedgerClient {
                 }
                 attempts.mayHaveReached = true;
                 LedgerCallException error = errorFrom(call, response, attempts);
-                // 4xx is the ledger's decision and stays so; 502/503/504 say the request was not decided.
-                boolean retryable = (status == 502 || status == 503 || status == 504) && call.repeat() == Repeat.REPEATABLE;
-                if (!retryable || attempts.made >= max) {
+                // 4xx is the ledger's decision and stays so; a 5xx says the request was not decided (a 503 while
+                // the ledger's database is away), or that it failed in a transaction that was rolled back.
+                boolean retryable = status >= 500 && call.repeat() == Repeat.REPEATABLE;
+                if (!retryable || windowOver(attempts, window)) {
                     throw error;
                 }
                 failure = Optional.of(error);
             } catch (ConnectException | HttpConnectTimeoutException e) {
                 // No connection was made: the ledger saw nothing, so any call may be sent again.
-                if (attempts.made >= max) {
+                if (windowOver(attempts, window)) {
                     throw noAnswer(call, attempts, e);
                 }
                 failure = Optional.empty();
-                LOG.debug("{}: attempt {}/{} could not connect: {}", call.name(), attempts.made, max, e.toString());
+                LOG.debug("{}: attempt {} could not connect: {}", call.name(), attempts.made, e.toString());
             } catch (IOException e) {
                 // The request may have been read and applied; only a repeatable call may be sent again.
                 attempts.mayHaveReached = true;
-                if (call.repeat() != Repeat.REPEATABLE || attempts.made >= max) {
+                if (call.repeat() != Repeat.REPEATABLE || windowOver(attempts, window)) {
                     throw noAnswer(call, attempts, e);
                 }
                 failure = Optional.empty();
-                LOG.debug("{}: attempt {}/{} got no answer: {}", call.name(), attempts.made, max, e.toString());
+                LOG.debug("{}: attempt {} got no answer: {}", call.name(), attempts.made, e.toString());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new LedgerCallException(call.name(), 0, LedgerCallException.INTERRUPTED,
                         "interrupted while waiting for the ledger", attempts.requestId, Map.of(), attempts.made, e);
             }
-            failure.ifPresent(error -> LOG.debug("{}: attempt {}/{} answered {} {}", call.name(), attempts.made, max,
+            failure.ifPresent(error -> LOG.debug("{}: attempt {} answered {} {}", call.name(), attempts.made,
                     error.status(), error.code()));
-            sleep(call, attempts);
+            if (attempts.made == 1) {
+                LOG.info("{}: the ledger did not answer ({}); retrying for up to {} s", call.name(),
+                        failure.map(error -> error.status() + " " + error.code()).orElse("no connection or no answer"),
+                        window.toSeconds());
+            }
+            sleep(call, attempts, window);
         }
+    }
+
+    private static boolean windowOver(Attempts attempts, Duration window) {
+        return attempts.elapsed().compareTo(window) >= 0;
     }
 
     private HttpRequest request(Call call, byte[] body, String requestId) {
@@ -480,6 +503,9 @@ public final class HttpLedgerClient implements LedgerClient {
                 .header("Authorization", "Bearer " + config.token().value())
                 .header("Accept", "application/json")
                 .header("X-Request-Id", requestId);
+        if (call.idempotencyKey() != null) {
+            request.header("Idempotency-Key", call.idempotencyKey());
+        }
         if (body == null) {
             request.GET();
         } else {
@@ -489,13 +515,15 @@ public final class HttpLedgerClient implements LedgerClient {
         return request.build();
     }
 
-    private void sleep(Call call, Attempts attempts) {
+    private void sleep(Call call, Attempts attempts, Duration window) {
         Duration wait = config.retry().backoff(attempts.made);
         // Equal jitter: at least half the backoff, so that retries still slow down, spread over the other half.
         long half = Math.max(1, wait.toMillis() / 2);
         long millis = half + ThreadLocalRandom.current().nextLong(half + 1);
+        // The last attempt is made when the window ends, not a whole backoff after it.
+        long left = window.minus(attempts.elapsed()).toMillis();
         try {
-            Thread.sleep(millis);
+            Thread.sleep(Math.max(1, Math.min(millis, left)));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LedgerCallException(call.name(), 0, LedgerCallException.INTERRUPTED,
@@ -508,7 +536,8 @@ public final class HttpLedgerClient implements LedgerClient {
                 : cause instanceof ConnectException ? "connection refused"
                 : cause instanceof java.net.http.HttpTimeoutException ? "no answer within " + call.timeout().toSeconds() + " s"
                 : cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
-        String tries = attempts.made == 1 ? "1 attempt" : attempts.made + " attempts";
+        String tries = attempts.made == 1 ? "1 attempt" : attempts.made + " attempts in "
+                + attempts.elapsed().toSeconds() + " s";
         if (attempts.mayHaveReached) {
             return new LedgerCallException(call.name(), 0, LedgerCallException.OUTCOME_UNKNOWN,
                     "no answer from the ledger at " + base + " after " + tries + " (" + what

@@ -55,8 +55,11 @@ import java.util.UUID;
  * Each call is one of three kinds, judged against the contract:
  * <ul>
  *   <li><b>Repeatable</b>: the contract makes the same request, sent again, return the same decision (reads; a claim
- *       or a chunk report with the same token; a validation start by the same dispatch and node; manifest, fail,
- *       validations, publish claim and result, cleanup, lease). A transport failure or a 502/503/504 answer is retried with bounded, jittered backoff.</li>
+ *       or a chunk report with the same token; a validation start by the same dispatch and node; heartbeats;
+ *       manifest, fail, validations, stage-validated, publish claim and result, success, cleanup, lease). A
+ *       transport failure, a timeout or a 5xx answer is retried with jittered backoff for the configured
+ *       {@link LedgerClientConfig.Retry#window() window}, so that a ledger restart or a database outage shorter
+ *       than the window costs nothing.</li>
  *   <li><b>Once</b>: sent again after it was applied, the request would get a different, misleading answer
  *       ({@code success} answers from the run's new state after its decision, so a retry after a lost answer
  *       would not say what the first attempt decided). These are retried only when no
@@ -76,9 +79,10 @@ public interface LedgerClient {
     }
 
     /**
-     * {@code POST /v1/runs} (worker). Creates a run in CREATED. Retried like a repeatable call, but a create is not
-     * idempotent: when an attempt whose answer was lost did create the run, the next attempt gets 409
-     * {@code DUPLICATE_ACTIVE_RUN} with {@code details.activeRunId}. With {@link OnLostResponse#ADOPT_ACTIVE_RUN}
+     * {@code POST /v1/runs} (worker). Creates a run in CREATED. Every attempt carries one {@code Idempotency-Key}
+     * (an extension), so a ledger that knows it answers a retry, or a copy of the request, with the run the first
+     * attempt made. A ledger that does not would answer such a retry 409 {@code DUPLICATE_ACTIVE_RUN} with
+     * {@code details.activeRunId}. With {@link OnLostResponse#ADOPT_ACTIVE_RUN}
      * the client then returns that active run, marked {@link CreatedRun#adopted()}, provided its paths are the ones
      * this request would have produced; otherwise, and always when no earlier attempt may have reached the ledger,
      * the 409 is thrown. Other errors: 422 {@code INVALID_HDFS_ROOT}, 422 {@code REQUEST_INVALID}.
@@ -171,8 +175,8 @@ public interface LedgerClient {
     ValidationsRecorded recordValidations(UUID runId, Validations validations);
 
     /**
-     * {@code POST /v1/runs/{runId}/stage-validated} (worker): the ledger re-judges the stored STAGING metrics. Sent
-     * once: after a decision the run has moved on.
+     * {@code POST /v1/runs/{runId}/stage-validated} (worker): the ledger re-judges the stored STAGING metrics.
+     * Repeatable: once decided, the same call answers the same verdict.
      */
     StageVerdict stageValidated(UUID runId);
 
@@ -189,7 +193,10 @@ public interface LedgerClient {
      */
     RunChange publishResult(UUID runId, PublishResult result);
 
-    /** {@code POST /v1/runs/{runId}/success} (worker): needs PUBLISHED and passing TARGET metrics. Sent once. */
+    /**
+     * {@code POST /v1/runs/{runId}/success} (worker): needs PUBLISHED and passing TARGET metrics. Repeatable: once
+     * decided, the same call answers the same verdict.
+     */
     SuccessResult success(UUID runId, long targetCount);
 
     /**

@@ -39,18 +39,24 @@ public record LedgerClientConfig(URI baseUri, LedgerToken token, Duration connec
     }
 
     /**
-     * Retries of transport failures and 502/503/504 answers: at most {@code maxAttempts} attempts in all, waiting
-     * {@code initialBackoff}, then twice as long each time up to {@code maxBackoff}, with jitter so that many workers
-     * do not return at the same instant.
+     * Retries of transport failures and 5xx answers: attempts go on for {@code window} after the first one started,
+     * waiting {@code initialBackoff}, then twice as long each time up to {@code maxBackoff}, with jitter so that many
+     * workers do not return at the same instant. A window of zero makes one attempt.
+     *
+     * <p>The window is what a ledger outage may last without costing a run: a restarted ledger, or its database
+     * failing over, is back within it. It must stay well below the ledger's {@code recovery.stale}, so that a
+     * worker that gave up is noticed and its partition reissued.
      */
-    public record Retry(int maxAttempts, Duration initialBackoff, Duration maxBackoff) {
-        public static final Retry DEFAULT = new Retry(5, Duration.ofMillis(250), Duration.ofSeconds(5));
+    public record Retry(Duration window, Duration initialBackoff, Duration maxBackoff) {
+        public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(2);
+        public static final Retry DEFAULT = within(DEFAULT_WINDOW);
         /** One attempt: every failure is reported at once. */
-        public static final Retry NONE = new Retry(1, Duration.ofMillis(1), Duration.ofMillis(1));
+        public static final Retry NONE = new Retry(Duration.ZERO, Duration.ofMillis(1), Duration.ofMillis(1));
 
         public Retry {
-            if (maxAttempts < 1 || maxAttempts > 100) {
-                throw new IllegalArgumentException("retry.maxAttempts must be between 1 and 100, got " + maxAttempts);
+            requireNonNull(window, "retry.window is null");
+            if (window.isNegative()) {
+                throw new IllegalArgumentException("retry.window must not be negative, got " + window);
             }
             positive("retry.initialBackoff", initialBackoff);
             positive("retry.maxBackoff", maxBackoff);
@@ -58,6 +64,11 @@ public record LedgerClientConfig(URI baseUri, LedgerToken token, Duration connec
                 throw new IllegalArgumentException("retry.maxBackoff " + maxBackoff + " is less than retry.initialBackoff "
                         + initialBackoff);
             }
+        }
+
+        /** Retries for {@code window}, from 250 ms between attempts up to 5 s. */
+        public static Retry within(Duration window) {
+            return new Retry(window, Duration.ofMillis(250), Duration.ofSeconds(5));
         }
 
         /** The wait before attempt {@code attempt + 1}, before jitter. */

@@ -2,20 +2,34 @@ package io.loadgate.worker.submit;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
+import io.loadgate.worker.ledger.RunApi.FailRun;
+import io.loadgate.worker.ledger.RunApi.RunChange;
 import io.loadgate.worker.ledger.RunApi.RunView;
 import io.loadgate.worker.ledger.RunStatus;
+import io.loadgate.worker.submit.RunSubmitter.Submission;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
 import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Follows a run, telling a listener each time it changes, and closes the submission's snapshot as soon as
  * extraction is over (not before: partitions still reading need it; not much later: it holds back the source's
- * vacuum).
+ * vacuum). While the ledger does not answer, the client's retry window keeps the follower, and so the snapshot,
+ * waiting. When the snapshot itself dies (the source database restarted, or the backend holding it was
+ * terminated), the follower fails the run FAILED_SNAPSHOT_EXPIRED at once: no partition that has yet to start can be
+ * read at that snapshot any more, and the run would otherwise stay active until each one was tried.
  */
 public final class RunFollower {
+    private static final Logger LOG = LoggerFactory.getLogger(RunFollower.class);
+    static final String SNAPSHOT_LOST = "SNAPSHOT_LOST";
+    /** How often the snapshot is checked: each check is a round trip to the source. */
+    private static final Duration SNAPSHOT_CHECK = Duration.ofSeconds(1);
+
     private final LedgerClient ledger;
     private final Duration pollInterval;
     private final Duration unknownPatience;
@@ -37,7 +51,7 @@ public final class RunFollower {
     }
 
     /** Follows until the run ends, or rests in PUBLISH_UNKNOWN longer than the patience; returns its last view. */
-    public RunView follow(UUID runId, AutoCloseable snapshot, Listener listener) throws InterruptedException {
+    public RunView follow(UUID runId, Submission snapshot, Listener listener) throws InterruptedException {
         Instant[] unknownSince = {null};
         return followUntil(runId, snapshot, listener, run -> {
             if (run.status() != RunStatus.PUBLISH_UNKNOWN) {
@@ -49,16 +63,24 @@ public final class RunFollower {
     }
 
     /** Follows only until extraction is over; the snapshot is closed by then. */
-    public RunView followExtraction(UUID runId, AutoCloseable snapshot, Listener listener) throws InterruptedException {
+    public RunView followExtraction(UUID runId, Submission snapshot, Listener listener) throws InterruptedException {
         return followUntil(runId, snapshot, listener, run -> !extracting(run));
     }
 
-    private RunView followUntil(UUID runId, AutoCloseable snapshot, Listener listener, Predicate<RunView> done)
+    private RunView followUntil(UUID runId, Submission snapshot, Listener listener, Predicate<RunView> done)
             throws InterruptedException {
         RunView last = null;
         boolean snapshotOpen = snapshot != null;
+        Instant nextCheck = Instant.now();
         while (true) {
             RunView run = ledger.getRun(runId);
+            if (snapshotOpen && run.status() == RunStatus.EXTRACTING && !Instant.now().isBefore(nextCheck)) {
+                nextCheck = Instant.now().plus(SNAPSHOT_CHECK);
+                if (!snapshot.snapshot().isAlive()) {
+                    failSnapshotLost(runId, snapshot);
+                    run = ledger.getRun(runId);
+                }
+            }
             if (last == null || !sameProgress(last, run)) {
                 listener.changed(run);
             }
@@ -71,6 +93,23 @@ public final class RunFollower {
                 return run;
             }
             Thread.sleep(pollInterval.toMillis());
+        }
+    }
+
+    private void failSnapshotLost(UUID runId, Submission submission) {
+        String message = "the source snapshot " + submission.plan().snapshotRef() + " ended with the connection"
+                + " that held it (the source database restarted, or its backend was terminated); partitions not yet"
+                + " read cannot be read at it. Load the business key again.";
+        try {
+            RunChange change = ledger.failRun(runId, new FailRun(RunStatus.EXTRACTING,
+                    RunStatus.FAILED_SNAPSHOT_EXPIRED, "EXTRACT", SNAPSHOT_LOST, message));
+            LOG.warn("run {}: {} ({})", runId, message, change.changed() ? "failed it" : "it had already failed");
+        } catch (LedgerCallException e) {
+            // RUN_STATUS_MISMATCH: the run left EXTRACTING meanwhile (a worker failed it, or the last partition
+            // had already been read); the next read of the run says how it went on.
+            if (!"RUN_STATUS_MISMATCH".equals(e.code())) {
+                throw e;
+            }
         }
     }
 

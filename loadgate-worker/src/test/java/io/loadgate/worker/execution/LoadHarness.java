@@ -35,6 +35,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.UnaryOperator;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -68,8 +69,15 @@ final class LoadHarness implements AutoCloseable {
 
     /** A harness whose workers (and their ledger client) record into {@code metrics}. */
     LoadHarness(Path dir, LedgerSettings.RecoveryMode mode, WorkerMetrics metrics) throws SQLException {
+        this(dir, mode, metrics, UnaryOperator.identity());
+    }
+
+    /** A harness whose ledger reaches its database at {@code ledgerPoolUrl} of the database's URL (a proxy). */
+    LoadHarness(Path dir, LedgerSettings.RecoveryMode mode, WorkerMetrics metrics, UnaryOperator<String> ledgerPoolUrl)
+            throws SQLException {
         stage = dir.resolve("stage");
-        ledger = new TestLedger(new LedgerSettings(List.of(StagePath.parse(stage.toUri().toString())), mode, 3));
+        ledger = new TestLedger(new LedgerSettings(List.of(StagePath.parse(stage.toUri().toString())), mode, 3),
+                ledgerPoolUrl);
         source = TestDatabases.create();
         TestDatabases.TestDatabase lake = TestDatabases.create();
         client = HttpLedgerClient.create(LedgerClientConfig.builder(ledger.baseUrl(),

@@ -58,6 +58,7 @@ class LedgerTokenTest {
         assertThat(config.requestTimeout()).isEqualTo(Duration.ofSeconds(30));
         assertThat(config.longPollMargin()).isEqualTo(Duration.ofSeconds(10));
         assertThat(config.retry()).isEqualTo(LedgerClientConfig.Retry.DEFAULT);
+        assertThat(LedgerClientConfig.Retry.DEFAULT.window()).isEqualTo(Duration.ofMinutes(2));
         assertThat(LedgerClientConfig.Retry.DEFAULT.backoff(1)).isEqualTo(Duration.ofMillis(250));
         assertThat(LedgerClientConfig.Retry.DEFAULT.backoff(3)).isEqualTo(Duration.ofSeconds(1));
         assertThat(LedgerClientConfig.Retry.DEFAULT.backoff(30)).isEqualTo(Duration.ofSeconds(5));
@@ -66,7 +67,7 @@ class LedgerTokenTest {
                 .hasMessageContaining("ledger URL must be http:// or https://");
         assertThatThrownBy(() -> LedgerClientConfig.builder("http://h", LedgerToken.of("t"))
                 .requestTimeout(Duration.ZERO).build()).hasMessage("requestTimeout must be positive, got PT0S");
-        assertThatThrownBy(() -> new LedgerClientConfig.Retry(0, Duration.ofMillis(1), Duration.ofMillis(1)))
-                .hasMessageContaining("retry.maxAttempts");
+        assertThatThrownBy(() -> new LedgerClientConfig.Retry(Duration.ofSeconds(-1), Duration.ofMillis(1),
+                Duration.ofMillis(1))).hasMessageContaining("retry.window must not be negative");
     }
 }

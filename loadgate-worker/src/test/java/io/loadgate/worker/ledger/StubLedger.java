@@ -20,7 +20,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class StubLedger implements AutoCloseable {
     /** One recorded request. */
-    record Request(String method, String path, String query, String body, String authorization, String requestId) {
+    record Request(String method, String path, String query, String body, String authorization, String requestId,
+                   String idempotencyKey) {
+        /** The request as a ledger without the Idempotency-Key extension would see it. */
+        Request withoutIdempotencyKey() {
+            return new Request(method, path, query, body, authorization, requestId, null);
+        }
     }
 
     /** Decides the answer to the n-th request (1-based). */
@@ -45,7 +50,8 @@ final class StubLedger implements AutoCloseable {
             Request request = new Request(exchange.getRequestMethod(), exchange.getRequestURI().getPath(),
                     exchange.getRequestURI().getRawQuery(), body,
                     exchange.getRequestHeaders().getFirst("Authorization"),
-                    exchange.getRequestHeaders().getFirst("X-Request-Id"));
+                    exchange.getRequestHeaders().getFirst("X-Request-Id"),
+                    exchange.getRequestHeaders().getFirst("Idempotency-Key"));
             requests.add(request);
             try {
                 script.answer(requests.size(), exchange, request);
@@ -83,8 +89,11 @@ final class StubLedger implements AutoCloseable {
         HttpRequest.Builder forward = HttpRequest.newBuilder(URI.create(ledger + request.path()
                         + (request.query() == null ? "" : "?" + request.query())))
                 .header("Authorization", request.authorization())
-                .header("Content-Type", "application/json")
-                .method(request.method(), request.body().isEmpty() ? HttpRequest.BodyPublishers.noBody()
+                .header("Content-Type", "application/json");
+        if (request.idempotencyKey() != null) {
+            forward.header("Idempotency-Key", request.idempotencyKey());
+        }
+        forward.method(request.method(), request.body().isEmpty() ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofString(request.body()));
         try {
             return HttpClient.newHttpClient().send(forward.build(), HttpResponse.BodyHandlers.ofString());

@@ -1,0 +1,144 @@
+package io.loadgate.ledger.testing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A TCP proxy on a loopback port in front of a server, which a test can {@link #cut}: every open connection is
+ * closed and new ones are accepted and closed at once, as a database that went away would be seen, until
+ * {@link #restore}. The server itself is never touched.
+ */
+public final class TcpProxy implements AutoCloseable {
+    private static final Pattern JDBC_HOST_PORT = Pattern.compile("^(jdbc:[a-z]+://)([^/:]+):(\\d+)(/.*)$");
+
+    private final InetSocketAddress target;
+    private final ServerSocket listener;
+    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger refused = new AtomicInteger();
+    private volatile boolean cut;
+    private volatile boolean closed;
+
+    private TcpProxy(InetSocketAddress target) throws IOException {
+        this.target = target;
+        this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        Thread acceptor = new Thread(this::accept, "tcp-proxy-" + listener.getLocalPort());
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    /** A proxy in front of the host and port of {@code jdbcUrl}; {@link #jdbcUrl} is the URL that goes through it. */
+    public static TcpProxy inFrontOf(String jdbcUrl) {
+        Matcher m = JDBC_HOST_PORT.matcher(jdbcUrl);
+        if (!m.matches()) {
+            throw new IllegalArgumentException("not a jdbc:...://host:port/... URL: " + jdbcUrl);
+        }
+        try {
+            return new TcpProxy(new InetSocketAddress(m.group(2), Integer.parseInt(m.group(3))));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** {@code jdbcUrl} with its host and port replaced by the proxy's. */
+    public String jdbcUrl(String jdbcUrl) {
+        Matcher m = JDBC_HOST_PORT.matcher(jdbcUrl);
+        if (!m.matches()) {
+            throw new IllegalArgumentException("not a jdbc:...://host:port/... URL: " + jdbcUrl);
+        }
+        return m.group(1) + "127.0.0.1:" + listener.getLocalPort() + m.group(4);
+    }
+
+    /** Closes every connection through the proxy and refuses new ones until {@link #restore}. */
+    public void cut() {
+        cut = true;
+        open.forEach(TcpProxy::closeQuietly);
+        open.clear();
+    }
+
+    public void restore() {
+        cut = false;
+    }
+
+    /** How many connections were closed on arrival while the proxy was cut. */
+    public int refused() {
+        return refused.get();
+    }
+
+    private void accept() {
+        while (!closed) {
+            Socket client;
+            try {
+                client = listener.accept();
+            } catch (IOException e) {
+                return;
+            }
+            if (cut) {
+                refused.incrementAndGet();
+                closeQuietly(client);
+                continue;
+            }
+            try {
+                Socket server = new Socket();
+                server.connect(target, 5_000);
+                open.add(client);
+                open.add(server);
+                pipe(client, server);
+                pipe(server, client);
+            } catch (IOException e) {
+                closeQuietly(client);
+            }
+        }
+    }
+
+    private void pipe(Socket from, Socket to) {
+        Thread thread = new Thread(() -> {
+            byte[] buffer = new byte[16 * 1024];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                int n;
+                while ((n = in.read(buffer)) >= 0) {
+                    out.write(buffer, 0, n);
+                    out.flush();
+                }
+            } catch (IOException e) {
+                // the other side closed, or the proxy was cut
+            } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+                open.remove(from);
+                open.remove(to);
+            }
+        }, "tcp-proxy-pipe");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException e) {
+            // closing is all that was asked
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        cut();
+        try {
+            listener.close();
+        } catch (IOException e) {
+            // nothing more to release
+        }
+    }
+}
