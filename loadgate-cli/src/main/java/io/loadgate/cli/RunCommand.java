@@ -12,6 +12,9 @@ import io.loadgate.worker.submit.RunFollower;
 import io.loadgate.worker.submit.RunSubmitter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -139,7 +142,7 @@ final class RunCommand implements Callable<Integer> {
                         + " (see: loadgate runs show RUN_ID)", RunOutcome.ACTIVE_RUN_EXISTS);
             }
             if ("MANIFEST_INVALID".equals(e.code())) {
-                System.out.println("the plan was refused: " + e.details().get("violations"));
+                System.err.println("loadgate: the plan was refused: " + violations(e));
                 return Optional.empty();
             }
             throw e;
@@ -148,6 +151,22 @@ final class RunCommand implements Callable<Integer> {
                 submission.runId(), job.jobKey(), businessKey, submission.plan().split().rowCount(),
                 submission.plan().partitions().size(), submission.plan().snapshotRef());
         return Optional.of(submission);
+    }
+
+    /** The ledger's violations in one line, each code with its reason; an empty source also says how to allow it. */
+    static String violations(LedgerCallException e) {
+        List<String> lines = new ArrayList<>();
+        boolean empty = false;
+        if (e.details().get("violations") instanceof List<?> all) {
+            for (Object v : all) {
+                if (v instanceof Map<?, ?> violation) {
+                    empty |= "EMPTY_SOURCE_BLOCKED".equals(violation.get("code"));
+                    lines.add(violation.get("code") + ": " + violation.get("message"));
+                }
+            }
+        }
+        String text = lines.isEmpty() ? e.ledgerMessage() : String.join("; ", lines);
+        return empty ? text + " (a job whose key may have no rows says so with source.allow_empty: true)" : text;
     }
 
     private static RunFollower follower(LedgerClient client) {

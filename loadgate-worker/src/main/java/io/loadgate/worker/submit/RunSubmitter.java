@@ -68,6 +68,9 @@ public final class RunSubmitter {
                             STAGE_TABLE_PREFIX)
                     .withParameters(Map.of(RunContext.JOB_SPEC_PARAMETER, jobYaml))
                     .withRecoveryMode(job.recovery().mode() == null ? null : job.recovery().mode().name());
+            if (job.source().allowEmpty()) {
+                request = request.allowingEmptySource();
+            }
             CreatedRun created = ledger.createRun(request, OnLostResponse.ADOPT_ACTIVE_RUN);
             sources.register(created.runId(), source);
             ManifestAccepted accepted = ledger.registerManifest(created.runId(), manifest(plan));
