@@ -1,6 +1,7 @@
 package io.loadgate.cli;
 
 import io.loadgate.worker.execution.SourceCache;
+import io.loadgate.worker.execution.TargetCatalogs;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.ledger.LedgerClient;
 import java.io.IOException;
@@ -45,6 +46,9 @@ final class ReplayCommand implements Callable<Integer> {
     @Mixin
     LedgerOptions ledgerOptions;
 
+    @Mixin
+    CatalogOptions catalogOptions;
+
     /** One key's line of the summary; {@code ended} is null for a run that could not start. */
     private record Outcome(String businessKey, RunCommand.Ended ended, String failure, int exitCode) {
         Outcome {
@@ -69,10 +73,12 @@ final class ReplayCommand implements Callable<Integer> {
         String yaml = JobInput.text(jobFile);
         if (ledgerOptions.ledgerGiven()) {
             LedgerClient client = ledgerOptions.client(LedgerOptions.Role.WORKER);
-            return replay(client, new SourceCache(System.getenv()), job, yaml, keys);
+            try (TargetCatalogs catalogs = catalogOptions.openOrHome()) {
+                return replay(client, new SourceCache(System.getenv()), catalogs, job, yaml, keys);
+            }
         }
         try (LocalLoadgate local = LocalLoadgate.start(threads)) {
-            return replay(local.client(), local.sources(), job, yaml, keys);
+            return replay(local.client(), local.sources(), local.catalogs(), job, yaml, keys);
         }
     }
 
@@ -122,7 +128,8 @@ final class ReplayCommand implements Callable<Integer> {
         return List.copyOf(lineOf.keySet());
     }
 
-    private int replay(LedgerClient client, SourceCache sources, JobSpec job, String yaml, List<String> keys)
+    private int replay(LedgerClient client, SourceCache sources, TargetCatalogs catalogs, JobSpec job, String yaml,
+                       List<String> keys)
             throws InterruptedException {
         List<Outcome> outcomes = new ArrayList<>();
         for (int i = 0; i < keys.size(); i++) {
@@ -130,7 +137,7 @@ final class ReplayCommand implements Callable<Integer> {
             System.out.println("== replay " + (i + 1) + "/" + keys.size() + ": " + job.jobKey() + " business key " + key);
             Outcome outcome;
             try {
-                RunCommand.Ended ended = RunCommand.load(client, sources, job, yaml, key);
+                RunCommand.Ended ended = RunCommand.load(client, sources, catalogs, job, yaml, key);
                 outcome = new Outcome(key, ended, null, ended.exitCode());
             } catch (CliException e) {
                 // The run could not start (an active run for the key, the source refused): the key failed, and

@@ -49,7 +49,8 @@ final class WorkerCommand implements Callable<Integer> {
     String node;
 
     @Option(names = "--catalog", paramLabel = "KEY=VALUE", description = "the default Iceberg catalog for jobs without"
-            + " target.catalog, e.g. --catalog type=jdbc --catalog uri=jdbc:postgresql://db/lakehouse")
+            + " target.catalog, e.g. --catalog type=jdbc --catalog uri=jdbc:postgresql://db/lakehouse (default: the"
+            + " lakehouse of the ledger on $LOADGATE_HOME, when one runs there)")
     Map<String, String> catalog = new HashMap<>();
 
     @Option(names = "--warehouse", paramLabel = "DIR", description = "default warehouse (default: $LOADGATE_HOME/warehouse)")
@@ -105,7 +106,8 @@ final class WorkerCommand implements Callable<Integer> {
         Path dir = warehouse == null ? home.resolve("warehouse") : warehouse;
         Optional<CatalogConfig> defaultCatalog;
         try {
-            defaultCatalog = catalog.isEmpty() ? Optional.empty()
+            // Without --catalog, a worker beside a ledger publishes where that ledger's own runs do.
+            defaultCatalog = catalog.isEmpty() ? HomeLakehouse.find(System.getenv(), dir)
                     : Optional.of(CatalogConfig.fromProperties(catalog, dir));
         } catch (IllegalArgumentException e) {
             throw new CliException("--catalog: " + e.getMessage(), LedgerOptions.EXIT_USAGE);
@@ -123,6 +125,9 @@ final class WorkerCommand implements Callable<Integer> {
             System.out.println("Loadgate worker " + name + " with " + threads + " thread(s) leasing from "
                     + ledgerOptions.ledgerUrl() + cleanupInterval.map(every -> ", cleaning up every "
                     + Durations.format(every)).orElse("") + metricsLine);
+            System.out.println(defaultCatalog.map(c -> "Jobs without target.catalog publish to " + c.uri())
+                    .orElse("No default catalog (--catalog, or a ledger on $LOADGATE_HOME): a job without"
+                            + " target.catalog fails its publish"));
             Optional<String> refused = UntilShutdown.awaitOr(worker.refused(), () -> {
                 // No new cleanup pass from now on, but the steps stop first: they matter more. A pass that is still
                 // running then gets a few seconds more; one that outlasts them dies with the process, which leaves
