@@ -110,12 +110,23 @@ class LoadPrechecksTest {
             assertThat(runsOf("PRE_NEW_COLUMN") + runsOf("PRE_NEW_COLUMN_DW")).as("only the first loads ran")
                     .isEqualTo(2);
 
+            var setupRefused = OperatorCommandsTest.run("setup", exact.toString());
+            assertThat(setupRefused.exit()).as(setupRefused.toString()).isEqualTo(2);
+            assertThat(setupRefused.err()).contains("lacks the source's new columns [channel, weight]");
+
             for (Path job : new Path[] {exact, warehouse}) {
                 withTarget(job, "  business_key_column: day\n", "  business_key_column: day\n  schema: add_columns\n");
-                var evolved = fixture.run("load", job.toString(), "--business-key", "2026-11-29");
-                assertThat(evolved.exit()).as(evolved.toString()).isZero();
-                assertThat(evolved.out()).contains("Added the source's new columns [channel, weight]", "SUCCESS");
             }
+            // The Iceberg table gets them from the load's check, the warehouse table from setup.
+            var evolved = fixture.run("load", exact.toString(), "--business-key", "2026-11-29");
+            assertThat(evolved.exit()).as(evolved.toString()).isZero();
+            assertThat(evolved.out()).contains("Added the source's new columns [channel, weight]", "SUCCESS");
+            var setup = OperatorCommandsTest.run("setup", warehouse.toString());
+            assertThat(setup.exit()).as(setup.toString()).isZero();
+            assertThat(setup.out()).contains("added the source's new columns [channel, weight]");
+            var loadedDw = fixture.run("load", warehouse.toString(), "--business-key", "2026-11-29");
+            assertThat(loadedDw.exit()).as(loadedDw.toString()).isZero();
+            assertThat(loadedDw.out()).contains("SUCCESS").doesNotContain("Added the source's new columns");
             var columns = fixture.table("new_column").schema().columns();
             assertThat(columns).extracting(Types.NestedField::name)
                     .containsExactly("id", "amount", "label", "day", "channel", "weight");
@@ -139,6 +150,15 @@ class LoadPrechecksTest {
                 s.execute("ALTER TABLE sales DROP COLUMN channel, DROP COLUMN weight");
             }
         }
+    }
+
+    @Test
+    void aDefaultCatalogWithoutALedgerIsRefusedNotIgnored() throws Exception {
+        Path job = fixture.job("PRE_LOCAL_CATALOG", "pre_local");
+        var result = OperatorCommandsTest.run("load", job.toString(), "--business-key", "2026-11-29", "--catalog",
+                "type=hadoop");
+        assertThat(result.exit()).as(result.toString()).isEqualTo(2);
+        assertThat(result.errLines()).as(result.toString()).singleElement().asString().contains("--catalog", "--ledger");
     }
 
     private static boolean mariaDbAnswers() {
