@@ -24,14 +24,30 @@ final class CatalogOptions {
 
     /** The job's own catalogs, and the one given here for jobs without; the caller closes them. */
     TargetCatalogs open() {
-        Path dir = warehouse != null ? warehouse
+        Path dir = warehouseDir();
+        return new TargetCatalogs(given(dir), dir);
+    }
+
+    /**
+     * As {@link #open()}, but without {@code --catalog} the default is the lakehouse of the ledger on
+     * {@code $LOADGATE_HOME}, as a worker beside it has (see {@link HomeLakehouse}).
+     */
+    TargetCatalogs openOrHome() {
+        Path dir = warehouseDir();
+        Optional<CatalogConfig> config = given(dir);
+        return new TargetCatalogs(config.isPresent() ? config : HomeLakehouse.find(System.getenv(), dir), dir);
+    }
+
+    private Path warehouseDir() {
+        return warehouse != null ? warehouse
                 : io.loadgate.server.config.ConfigLoader.home(System.getenv()).resolve("warehouse");
-        Optional<CatalogConfig> config;
+    }
+
+    private Optional<CatalogConfig> given(Path dir) {
         try {
-            config = catalog.isEmpty() ? Optional.empty() : Optional.of(CatalogConfig.fromProperties(catalog, dir));
+            return catalog.isEmpty() ? Optional.empty() : Optional.of(CatalogConfig.fromProperties(catalog, dir));
         } catch (IllegalArgumentException e) {
             throw new CliException("--catalog: " + e.getMessage(), LedgerOptions.EXIT_USAGE);
         }
-        return new TargetCatalogs(config, dir);
     }
 }

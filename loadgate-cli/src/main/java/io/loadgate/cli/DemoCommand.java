@@ -54,7 +54,7 @@ final class DemoCommand implements Callable<Integer> {
             Files.createDirectories(jobFile.getParent());
             Files.writeString(jobFile, yaml, StandardCharsets.UTF_8);
             JobSpec job = JobSpecLoader.parse(jobFile, yaml);
-            int exit = RunCommand.submitAndFollow(local.client(), local.sources(), job, yaml, businessDay.toString(),
+            int exit = RunCommand.submitAndFollow(local.client(), local.sources(), local.catalogs(), job, yaml, businessDay.toString(),
                     false);
             if (exit == 0) {
                 readBack(local, job, businessDay);

@@ -37,6 +37,7 @@ final class MonitorScreen {
     enum Kind {
         PUBLISH_UNKNOWN,
         DEAD_DISPATCH,
+        NO_WORKER,
         FAILED_RUN
     }
 
@@ -212,15 +213,17 @@ final class MonitorScreen {
         }
         long publishUnknown = entries.stream().filter(a -> a.kind() == Kind.PUBLISH_UNKNOWN).count();
         long dead = entries.stream().filter(a -> a.kind() == Kind.DEAD_DISPATCH).count();
-        long failed = entries.size() - publishUnknown - dead;
-        wrapped("ATTENTION: " + publishUnknown + " publish unknown, " + dead + " dead dispatches, " + failed
-                + " failed in 24 h", RED);
+        long noWorker = entries.stream().filter(a -> a.kind() == Kind.NO_WORKER).count();
+        long failed = entries.size() - publishUnknown - dead - noWorker;
+        wrapped("ATTENTION: " + publishUnknown + " publish unknown, " + dead + " dead dispatches, "
+                + (noWorker == 0 ? "" : noWorker + " without a worker, ") + failed + " failed in 24 h", RED);
         int shown = layout.maxAttention() > 0 ? Math.min(layout.maxAttention(), entries.size()) : entries.size();
         for (Attention a : entries.subList(0, shown)) {
             add("");
             switch (a.kind()) {
                 case PUBLISH_UNKNOWN -> publishUnknown(a, now);
                 case DEAD_DISPATCH -> deadDispatch(a, now);
+                case NO_WORKER -> noWorker(a, now);
                 case FAILED_RUN -> failedRun(a, now);
             }
         }
@@ -259,6 +262,18 @@ final class MonitorScreen {
         add("  Fix the receiver, then deliver it again:");
         command(List.of("loadgate", "dispatch", "resend", a.runId(), a.dispatchId()));
         // Before publishing, a stalled run can also be given up; from PUBLISHED on the ledger refuses a cancel.
+        if (BEFORE_PUBLISHING.contains(a.status())) {
+            add("  Or give the run up, which frees its key:");
+            command(List.of("loadgate", "cancel", a.runId(), "--reason \"<why>\""));
+        }
+    }
+
+    private void noWorker(Attention a, Instant now) {
+        add(Table.fit("! NO WORKER  for " + since(a, now) + "  " + key(a), columns), RED);
+        add("  run " + a.runId() + "  (" + a.status() + ")");
+        add(Table.fit("  " + a.reason() + ": is a worker leasing from this ledger, with a free thread?", columns));
+        add("  Start one (a worker token):");
+        command(List.of("loadgate", "worker", "--token-file F"));
         if (BEFORE_PUBLISHING.contains(a.status())) {
             add("  Or give the run up, which frees its key:");
             command(List.of("loadgate", "cancel", a.runId(), "--reason \"<why>\""));

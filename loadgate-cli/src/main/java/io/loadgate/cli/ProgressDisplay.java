@@ -1,11 +1,15 @@
 package io.loadgate.cli;
 
+import io.loadgate.server.config.Durations;
+import io.loadgate.worker.ledger.DispatchStatus;
 import io.loadgate.worker.ledger.RunApi.RunView;
 import io.loadgate.worker.ledger.RunStatus;
 import io.loadgate.worker.submit.RunFollower;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 
 /**
  * Shows a run's progress: a bar per stage redrawn in place on a terminal, one plain line per change otherwise (for
@@ -53,6 +57,16 @@ final class ProgressDisplay implements RunFollower.Listener {
         }
         out.flush();
         drawn = true;
+    }
+
+    @Override
+    public void noWorker(RunView run, Duration waited) {
+        long waiting = run.dispatches().stream().filter(d -> d.status() == DispatchStatus.PENDING).count();
+        out.println("No worker has taken run " + run.runId() + "'s " + waiting + " waiting step(s) in "
+                + Durations.format(waited.truncatedTo(ChronoUnit.SECONDS)) + ": is a 'loadgate worker' leasing from"
+                + " this ledger, with a free thread? Still waiting; loadgate monitor lists the run.");
+        // The bars go on below the line rather than over it.
+        drawn = false;
     }
 
     private static String partitions(RunView run) {

@@ -1,6 +1,7 @@
 package io.loadgate.cli;
 
 import io.loadgate.worker.execution.SourceCache;
+import io.loadgate.worker.execution.TargetCatalogs;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.ledger.LedgerClient;
 import java.io.IOException;
@@ -48,6 +49,9 @@ final class ReplayCommand implements Callable<Integer> {
     @Mixin
     LedgerRetryOption ledgerRetry;
 
+    @Mixin
+    CatalogOptions catalogOptions;
+
     /** One key's line of the summary; {@code ended} is null for a run that could not start. */
     private record Outcome(String businessKey, RunCommand.Ended ended, String failure, int exitCode) {
         Outcome {
@@ -69,13 +73,19 @@ final class ReplayCommand implements Callable<Integer> {
         JobSpec job = JobInput.load(jobFile);
         List<String> keys = keys();
         RunCommand.checkThreads(threads);
+        if (catalogOptions.given() && !ledgerOptions.ledgerGiven()) {
+            throw new CliException("--catalog and --warehouse name the workers' default catalog with --ledger; without"
+                    + " it the workers in this process publish to the lakehouse on $LOADGATE_HOME", LedgerOptions.EXIT_USAGE);
+        }
         String yaml = JobInput.text(jobFile);
         if (ledgerOptions.ledgerGiven()) {
             LedgerClient client = ledgerOptions.workerClient(ledgerRetry);
-            return replay(client, new SourceCache(System.getenv()), job, yaml, keys);
+            try (TargetCatalogs catalogs = catalogOptions.openOrHome()) {
+                return replay(client, new SourceCache(System.getenv()), catalogs, job, yaml, keys);
+            }
         }
         try (LocalLoadgate local = LocalLoadgate.start(threads)) {
-            return replay(local.client(), local.sources(), job, yaml, keys);
+            return replay(local.client(), local.sources(), local.catalogs(), job, yaml, keys);
         }
     }
 
@@ -125,7 +135,8 @@ final class ReplayCommand implements Callable<Integer> {
         return List.copyOf(lineOf.keySet());
     }
 
-    private int replay(LedgerClient client, SourceCache sources, JobSpec job, String yaml, List<String> keys)
+    private int replay(LedgerClient client, SourceCache sources, TargetCatalogs catalogs, JobSpec job, String yaml,
+                       List<String> keys)
             throws InterruptedException {
         List<Outcome> outcomes = new ArrayList<>();
         for (int i = 0; i < keys.size(); i++) {
@@ -133,7 +144,7 @@ final class ReplayCommand implements Callable<Integer> {
             System.out.println("== replay " + (i + 1) + "/" + keys.size() + ": " + job.jobKey() + " business key " + key);
             Outcome outcome;
             try {
-                RunCommand.Ended ended = RunCommand.load(client, sources, job, yaml, key);
+                RunCommand.Ended ended = RunCommand.load(client, sources, catalogs, job, yaml, key);
                 outcome = new Outcome(key, ended, null, ended.exitCode());
             } catch (CliException e) {
                 // The run could not start (an active run for the key, the source refused): the key failed, and

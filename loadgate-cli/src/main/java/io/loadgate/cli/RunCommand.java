@@ -1,6 +1,7 @@
 package io.loadgate.cli;
 
 import io.loadgate.worker.execution.SourceCache;
+import io.loadgate.worker.execution.TargetCatalogs;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecException;
 import io.loadgate.worker.ledger.LedgerCallException;
@@ -10,8 +11,13 @@ import io.loadgate.worker.ledger.RunStatus;
 import io.loadgate.worker.source.SourceException;
 import io.loadgate.worker.submit.RunFollower;
 import io.loadgate.worker.submit.RunSubmitter;
+import io.loadgate.worker.submit.TargetCheckException;
+import io.loadgate.worker.submit.TargetChecks;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -50,19 +56,30 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     LedgerRetryOption ledgerRetry;
 
+    // With --ledger: the catalog the workers publish jobs without target.catalog to, checked before the run.
+    @Mixin
+    CatalogOptions catalogOptions;
+
     @Override
     public Integer call() throws Exception {
         Logging.quietUnlessAsked();
         JobSpec job = JobInput.load(jobFile);
         JobInput.businessKey("--business-key", businessKey);
         checkThreads(threads);
+        if (catalogOptions.given() && !ledgerOptions.ledgerGiven()) {
+            throw new CliException("--catalog and --warehouse name the workers' default catalog with --ledger; without"
+                    + " it the workers in this process publish to the lakehouse on $LOADGATE_HOME", LedgerOptions.EXIT_USAGE);
+        }
         String yaml = JobInput.text(jobFile);
         if (ledgerOptions.ledgerGiven()) {
             LedgerClient client = ledgerOptions.workerClient(ledgerRetry);
-            return submitAndFollow(client, new SourceCache(System.getenv()), job, yaml, businessKey, noWait);
+            try (TargetCatalogs catalogs = catalogOptions.openOrHome()) {
+                return submitAndFollow(client, new SourceCache(System.getenv()), catalogs, job, yaml, businessKey,
+                        noWait);
+            }
         }
         try (LocalLoadgate local = LocalLoadgate.start(threads)) {
-            return submitAndFollow(local.client(), local.sources(), job, yaml, businessKey, false);
+            return submitAndFollow(local.client(), local.sources(), local.catalogs(), job, yaml, businessKey, false);
         }
     }
 
@@ -88,12 +105,13 @@ final class RunCommand implements Callable<Integer> {
     }
 
     /** Submits a run and follows it to its end, printing progress and the summary; returns the exit code. */
-    static int submitAndFollow(LedgerClient client, SourceCache sources, JobSpec job, String yaml, String businessKey,
-                               boolean returnAfterExtraction) throws InterruptedException {
+    static int submitAndFollow(LedgerClient client, SourceCache sources, TargetCatalogs catalogs, JobSpec job,
+                               String yaml, String businessKey, boolean returnAfterExtraction)
+            throws InterruptedException {
         if (!returnAfterExtraction) {
-            return load(client, sources, job, yaml, businessKey).exitCode();
+            return load(client, sources, catalogs, job, yaml, businessKey).exitCode();
         }
-        Optional<RunSubmitter.Submission> submitted = submit(client, sources, job, yaml, businessKey);
+        Optional<RunSubmitter.Submission> submitted = submit(client, sources, catalogs, job, yaml, businessKey);
         if (submitted.isEmpty()) {
             return RunOutcome.exitCode(RunStatus.FAILED_MANIFEST);
         }
@@ -107,11 +125,12 @@ final class RunCommand implements Callable<Integer> {
 
     /**
      * Submits a run and follows it to its end, printing progress and the summary. Throws {@link CliException} when
-     * no run could start: a bad job or source (exit 2), or an active run for the key (exit 4).
+     * no run could start: a bad job, source or target (exit 2), or an active run for the key (exit 4). The job's
+     * target is checked in {@code catalogs} (its own catalog, else their default) or its warehouse.
      */
-    static Ended load(LedgerClient client, SourceCache sources, JobSpec job, String yaml, String businessKey)
-            throws InterruptedException {
-        Optional<RunSubmitter.Submission> submitted = submit(client, sources, job, yaml, businessKey);
+    static Ended load(LedgerClient client, SourceCache sources, TargetCatalogs catalogs, JobSpec job, String yaml,
+                      String businessKey) throws InterruptedException {
+        Optional<RunSubmitter.Submission> submitted = submit(client, sources, catalogs, job, yaml, businessKey);
         if (submitted.isEmpty()) {
             return new Ended(null, RunStatus.FAILED_MANIFEST, 0);
         }
@@ -128,12 +147,14 @@ final class RunCommand implements Callable<Integer> {
     }
 
     /** The submitted run, holding its snapshot; empty when the ledger refused the plan (already printed). */
-    private static Optional<RunSubmitter.Submission> submit(LedgerClient client, SourceCache sources, JobSpec job,
-                                                            String yaml, String businessKey) {
+    private static Optional<RunSubmitter.Submission> submit(LedgerClient client, SourceCache sources,
+                                                            TargetCatalogs catalogs, JobSpec job, String yaml,
+                                                            String businessKey) {
         RunSubmitter.Submission submission;
         try {
-            submission = new RunSubmitter(client, sources, System.getenv()).submit(job, yaml, businessKey);
-        } catch (JobSpecException | SourceException e) {
+            submission = new RunSubmitter(client, sources, System.getenv(),
+                    new TargetChecks(catalogs, System.getenv())).submit(job, yaml, businessKey);
+        } catch (JobSpecException | SourceException | TargetCheckException e) {
             throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
         } catch (LedgerCallException e) {
             if ("DUPLICATE_ACTIVE_RUN".equals(e.code())) {
@@ -142,7 +163,7 @@ final class RunCommand implements Callable<Integer> {
                         + " (see: loadgate runs show RUN_ID)", RunOutcome.ACTIVE_RUN_EXISTS);
             }
             if ("MANIFEST_INVALID".equals(e.code())) {
-                System.out.println("the plan was refused: " + e.details().get("violations"));
+                System.err.println("loadgate: the plan was refused: " + violations(e));
                 return Optional.empty();
             }
             throw e;
@@ -150,7 +171,27 @@ final class RunCommand implements Callable<Integer> {
         System.out.printf("Run %s: %s, business key %s, %,d rows in %d partitions at snapshot %s%n",
                 submission.runId(), job.jobKey(), businessKey, submission.plan().split().rowCount(),
                 submission.plan().partitions().size(), submission.plan().snapshotRef());
+        if (!submission.addedColumns().isEmpty()) {
+            System.out.println("Added the source's new columns " + submission.addedColumns() + " to "
+                    + job.target().table() + " (target.schema: add_columns)");
+        }
         return Optional.of(submission);
+    }
+
+    /** The ledger's violations in one line, each code with its reason; an empty source also says how to allow it. */
+    static String violations(LedgerCallException e) {
+        List<String> lines = new ArrayList<>();
+        boolean empty = false;
+        if (e.details().get("violations") instanceof List<?> all) {
+            for (Object v : all) {
+                if (v instanceof Map<?, ?> violation) {
+                    empty |= "EMPTY_SOURCE_BLOCKED".equals(violation.get("code"));
+                    lines.add(violation.get("code") + ": " + violation.get("message"));
+                }
+            }
+        }
+        String text = lines.isEmpty() ? e.ledgerMessage() : String.join("; ", lines);
+        return empty ? text + " (a job whose key may have no rows says so with source.allow_empty: true)" : text;
     }
 
     private static RunFollower follower(LedgerClient client) {

@@ -80,14 +80,14 @@ final class SetupCommand implements Callable<Integer> {
         }
         boolean created;
         if (job.target().isWarehouse()) {
-            created = createWarehouseTable(job, target);
+            created = createWarehouseTable(job, target, out);
         } else if (job.target().catalog().isEmpty() && !catalogOptions.given()) {
             try (LocalLoadgate local = LocalLoadgate.start(0)) {
-                created = createIfAbsent(local.catalogs(), job, target);
+                created = createIfAbsent(local.catalogs(), job, target, out);
             }
         } else {
             try (TargetCatalogs catalogs = catalogOptions.open()) {
-                created = createIfAbsent(catalogs, job, target);
+                created = createIfAbsent(catalogs, job, target, out);
             }
         }
         if (created) {
@@ -113,7 +113,7 @@ final class SetupCommand implements Callable<Integer> {
     }
 
     /** True when this call created the table, false when it was there already. */
-    private static boolean createIfAbsent(TargetCatalogs catalogs, JobSpec job, TargetTable target) {
+    private static boolean createIfAbsent(TargetCatalogs catalogs, JobSpec job, TargetTable target, PrintWriter out) {
         TargetCatalog catalog;
         try {
             catalog = catalogs.forJob(job);
@@ -122,6 +122,7 @@ final class SetupCommand implements Callable<Integer> {
         }
         boolean existed = catalog.catalog().tableExists(target.identifier());
         try {
+            added(out, target.identifier().toString(), catalog.check(target, job.target().schema()));
             catalog.createIfAbsent(target);
         } catch (TargetMismatchException e) {
             throw new CliException("the target does not fit the job: " + e.getMessage(), LedgerOptions.EXIT_USAGE);
@@ -129,11 +130,13 @@ final class SetupCommand implements Callable<Integer> {
         return !existed;
     }
 
-    private static boolean createWarehouseTable(JobSpec job, TargetTable target) {
+    private static boolean createWarehouseTable(JobSpec job, TargetTable target, PrintWriter out) {
         try {
             var connector = WarehouseConnector.of(job.target().database(), System.getenv());
-            return new WarehousePublisher(connector, new Configuration()).createIfAbsent(
-                    WarehouseTable.of(job.target().table(), target.schema(), target.businessKeyColumn()));
+            var publisher = new WarehousePublisher(connector, new Configuration());
+            var table = WarehouseTable.of(job.target().table(), target.schema(), target.businessKeyColumn());
+            added(out, job.target().table(), publisher.check(table, job.target().schema()));
+            return publisher.createIfAbsent(table);
         } catch (JobSpecException e) {
             throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
         } catch (TargetMismatchException e) {
@@ -141,6 +144,13 @@ final class SetupCommand implements Callable<Integer> {
         } catch (SQLException e) {
             throw new CliException("the warehouse " + job.target().database() + " failed: " + e.getMessage(),
                     LedgerOptions.EXIT_REFUSED);
+        }
+    }
+
+    private static void added(PrintWriter out, String table, List<String> columns) {
+        if (!columns.isEmpty()) {
+            out.println("target    " + table + ": added the source's new columns " + columns
+                    + " (target.schema: add_columns)");
         }
     }
 

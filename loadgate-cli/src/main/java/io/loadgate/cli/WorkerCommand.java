@@ -25,6 +25,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -50,7 +52,8 @@ final class WorkerCommand implements Callable<Integer> {
     String node;
 
     @Option(names = "--catalog", paramLabel = "KEY=VALUE", description = "the default Iceberg catalog for jobs without"
-            + " target.catalog, e.g. --catalog type=jdbc --catalog uri=jdbc:postgresql://db/lakehouse")
+            + " target.catalog, e.g. --catalog type=jdbc --catalog uri=jdbc:postgresql://db/lakehouse (default: the"
+            + " lakehouse of the ledger on $LOADGATE_HOME, when one runs there)")
     Map<String, String> catalog = new HashMap<>();
 
     @Option(names = "--warehouse", paramLabel = "DIR", description = "default warehouse (default: $LOADGATE_HOME/warehouse)")
@@ -82,14 +85,17 @@ final class WorkerCommand implements Callable<Integer> {
         Optional<InetSocketAddress> metricsAddress = metricsAddress();
         WorkerMetrics metrics = WorkerMetrics.off();
         Optional<MetricsServer> metricsServer = Optional.empty();
+        AtomicReference<Worker> started = new AtomicReference<>();
         if (metricsAddress.isPresent()) {
             PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             metrics = new WorkerMetrics(registry);
             // Bound before anything else starts: a port in use stops the worker before it leases a step.
-            metricsServer = Optional.of(startMetrics(registry, metricsAddress.get()));
+            metricsServer = Optional.of(startMetrics(registry, metricsAddress.get(),
+                    () -> Optional.ofNullable(started.get()).flatMap(Worker::unhealthy)));
         }
         try {
-            return work(new MeteredLedgerClient(ledgerOptions.workerClient(ledgerRetry), metrics), metrics, cleanupInterval,
+            return work(new MeteredLedgerClient(ledgerOptions.workerClient(ledgerRetry), metrics), metrics, started,
+                    cleanupInterval,
                     metricsServer.map(server -> ", metrics on http://" + hostAndPort(server.address()) + "/metrics")
                             .orElse(""));
         } finally {
@@ -97,13 +103,14 @@ final class WorkerCommand implements Callable<Integer> {
         }
     }
 
-    private int work(LedgerClient client, WorkerMetrics metrics, Optional<Duration> cleanupInterval,
-                     String metricsLine) throws Exception {
+    private int work(LedgerClient client, WorkerMetrics metrics, AtomicReference<Worker> started,
+                     Optional<Duration> cleanupInterval, String metricsLine) throws Exception {
         Path home = io.loadgate.server.config.ConfigLoader.home(System.getenv());
         Path dir = warehouse == null ? home.resolve("warehouse") : warehouse;
         Optional<CatalogConfig> defaultCatalog;
         try {
-            defaultCatalog = catalog.isEmpty() ? Optional.empty()
+            // Without --catalog, a worker beside a ledger publishes where that ledger's own runs do.
+            defaultCatalog = catalog.isEmpty() ? HomeLakehouse.find(System.getenv(), dir)
                     : Optional.of(CatalogConfig.fromProperties(catalog, dir));
         } catch (IllegalArgumentException e) {
             throw new CliException("--catalog: " + e.getMessage(), LedgerOptions.EXIT_USAGE);
@@ -115,12 +122,16 @@ final class WorkerCommand implements Callable<Integer> {
                     new RunContexts(client), new SourceCache(System.getenv()), catalogs, timer, metrics),
                     Duration.ofSeconds(30), Duration.ofSeconds(20));
             Worker worker = Worker.start(context, threads);
+            started.set(worker);
             Optional<CleanupSchedule> cleanup = cleanupInterval.map(every -> CleanupSchedule.start(
                     new Cleaner(client, context.shared().runs(), catalogs, context.hadoop()), every));
             System.out.println("Loadgate worker " + name + " with " + threads + " thread(s) leasing from "
                     + ledgerOptions.ledgerUrl() + cleanupInterval.map(every -> ", cleaning up every "
                     + Durations.format(every)).orElse("") + metricsLine);
-            UntilShutdown.await(() -> {
+            System.out.println(defaultCatalog.map(c -> "Jobs without target.catalog publish to " + c.uri())
+                    .orElse("No default catalog (--catalog, or a ledger on $LOADGATE_HOME): a job without"
+                            + " target.catalog fails its publish"));
+            Optional<String> refused = UntilShutdown.awaitOr(worker.refused(), () -> {
                 // No new cleanup pass from now on, but the steps stop first: they matter more. A pass that is still
                 // running then gets a few seconds more; one that outlasts them dies with the process, which leaves
                 // its run a candidate for the next pass (CleanupSchedule.stop says why that is safe).
@@ -128,6 +139,9 @@ final class WorkerCommand implements Callable<Integer> {
                 worker.stop(Duration.ofSeconds(graceSeconds));
                 cleanup.ifPresent(schedule -> schedule.stop(CLEANUP_STOP_WAIT));
             });
+            if (refused.isPresent()) {
+                throw new CliException(refused.get(), LedgerOptions.EXIT_REFUSED);
+            }
             return 0;
         } finally {
             timer.shutdownNow();
@@ -149,9 +163,10 @@ final class WorkerCommand implements Callable<Integer> {
         return Optional.of(address);
     }
 
-    private static MetricsServer startMetrics(PrometheusMeterRegistry registry, InetSocketAddress address) {
+    private static MetricsServer startMetrics(PrometheusMeterRegistry registry, InetSocketAddress address,
+                                              Supplier<Optional<String>> unhealthy) {
         try {
-            return MetricsServer.start(registry, address);
+            return MetricsServer.start(registry, address, unhealthy);
         } catch (IOException e) {
             throw new CliException("--metrics-port: cannot listen on " + hostAndPort(address) + ": " + e.getMessage());
         }

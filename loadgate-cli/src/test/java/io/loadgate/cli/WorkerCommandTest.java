@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import io.loadgate.server.testing.TestLedger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@code loadgate worker}'s metrics options fail before the worker starts, with one line. */
 class WorkerCommandTest {
@@ -40,6 +44,18 @@ class WorkerCommandTest {
             assertThat(result.errLines()).as(result.toString()).hasSize(1);
             assertThat(result.err()).contains("--metrics-port").contains("127.0.0.1:" + port);
             assertThat(result.out()).as("nothing started").doesNotContain("leasing from");
+        }
+    }
+
+    @Test
+    void aTokenTheLedgerRefusesEndsTheWorkerWithOneLine(@TempDir Path dir) throws Exception {
+        try (TestLedger ledger = new TestLedger()) {
+            Path tokens = Files.writeString(dir.resolve("tokens"), "worker=not-a-token-the-ledger-knows\n");
+            var result = OperatorCommandsTest.run("worker", "--ledger", ledger.baseUrl(), "--token-file",
+                    tokens.toString(), "--threads", "2", "--warehouse", dir.resolve("warehouse").toString());
+            assertThat(result.exit()).as(result.toString()).isEqualTo(1);
+            assertThat(result.errLines()).as(result.toString()).hasSize(1);
+            assertThat(result.err()).contains("refused this worker's token", "401").doesNotContain("not-a-token");
         }
     }
 }

@@ -86,6 +86,22 @@ public final class RunViews {
                    NULL, NULL, d.last_error
               FROM load_dispatch d JOIN load_run r USING (run_id)
              WHERE d.status = 'DEAD' AND r.status IN ('EXTRACTED_VALIDATED', 'STAGING_VALIDATED', 'PUBLISHED', 'EXTRACTING')
+            UNION ALL
+            SELECT r.run_id, r.job_key, r.business_key, r.status, min(d.next_attempt_at) FILTER (WHERE d.status = 'PENDING'),
+                   'NO_WORKER', NULL, NULL,
+                   'no worker has taken its ' || count(*) FILTER (WHERE d.status = 'PENDING') || ' waiting dispatch(es)',
+                   NULL, NULL, NULL
+              FROM load_run r JOIN load_dispatch d USING (run_id)
+             WHERE r.status IN ('CREATED', 'EXTRACTING', 'EXTRACTED_VALIDATED', 'STAGE_VALIDATING', 'STAGING_VALIDATED',
+                                'PUBLISHING', 'PUBLISHED')
+               AND d.executor = 'worker' AND d.status IN ('PENDING', 'SENT', 'DEAD')
+             GROUP BY r.run_id, r.job_key, r.business_key, r.status
+            -- Nobody is on the run (no lease out, no partition extracting: a claim acknowledges its dispatch) and its
+            -- next step has been due for a minute, which a leasing worker with a free thread never lets happen. A dead
+            -- dispatch is listed as such instead.
+            HAVING count(*) FILTER (WHERE d.status IN ('SENT', 'DEAD')) = 0
+               AND min(d.next_attempt_at) FILTER (WHERE d.status = 'PENDING') < now() - interval '1 minute'
+               AND NOT EXISTS (SELECT 1 FROM load_partition p WHERE p.run_id = r.run_id AND p.status = 'RUNNING')
             ORDER BY since LIMIT 100
             """;
     private static final String ACTIVE = "SELECT " + RUN_COLUMNS + """

@@ -175,8 +175,7 @@ public final class Runs {
             if (!violations.isEmpty()) {
                 tx.update(STORE_FAILED_MANIFEST, LedgerJson.jsonb(canonical), runId);
                 RunTransitions.transition(tx, runId, RunStatus.CREATED, RunStatus.FAILED_MANIFEST,
-                        new RunTransitions.Failure("MANIFEST", "MANIFEST_INVALID",
-                                violations.size() + " manifest invariant(s) violated"), actor);
+                        new RunTransitions.Failure("MANIFEST", "MANIFEST_INVALID", describe(violations)), actor);
                 return new ManifestOutcome(null, violations);
             }
             return new ManifestOutcome(accept(tx, run, manifest, canonical, actor), List.of());
@@ -188,6 +187,14 @@ public final class Runs {
                             "runStatus", RunStatus.FAILED_MANIFEST.name()));
         }
         return outcome.response();
+    }
+
+    /** The violations themselves, for the run's error message: a count alone sends the operator to the events. */
+    static String describe(List<ManifestViolation> violations) {
+        String all = violations.stream().map(v -> v.code() + (v.partitionId() == null ? "" : " (" + v.partitionId()
+                + ")") + ": " + v.message()).collect(java.util.stream.Collectors.joining("; "));
+        // A plan of thousands of partitions can break one invariant in each; the response lists them all.
+        return all.length() <= 1000 ? all : all.substring(0, 1000) + "... (" + violations.size() + " violations)";
     }
 
     private record ManifestOutcome(Map<String, Object> response, List<ManifestViolation> violations) {

@@ -36,8 +36,8 @@ public final class TargetCatalogs implements AutoCloseable {
             return open.computeIfAbsent(config, c -> TargetCatalog.open(config));
         }
         return open.computeIfAbsent(DefaultKey.INSTANCE, key -> TargetCatalog.open(defaultConfig.orElseThrow(() ->
-                new JobSpecException("job " + job.jobKey() + " names no target.catalog and this worker has no"
-                        + " default catalog (--catalog)"))));
+                new JobSpecException("job " + job.jobKey() + " names no target.catalog and there is no default"
+                        + " catalog here (--catalog, or the lakehouse of a ledger on $LOADGATE_HOME)"))));
     }
 
     @Override

@@ -5,12 +5,15 @@ import static java.util.Objects.requireNonNull;
 import io.loadgate.worker.ledger.DispatchApi.Lease;
 import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
 import io.loadgate.worker.ledger.DispatchType;
+import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.metrics.StepOutcome;
 import io.loadgate.worker.metrics.WorkerMetrics;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -38,6 +41,7 @@ public final class Worker implements AutoCloseable {
     private final int threadCount;
     private volatile boolean stopping;
     private final AtomicBoolean stopped = new AtomicBoolean();
+    private final CompletableFuture<String> refused = new CompletableFuture<>();
 
     private final List<DispatchType> types;
 
@@ -79,6 +83,19 @@ public final class Worker implements AutoCloseable {
         return stopping;
     }
 
+    /**
+     * Completes, with one line saying why, when the ledger refused this worker's token (401 or 403): no retry can
+     * change that, so the worker has stopped leasing and its process should end. Never completes otherwise.
+     */
+    public CompletableFuture<String> refused() {
+        return refused;
+    }
+
+    /** Why the worker cannot work, while it cannot; empty while it can (what {@code /healthz} reports). */
+    public Optional<String> unhealthy() {
+        return Optional.ofNullable(refused.getNow(null));
+    }
+
     private void leaseLoop() {
         Lease lease = new Lease(context.node(), types, 1, (int) Math.max(1, context.leaseWait().toSeconds()));
         Duration backoff = Duration.ofMillis(250);
@@ -99,6 +116,14 @@ public final class Worker implements AutoCloseable {
                 backoff = Duration.ofMillis(250);
             } catch (Throwable e) {
                 if (stopping || Thread.currentThread().isInterrupted()) {
+                    return;
+                }
+                if (e instanceof LedgerCallException call && (call.isUnauthenticated() || call.isForbidden())) {
+                    // A wrong or revoked token, or one without the worker role: every later lease gets the same
+                    // answer, so retrying would only hide it behind a healthy-looking process.
+                    stopping = true;
+                    refused.complete("the ledger refused this worker's token (" + call.status() + " " + call.code()
+                            + " on " + call.call() + "): check --token-file holds a worker token the ledger knows");
                     return;
                 }
                 // One bad pass must not end the loop: log, wait a little longer each time, try again.

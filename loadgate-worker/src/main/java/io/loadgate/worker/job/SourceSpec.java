@@ -9,6 +9,9 @@ import java.util.regex.Pattern;
  * Where the rows come from. Exactly one of {@code table} and {@code query} is set; {@code columns} empty means all
  * columns of the relation. {@code filter} is a SQL predicate written by the job's author; {@code :business_key} in
  * it becomes a bind parameter (only there: a {@code query} that needs the key leaves that condition to the filter). The password itself is never in the spec, only the name of the variable holding it.
+ * {@code allowEmpty} lets a business key with no source rows load: its run replaces the key's partition with nothing
+ * (without it the ledger refuses an empty plan, EMPTY_SOURCE_BLOCKED, because an empty day is more often a source
+ * that has not delivered yet than a day without rows).
  *
  * <p>The component list mirrors the YAML section one to one, which is why this record is wider than the usual
  * six-argument limit: it is built by the YAML loader, not by hand.
@@ -23,7 +26,8 @@ public record SourceSpec(
         String splitColumn,
         Integer partitions,
         String filter,
-        Integer fetchSize) {
+        Integer fetchSize,
+        Boolean allowEmpty) {
     public static final int DEFAULT_PARTITIONS = 4;
     public static final int DEFAULT_FETCH_SIZE = 10_000;
     public static final int MAX_PARTITIONS = 9_999;
@@ -64,6 +68,13 @@ public record SourceSpec(
         if (fetchSize < 1) {
             throw new IllegalArgumentException("source.fetch_size must be positive, got " + fetchSize);
         }
+        allowEmpty = allowEmpty != null && allowEmpty;
+    }
+
+    /** A source that refuses an empty plan. */
+    public SourceSpec(String jdbcUrl, String user, String passwordEnv, String table, String query, List<String> columns,
+                      String splitColumn, Integer partitions, String filter, Integer fetchSize) {
+        this(jdbcUrl, user, passwordEnv, table, query, columns, splitColumn, partitions, filter, fetchSize, false);
     }
 
     /**

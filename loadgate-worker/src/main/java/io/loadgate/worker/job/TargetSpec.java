@@ -4,12 +4,14 @@ package io.loadgate.worker.job;
  * The table the publisher writes ({@code namespace.name}) and its business key column. By default an Iceberg table,
  * optionally in a catalog of the job's own (Iceberg catalog properties: {@code type} jdbc|hadoop|rest, {@code uri},
  * {@code warehouse}, ...; without one the worker's default catalog is used); with {@code database}, a table of
- * that relational warehouse ({@code schema.table}) instead.
+ * that relational warehouse ({@code schema.table}) instead. {@code schema} says whether a load may add the source's new
+ * columns to an existing table (default {@link SchemaPolicy#EXACT}: it may not).
  */
 public record TargetSpec(String table, String businessKeyColumn, java.util.Map<String, String> catalog,
-                         WarehouseSpec database) {
+                         WarehouseSpec database, SchemaPolicy schema) {
     public TargetSpec {
         catalog = catalog == null ? java.util.Map.of() : java.util.Map.copyOf(catalog);
+        schema = schema == null ? SchemaPolicy.EXACT : schema;
         if (database != null && !catalog.isEmpty()) {
             throw new IllegalArgumentException("target names a catalog and a database; an Iceberg table or a"
                     + " warehouse table, not both");
@@ -22,6 +24,12 @@ public record TargetSpec(String table, String businessKeyColumn, java.util.Map<S
         if (database != null && table.split("\\.").length != 2) {
             throw new IllegalArgumentException("target.table of a warehouse must be schema.table, got '" + table + "'");
         }
+    }
+
+    /** A target whose table must keep exactly its columns. */
+    public TargetSpec(String table, String businessKeyColumn, java.util.Map<String, String> catalog,
+                      WarehouseSpec database) {
+        this(table, businessKeyColumn, catalog, database, SchemaPolicy.EXACT);
     }
 
     /** An Iceberg target. */

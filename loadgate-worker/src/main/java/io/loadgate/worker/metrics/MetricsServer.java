@@ -9,8 +9,10 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Supplier;
 
 /**
  * A worker's {@code GET /metrics} (Prometheus text) and {@code GET /healthz}, without authentication like the
@@ -31,15 +33,18 @@ public final class MetricsServer implements AutoCloseable {
     /**
      * Listens on {@code address} (port 0 picks a free one: see {@link #address()}).
      *
+     * @param unhealthy why the worker cannot work, or empty while it can: {@code /healthz} answers 503 with it
      * @throws IOException when the address cannot be bound, e.g. the port is in use
      */
-    public static MetricsServer start(PrometheusMeterRegistry registry, InetSocketAddress address) throws IOException {
+    public static MetricsServer start(PrometheusMeterRegistry registry, InetSocketAddress address,
+                                      Supplier<Optional<String>> unhealthy) throws IOException {
         requireNonNull(registry, "registry is null");
         requireNonNull(address, "address is null");
+        requireNonNull(unhealthy, "unhealthy is null");
         HttpServer server = HttpServer.create(address, 0);
         server.createContext("/", exchange -> {
             try (exchange) {
-                answer(exchange, registry);
+                answer(exchange, registry, unhealthy);
             }
         });
         // One daemon thread: a scrape must never keep the worker process alive, nor compete with steps for threads.
@@ -53,7 +58,8 @@ public final class MetricsServer implements AutoCloseable {
         return new MetricsServer(server, executor);
     }
 
-    private static void answer(HttpExchange exchange, PrometheusMeterRegistry registry) throws IOException {
+    private static void answer(HttpExchange exchange, PrometheusMeterRegistry registry,
+                               Supplier<Optional<String>> unhealthy) throws IOException {
         String path = exchange.getRequestURI().getPath();
         if (!path.equals("/metrics") && !path.equals("/healthz")) {
             send(exchange, 404, "text/plain; charset=utf-8", "not found: GET /metrics or /healthz\n");
@@ -63,7 +69,12 @@ public final class MetricsServer implements AutoCloseable {
         } else if (path.equals("/metrics")) {
             send(exchange, 200, PROMETHEUS_TEXT, registry.scrape());
         } else {
-            send(exchange, 200, "text/plain; charset=utf-8", "ok");
+            Optional<String> problem = unhealthy.get();
+            if (problem.isPresent()) {
+                send(exchange, 503, "text/plain; charset=utf-8", problem.get() + "\n");
+            } else {
+                send(exchange, 200, "text/plain; charset=utf-8", "ok");
+            }
         }
     }
 

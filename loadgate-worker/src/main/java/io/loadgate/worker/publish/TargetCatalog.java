@@ -4,18 +4,22 @@ import static java.util.Objects.requireNonNull;
 
 import java.io.Closeable;
 import java.io.IOException;
+import io.loadgate.worker.job.SchemaPolicy;
 import java.io.UncheckedIOException;
+import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.UpdateSchema;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.types.Types;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -95,6 +99,51 @@ public final class TargetCatalog implements AutoCloseable {
         Table table = catalog.loadTable(identifier);
         target.checkMatches(table.schema(), table.spec());
         return table;
+    }
+
+    /**
+     * Checks, before a run is created, that the target can take it: the catalog answers (its connection and
+     * credentials work) and the table, if it exists, fits the staged columns. A table that lacks new source columns
+     * is refused, unless {@code policy} adds them, here, in one schema update. An absent table is left to the first
+     * publish, which creates it.
+     *
+     * @return the names of the columns added; empty when none were
+     * @throws TargetMismatchException when the table does not fit, naming the columns
+     */
+    public List<String> check(TargetTable target, SchemaPolicy policy) {
+        requireNonNull(target, "target is null");
+        requireNonNull(policy, "policy is null");
+        TableIdentifier identifier = target.identifier();
+        if (!catalog.tableExists(identifier)) {
+            return List.of();
+        }
+        Table table = catalog.loadTable(identifier);
+        List<Types.NestedField> missing = target.columnsMissingFrom(table.schema());
+        if (!missing.isEmpty()) {
+            if (policy == SchemaPolicy.EXACT) {
+                throw new TargetMismatchException(target.newColumns(missing));
+            }
+            addColumns(table, target, missing);
+            table = catalog.loadTable(identifier);
+        }
+        target.checkMatches(table.schema(), table.spec());
+        return missing.stream().map(Types.NestedField::name).toList();
+    }
+
+    private void addColumns(Table table, TargetTable target, List<Types.NestedField> missing) {
+        UpdateSchema update = table.updateSchema();
+        missing.forEach(column -> update.addColumn(column.name(), column.type()));
+        try {
+            update.commit();
+            log.info("added columns {} to {}", missing.stream().map(Types.NestedField::name).toList(),
+                    target.identifier());
+        } catch (RuntimeException e) {
+            // Two loads of the job checked at once: the other one's commit added them, and this one's, rebased on
+            // it, found them there. Fine if the table now has them; anything else is a real failure.
+            if (!target.columnsMissingFrom(catalog.loadTable(target.identifier()).schema()).isEmpty()) {
+                throw e;
+            }
+        }
     }
 
     @Override

@@ -2,6 +2,8 @@ package io.loadgate.worker.publish;
 
 import static java.util.Objects.requireNonNull;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -64,6 +66,10 @@ public record TargetTable(TableIdentifier identifier, Schema schema, String busi
      */
     void checkMatches(Schema tableSchema, PartitionSpec tableSpec) {
         if (!tableSchema.asStruct().equals(schema.asStruct())) {
+            List<Types.NestedField> missing = columnsMissingFrom(tableSchema);
+            if (!missing.isEmpty()) {
+                throw new TargetMismatchException(newColumns(missing));
+            }
             throw new TargetMismatchException("table " + identifier + " has schema " + tableSchema.asStruct()
                     + " but the staged files were written with " + schema.asStruct());
         }
@@ -76,5 +82,44 @@ public record TargetTable(TableIdentifier identifier, Schema schema, String busi
                     + tableSpec.fields().stream().map(PartitionField::toString).toList()
                     + ", not by identity on " + businessKeyColumn + " alone");
         }
+    }
+
+    /**
+     * The staged columns an existing table lacks: those after the table's own, when the table's columns are exactly
+     * the first staged ones (same ids, names and types; Iceberg gives an added column the next id, which is then
+     * the staged one). Empty when the table has every staged column. Throws {@link TargetMismatchException},
+     * naming each column that differs, when the table's columns are not such a prefix.
+     */
+    public List<Types.NestedField> columnsMissingFrom(Schema tableSchema) {
+        requireNonNull(tableSchema, "tableSchema is null");
+        List<Types.NestedField> staged = schema.columns();
+        List<Types.NestedField> table = tableSchema.columns();
+        List<String> differences = new ArrayList<>();
+        for (int i = 0; i < table.size(); i++) {
+            Types.NestedField column = table.get(i);
+            Types.NestedField source = schema.findField(column.name());
+            if (source == null) {
+                differences.add(column.name() + " is not in the source");
+            } else if (!source.type().equals(column.type())) {
+                differences.add(column.name() + " is " + column.type() + " in the table, " + source.type()
+                        + " in the source");
+            } else if (i >= staged.size() || !staged.get(i).equals(column)) {
+                differences.add(column.name() + " is column " + (i + 1) + " (id " + column.fieldId()
+                        + ") in the table, " + (staged.indexOf(source) + 1) + " (id " + source.fieldId()
+                        + ") in the source");
+            }
+        }
+        if (!differences.isEmpty()) {
+            throw new TargetMismatchException("table " + identifier + " does not fit the source: "
+                    + String.join("; ", differences));
+        }
+        return List.copyOf(staged.subList(table.size(), staged.size()));
+    }
+
+    /** The one line that refuses a load whose source has columns the table lacks. */
+    public String newColumns(List<Types.NestedField> missing) {
+        return "table " + identifier + " lacks the source's new columns "
+                + missing.stream().map(Types.NestedField::name).toList()
+                + ": add them with target.schema: add_columns, or leave them out with source.columns";
     }
 }

@@ -2,8 +2,10 @@ package io.loadgate.worker.submit;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.worker.ledger.DispatchStatus;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
+import io.loadgate.worker.ledger.PartitionStatus;
 import io.loadgate.worker.ledger.RunApi.FailRun;
 import io.loadgate.worker.ledger.RunApi.RunChange;
 import io.loadgate.worker.ledger.RunApi.RunView;
@@ -29,25 +31,44 @@ public final class RunFollower {
     static final String SNAPSHOT_LOST = "SNAPSHOT_LOST";
     /** How often the snapshot is checked: each check is a round trip to the source. */
     private static final Duration SNAPSHOT_CHECK = Duration.ofSeconds(1);
+    /** As long as the ledger waits before it lists a run no worker takes under the monitor's attention. */
+    public static final Duration DEFAULT_WORKER_PATIENCE = Duration.ofMinutes(1);
 
     private final LedgerClient ledger;
     private final Duration pollInterval;
     private final Duration unknownPatience;
+    private final Duration workerPatience;
 
     /**
      * @param unknownPatience how long to wait in PUBLISH_UNKNOWN for the publish probe before handing the run to an
      *     operator
      */
     public RunFollower(LedgerClient ledger, Duration pollInterval, Duration unknownPatience) {
+        this(ledger, pollInterval, unknownPatience, DEFAULT_WORKER_PATIENCE);
+    }
+
+    /**
+     * @param workerPatience how long the run's steps may wait with no worker taking any before the listener hears
+     *     of it ({@link Listener#noWorker})
+     */
+    public RunFollower(LedgerClient ledger, Duration pollInterval, Duration unknownPatience, Duration workerPatience) {
         this.ledger = requireNonNull(ledger, "ledger is null");
         this.pollInterval = requireNonNull(pollInterval, "pollInterval is null");
         this.unknownPatience = requireNonNull(unknownPatience, "unknownPatience is null");
+        this.workerPatience = requireNonNull(workerPatience, "workerPatience is null");
     }
 
     /** Told of each new state of the run. */
     @FunctionalInterface
     public interface Listener {
         void changed(RunView run);
+
+        /**
+         * The run's waiting steps have not been taken by any worker for {@code waited} (no dispatch of the run is
+         * leased): told once per such spell, and the following goes on, since a worker may still come.
+         */
+        default void noWorker(RunView run, Duration waited) {
+        }
     }
 
     /** Follows until the run ends, or rests in PUBLISH_UNKNOWN longer than the patience; returns its last view. */
@@ -72,6 +93,8 @@ public final class RunFollower {
         RunView last = null;
         boolean snapshotOpen = snapshot != null;
         Instant nextCheck = Instant.now();
+        Instant untakenSince = null;
+        boolean told = false;
         while (true) {
             RunView run = ledger.getRun(runId);
             if (snapshotOpen && run.status() == RunStatus.EXTRACTING && !Instant.now().isBefore(nextCheck)) {
@@ -85,6 +108,16 @@ public final class RunFollower {
                 listener.changed(run);
             }
             last = run;
+            // The ledger knows whether any worker has the run's steps: a leased dispatch is SENT.
+            if (!untaken(run)) {
+                untakenSince = null;
+                told = false;
+            } else if (untakenSince == null) {
+                untakenSince = Instant.now();
+            } else if (!told && Duration.between(untakenSince, Instant.now()).compareTo(workerPatience) >= 0) {
+                listener.noWorker(run, Duration.between(untakenSince, Instant.now()));
+                told = true;
+            }
             if (snapshotOpen && !extracting(run)) {
                 closeQuietly(snapshot);
                 snapshotOpen = false;
@@ -111,6 +144,17 @@ public final class RunFollower {
                 throw e;
             }
         }
+    }
+
+    /**
+     * An active run with steps waiting for a worker, none leased and no partition being extracted (a claim
+     * acknowledges its dispatch, so a running partition's is ACKED, not SENT): nobody is working on it.
+     */
+    private static boolean untaken(RunView run) {
+        return !run.status().isTerminal() && run.status() != RunStatus.PUBLISH_UNKNOWN
+                && run.dispatches().stream().anyMatch(d -> d.status() == DispatchStatus.PENDING)
+                && run.dispatches().stream().noneMatch(d -> d.status() == DispatchStatus.SENT)
+                && run.partitions().stream().noneMatch(p -> p.status() == PartitionStatus.RUNNING);
     }
 
     private static boolean extracting(RunView run) {

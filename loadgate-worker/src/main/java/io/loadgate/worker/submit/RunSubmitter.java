@@ -24,6 +24,7 @@ import io.loadgate.worker.transform.TransformChain;
 import java.math.BigInteger;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -38,16 +39,37 @@ public final class RunSubmitter {
     private final LedgerClient ledger;
     private final SourceCache sources;
     private final Map<String, String> environment;
+    private final Optional<TargetChecks> targets;
 
+    /** A submitter that checks the job's target before each run (see {@link TargetChecks}). */
+    public RunSubmitter(LedgerClient ledger, SourceCache sources, Map<String, String> environment,
+                        TargetChecks targets) {
+        this(ledger, sources, environment, Optional.of(requireNonNull(targets, "targets is null")));
+    }
+
+    /** A submitter that leaves the target to the publish (a harness whose target is a fault-injecting fake). */
     public RunSubmitter(LedgerClient ledger, SourceCache sources, Map<String, String> environment) {
+        this(ledger, sources, environment, Optional.empty());
+    }
+
+    private RunSubmitter(LedgerClient ledger, SourceCache sources, Map<String, String> environment,
+                         Optional<TargetChecks> targets) {
         this.ledger = requireNonNull(ledger, "ledger is null");
         this.sources = requireNonNull(sources, "sources is null");
         this.environment = Map.copyOf(environment);
+        this.targets = targets;
     }
 
-    /** A submitted run and the snapshot its partitions read. */
-    public record Submission(UUID runId, SnapshotHolder snapshot, SourcePlan plan, ManifestAccepted manifest)
-            implements AutoCloseable {
+    /**
+     * A submitted run and the snapshot its partitions read; {@code addedColumns} are the columns the target check
+     * added to the table for it ({@code target.schema: add_columns}).
+     */
+    public record Submission(UUID runId, SnapshotHolder snapshot, SourcePlan plan, ManifestAccepted manifest,
+                             List<String> addedColumns) implements AutoCloseable {
+        public Submission {
+            addedColumns = List.copyOf(addedColumns);
+        }
+
         @Override
         public void close() {
             snapshot.close();
@@ -57,6 +79,7 @@ public final class RunSubmitter {
     /**
      * @param jobYaml the job file's text; the run carries it so that workers on any host read the same job
      * @throws LedgerCallException 409 DUPLICATE_ACTIVE_RUN when the job already has an active run for the key
+     * @throws TargetCheckException when the target cannot take the run; no run was created
      */
     public Submission submit(JobSpec job, String jobYaml, String businessKey) {
         Source source = Sources.forJob(job, environment);
@@ -64,14 +87,21 @@ public final class RunSubmitter {
         try {
             SourcePlan plan = snapshot.plan();
             checkTransforms(job, plan, environment);
+            // After the plan, so exactly the columns the chunks will hold are checked; before the run, so a target
+            // that cannot take them stops the load before any work.
+            List<String> added = targets.map(t -> t.check(job, SourceSchemas.toIceberg(plan.columns())))
+                    .orElse(List.of());
             CreateRun request = CreateRun.forWorkers(job.jobKey(), businessKey, job.staging().root().toString(),
                             STAGE_TABLE_PREFIX)
                     .withParameters(Map.of(RunContext.JOB_SPEC_PARAMETER, jobYaml))
                     .withRecoveryMode(job.recovery().mode() == null ? null : job.recovery().mode().name());
+            if (job.source().allowEmpty()) {
+                request = request.allowingEmptySource();
+            }
             CreatedRun created = ledger.createRun(request, OnLostResponse.ADOPT_ACTIVE_RUN);
             sources.register(created.runId(), source);
             ManifestAccepted accepted = ledger.registerManifest(created.runId(), manifest(plan));
-            return new Submission(created.runId(), snapshot, plan, accepted);
+            return new Submission(created.runId(), snapshot, plan, accepted, added);
         } catch (RuntimeException e) {
             snapshot.close();
             throw e;

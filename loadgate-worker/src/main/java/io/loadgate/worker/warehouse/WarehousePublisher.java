@@ -2,6 +2,7 @@ package io.loadgate.worker.warehouse;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.worker.job.SchemaPolicy;
 import io.loadgate.worker.publish.ProbeResult;
 import io.loadgate.worker.publish.PublishOutcome;
 import io.loadgate.worker.publish.PublishOutcome.ErrorCode;
@@ -26,6 +27,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Types;
 
 /**
  * Publishes into a warehouse table (PostgreSQL, MariaDB or MySQL; what differs is in {@link WarehouseDialect}): one
@@ -148,6 +150,54 @@ public final class WarehousePublisher implements Publisher {
             boolean existed = connector.dialect().exists(connection, table.schemaName(), table.tableName());
             prepare(connection, connector.dialect(), table);
             return !existed;
+        }
+    }
+
+    /**
+     * Checks, before a run is created, that the warehouse can take it: it accepts the connection (address and
+     * credentials) and the table, if it exists, has the staged columns. A table that lacks new source columns, after
+     * its own, is refused unless {@code policy} adds them here ({@code ALTER TABLE ... ADD COLUMN}). An absent table
+     * is left to the first publish, which creates it.
+     *
+     * @return the names of the columns added; empty when none were
+     * @throws TargetMismatchException when the table does not fit, naming the columns
+     */
+    public List<String> check(WarehouseTable table, SchemaPolicy policy) throws SQLException {
+        requireNonNull(table, "table is null");
+        requireNonNull(policy, "policy is null");
+        WarehouseDialect dialect = connector.dialect();
+        try (Connection connection = connector.connect()) {
+            table.businessKeyPredicate(dialect);
+            if (!dialect.exists(connection, table.schemaName(), table.tableName())) {
+                return List.of();
+            }
+            List<String> actual = dialect.columns(connection, table);
+            List<String> expected = table.expectedColumns(dialect);
+            if (actual.size() >= expected.size() || !expected.subList(0, actual.size()).equals(actual)) {
+                checkColumns(connection, dialect, table);
+                return List.of();
+            }
+            List<Types.NestedField> missing = table.columns().columns().subList(actual.size(), expected.size());
+            List<String> names = missing.stream().map(Types.NestedField::name).toList();
+            if (policy == SchemaPolicy.EXACT) {
+                throw new TargetMismatchException("table " + table.qualifiedName(dialect) + " lacks the source's new"
+                        + " columns " + names + ": add them with target.schema: add_columns, or leave them out with"
+                        + " source.columns");
+            }
+            connection.setAutoCommit(true);
+            try (Statement statement = connection.createStatement()) {
+                for (Types.NestedField column : missing) {
+                    statement.execute("ALTER TABLE " + table.qualifiedName(dialect) + " ADD COLUMN "
+                            + dialect.quote(column.name()) + " " + dialect.sqlType(column.type()));
+                }
+            } catch (SQLException e) {
+                // Two loads of the job checked at once and the other one added them first: fine if they are there.
+                if (!dialect.columns(connection, table).equals(expected)) {
+                    throw e;
+                }
+            }
+            checkColumns(connection, dialect, table);
+            return names;
         }
     }
 

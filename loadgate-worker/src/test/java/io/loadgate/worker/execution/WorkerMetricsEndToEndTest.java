@@ -49,7 +49,8 @@ class WorkerMetricsEndToEndTest {
     void aLoadShowsInTheWorkersMetrics() throws Exception {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         harness = new LoadHarness(dir, RecoveryMode.FAIL, new WorkerMetrics(registry));
-        server = MetricsServer.start(registry, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        server = MetricsServer.start(registry, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                Optional::empty);
         harness.addRows(DAY, 1, 7_000);
         harness.addRows(DAY.minusDays(1), 100_001, 500);
         harness.startWorker(2);
