@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  */
 class RecoveryApiTest {
     private static final SweepThresholds THRESHOLDS = new SweepThresholds(Duration.ofMinutes(90), Duration.ofHours(6),
-            Duration.ofHours(2), Duration.ofHours(2), new DispatchPolicy(20, Duration.ofSeconds(5),
+            Duration.ofHours(1), Duration.ofHours(2), Duration.ofHours(2), new DispatchPolicy(20, Duration.ofSeconds(5),
             Duration.ofMinutes(5), Duration.ofMinutes(10), Duration.ofSeconds(60)), 500);
     private static TestLedger ledger;
     private static Sweep sweep;

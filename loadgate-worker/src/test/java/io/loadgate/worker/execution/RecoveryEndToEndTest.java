@@ -49,7 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
 class RecoveryEndToEndTest {
     private static final LocalDate DAY = LocalDate.of(2026, 11, 29);
     private static final SweepThresholds THRESHOLDS = new SweepThresholds(Duration.ofMinutes(90), Duration.ofHours(6),
-            Duration.ofHours(2), Duration.ofHours(2), new DispatchPolicy(20, Duration.ofSeconds(5),
+            Duration.ofHours(1), Duration.ofHours(2), Duration.ofHours(2), new DispatchPolicy(20, Duration.ofSeconds(5),
             Duration.ofMinutes(5), Duration.ofMinutes(10), Duration.ofSeconds(60)), 500);
     private static final EnumSet<DispatchType> EXTRACT = EnumSet.of(DispatchType.EXTRACT_PARTITION,
             DispatchType.REISSUE_PARTITION);
