@@ -25,7 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One sweeper tick: finds what is stuck and moves it on, by the five rules of the contract, in order.
+ * One sweeper tick: finds what is stuck and moves it on, by the rules of the contract, in order.
  *
  * <p>The tick is one transaction that first takes a transaction-level advisory lock, so that of several sweepers
  * (one per server and control-loop process) one acts and the others skip the tick. Each rule runs in its own
@@ -386,7 +386,7 @@ public final class Sweep {
      * that died mid-publish does not leave the run to an operator. A NiFi run (executor http) gets none: NiFi knows no
      * such step, and its runs stay with the operator's resolve.
      */
-    private void dispatchProbe(Tx tx, UUID runId) throws SQLException {
+    private static void dispatchProbe(Tx tx, UUID runId) throws SQLException {
         RunRow run = RunTransitions.lock(tx, runId);
         Outbox.insert(tx, runId, run.executor(), DispatchType.PROBE_PUBLISH, null,
                 Map.of("publishToken", String.valueOf(run.publishToken())));

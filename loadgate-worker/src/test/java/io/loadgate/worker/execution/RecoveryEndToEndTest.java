@@ -114,23 +114,25 @@ class RecoveryEndToEndTest {
         DyingClient doomed = new DyingClient(harness.client, "startValidation", true);
         Worker dying = harness.startWorker(doomed, "doomed", EnumSet.of(DispatchType.VALIDATE_RUN));
 
-        var submission = harness.submit(harness.jobYaml("REGIVEN", 2), DAY);
-        await().atMost(Duration.ofSeconds(90)).untilTrue(doomed.dead);
-        dying.stop(Duration.ofSeconds(5));
-        assertThat(harness.client.getRun(submission.runId()).status()).as("started, then its worker died")
-                .isEqualTo(RunStatus.STAGE_VALIDATING);
-        // validation_stale passes without a beat.
-        harness.ledger.execute("UPDATE load_run SET validation_heartbeat_at = now() - interval '3 hours', "
-                + "status_changed_at = now() - interval '3 hours'");
+        // The submission holds the source snapshot open until the run is done with it.
+        try (var submission = harness.submit(harness.jobYaml("REGIVEN", 2), DAY)) {
+            await().atMost(Duration.ofSeconds(90)).untilTrue(doomed.dead);
+            dying.stop(Duration.ofSeconds(5));
+            assertThat(harness.client.getRun(submission.runId()).status()).as("started, then its worker died")
+                    .isEqualTo(RunStatus.STAGE_VALIDATING);
+            // validation_stale passes without a beat.
+            harness.ledger.execute("UPDATE load_run SET validation_heartbeat_at = now() - interval '3 hours', "
+                    + "status_changed_at = now() - interval '3 hours'");
 
-        assertThat(sweep().tick(THRESHOLDS).validationsRegiven()).isEqualTo(1);
-        harness.startWorker(1, EnumSet.of(DispatchType.VALIDATE_RUN));
+            assertThat(sweep().tick(THRESHOLDS).validationsRegiven()).isEqualTo(1);
+            harness.startWorker(1, EnumSet.of(DispatchType.VALIDATE_RUN));
 
-        RunView run = waitFor(submission.runId(), RunStatus.SUCCESS);
-        assertThat(run.status()).as(run.errorCode() + " " + run.errorMessage()).isEqualTo(RunStatus.SUCCESS);
-        assertThat(harness.tableRows(DAY)).isEqualTo(harness.sourceRows(DAY));
-        assertThat(harness.ledger.count("SELECT count(*) FROM load_event WHERE event_type = 'VALIDATION_REGIVEN'"))
-                .isEqualTo(1);
+            RunView run = waitFor(submission.runId(), RunStatus.SUCCESS);
+            assertThat(run.status()).as(run.errorCode() + " " + run.errorMessage()).isEqualTo(RunStatus.SUCCESS);
+            assertThat(harness.tableRows(DAY)).isEqualTo(harness.sourceRows(DAY));
+            assertThat(harness.ledger.count(
+                    "SELECT count(*) FROM load_event WHERE event_type = 'VALIDATION_REGIVEN'")).isEqualTo(1);
+        }
     }
 
     @Test
@@ -143,22 +145,23 @@ class RecoveryEndToEndTest {
         DyingClient doomed = new DyingClient(harness.client, "publishResult", false);
         Worker dying = harness.startWorker(doomed, "doomed", EnumSet.of(DispatchType.PUBLISH_RUN));
 
-        var submission = harness.submit(harness.jobYaml("PROBED", 2), DAY);
-        await().atMost(Duration.ofSeconds(90)).untilTrue(doomed.dead);
-        dying.stop(Duration.ofSeconds(5));
-        assertThat(harness.client.getRun(submission.runId()).status()).isEqualTo(RunStatus.PUBLISHING);
-        harness.ledger.execute("UPDATE load_run SET publish_started_at = now() - interval '3 hours', "
-                + "status_changed_at = now() - interval '3 hours'");
+        try (var submission = harness.submit(harness.jobYaml("PROBED", 2), DAY)) {
+            await().atMost(Duration.ofSeconds(90)).untilTrue(doomed.dead);
+            dying.stop(Duration.ofSeconds(5));
+            assertThat(harness.client.getRun(submission.runId()).status()).isEqualTo(RunStatus.PUBLISHING);
+            harness.ledger.execute("UPDATE load_run SET publish_started_at = now() - interval '3 hours', "
+                    + "status_changed_at = now() - interval '3 hours'");
 
-        assertThat(sweep().tick(THRESHOLDS).publishUnknown()).isEqualTo(1);
-        harness.startWorker(1, EnumSet.of(DispatchType.PROBE_PUBLISH));
+            assertThat(sweep().tick(THRESHOLDS).publishUnknown()).isEqualTo(1);
+            harness.startWorker(1, EnumSet.of(DispatchType.PROBE_PUBLISH));
 
-        RunView run = waitFor(submission.runId(), RunStatus.SUCCESS);
-        assertThat(run.status()).as(run.errorCode() + " " + run.errorMessage()).isEqualTo(RunStatus.SUCCESS);
-        assertThat(harness.tableRows(DAY)).as("published once").isEqualTo(harness.sourceRows(DAY));
-        assertThat(harness.ledger.count("SELECT count(*) FROM load_event WHERE event_type = 'PUBLISH_UNKNOWN_RESOLVED'"
-                + " AND details->>'resolution' = 'PUBLISHED' AND actor LIKE 'worker%'")).as("resolved by the probe")
-                .isEqualTo(1);
+            RunView run = waitFor(submission.runId(), RunStatus.SUCCESS);
+            assertThat(run.status()).as(run.errorCode() + " " + run.errorMessage()).isEqualTo(RunStatus.SUCCESS);
+            assertThat(harness.tableRows(DAY)).as("published once").isEqualTo(harness.sourceRows(DAY));
+            assertThat(harness.ledger.count("SELECT count(*) FROM load_event"
+                    + " WHERE event_type = 'PUBLISH_UNKNOWN_RESOLVED' AND details->>'resolution' = 'PUBLISHED'"
+                    + " AND actor LIKE 'worker%'")).as("resolved by the probe").isEqualTo(1);
+        }
     }
 
     @Test
@@ -170,7 +173,11 @@ class RecoveryEndToEndTest {
                     LedgerToken.of(harness.ledger.workerToken)).build());
             harness.startWorker(throughProxy, "lossy", EnumSet.allOf(DispatchType.class));
 
-            RunView run = waitFor(harness.submit(harness.jobYaml("LOST_ANSWER", 2), DAY).runId(), RunStatus.SUCCESS);
+            RunView run;
+            // The submission holds the source snapshot open until the run is done with it.
+            try (var submission = harness.submit(harness.jobYaml("LOST_ANSWER", 2), DAY)) {
+                run = waitFor(submission.runId(), RunStatus.SUCCESS);
+            }
 
             assertThat(run.status()).as(run.errorCode() + " " + run.errorMessage()).isEqualTo(RunStatus.SUCCESS);
             assertThat(proxy.dropped.get()).as("the first answer was lost after the ledger committed").isEqualTo(1);
