@@ -30,6 +30,11 @@ public final class TestDatabases {
     private static final String LOCAL_ADMIN_URL = "jdbc:postgresql://127.0.0.1:5432/postgres";
     static final String PREFIX = "lg_test_";
     private static final Pattern NAME = Pattern.compile(PREFIX + "([0-9]+)_[0-9a-f]{8}");
+    private static final String LEGACY_OLDER_THAN_A_DAY = """
+            SELECT datname FROM pg_database
+            WHERE datname ~ '^lg_test_[0-9a-f]{12}$'
+              AND (pg_stat_file('base/' || oid || '/PG_VERSION', true)).modification < now() - interval '1 day'
+            """;
     private static final List<String> created = new ArrayList<>();
     private static Server server;
 
@@ -90,6 +95,13 @@ public final class TestDatabases {
                 Matcher m = NAME.matcher(rs.getString(1));
                 if (m.matches() && ProcessHandle.of(Long.parseLong(m.group(1))).isEmpty()) {
                     abandoned.add(rs.getString(1));
+                }
+            }
+            // Names from before the pid was in them (lg_test_ and 12 hex digits) say nothing of their JVM, but no
+            // test runs for a day: their directory's age tells.
+            try (var old = st.executeQuery(LEGACY_OLDER_THAN_A_DAY)) {
+                while (old.next()) {
+                    abandoned.add(old.getString(1));
                 }
             }
         } catch (SQLException e) {
