@@ -17,7 +17,8 @@ import java.util.regex.Pattern;
 /**
  * A TCP proxy on a loopback port in front of a server, which a test can {@link #cut}: every open connection is
  * closed and new ones are accepted and closed at once, as a database that went away would be seen, until
- * {@link #restore}. The server itself is never touched.
+ * {@link #restore}. Or {@link #freeze} it: connections stay open but no byte passes, as a network that drops packets
+ * would be seen. The server itself is never touched.
  */
 public final class TcpProxy implements AutoCloseable {
     private static final Pattern JDBC_HOST_PORT = Pattern.compile("^(jdbc:[a-z]+://)([^/:]+):(\\d+)(/.*)$");
@@ -25,8 +26,11 @@ public final class TcpProxy implements AutoCloseable {
     private final InetSocketAddress target;
     private final ServerSocket listener;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    private final Set<Socket> parked = ConcurrentHashMap.newKeySet();
+    private final Object thaw = new Object();
     private final AtomicInteger refused = new AtomicInteger();
     private volatile boolean cut;
+    private volatile boolean frozen;
     private volatile boolean closed;
 
     private TcpProxy(InetSocketAddress target) throws IOException {
@@ -66,8 +70,19 @@ public final class TcpProxy implements AutoCloseable {
         open.clear();
     }
 
+    /** Lets no byte through, either way, and leaves new connections unanswered, until {@link #restore}. */
+    public void freeze() {
+        frozen = true;
+    }
+
     public void restore() {
         cut = false;
+        synchronized (thaw) {
+            frozen = false;
+            thaw.notifyAll();
+        }
+        parked.forEach(TcpProxy::closeQuietly);
+        parked.clear();
     }
 
     /** How many connections were closed on arrival while the proxy was cut. */
@@ -86,6 +101,10 @@ public final class TcpProxy implements AutoCloseable {
             if (cut) {
                 refused.incrementAndGet();
                 closeQuietly(client);
+                continue;
+            }
+            if (frozen) {
+                parked.add(client);
                 continue;
             }
             try {
@@ -107,6 +126,7 @@ public final class TcpProxy implements AutoCloseable {
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
+                    awaitThaw();
                     out.write(buffer, 0, n);
                     out.flush();
                 }
@@ -123,6 +143,19 @@ public final class TcpProxy implements AutoCloseable {
         thread.start();
     }
 
+    private void awaitThaw() throws IOException {
+        synchronized (thaw) {
+            while (frozen && !closed) {
+                try {
+                    thaw.wait(100);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted while frozen", e);
+                }
+            }
+        }
+    }
+
     private static void closeQuietly(Socket socket) {
         try {
             socket.close();
@@ -135,6 +168,7 @@ public final class TcpProxy implements AutoCloseable {
     public void close() {
         closed = true;
         cut();
+        restore();
         try {
             listener.close();
         } catch (IOException e) {

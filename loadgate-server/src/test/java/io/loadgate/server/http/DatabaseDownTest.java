@@ -1,6 +1,7 @@
 package io.loadgate.server.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.loadgate.ledger.Ledger;
@@ -20,9 +21,16 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.Map;
+import io.loadgate.ledger.testing.TcpProxy;
+import io.loadgate.server.testing.TestLedger;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
-/** With the database gone: readiness says so, calls answer 503 DATABASE_UNAVAILABLE, health stays up. */
+/**
+ * With the database gone (nothing listening, or a network that stops passing packets): readiness says so, calls
+ * answer 503 DATABASE_UNAVAILABLE rather than hang, health stays up.
+ */
 class DatabaseDownTest {
     @Test
     void anUnreachableDatabaseIs503NotA500() throws Exception {
@@ -51,6 +59,29 @@ class DatabaseDownTest {
                 assertThat(call.statusCode()).isEqualTo(503);
                 assertThat(call.body()).contains("DATABASE_UNAVAILABLE", "requestId");
             }
+        }
+    }
+    @Test
+    void aDatabaseThatStopsAnsweringIs503NotAHang() {
+        AtomicReference<TcpProxy> made = new AtomicReference<>();
+        TestLedger ledger = new TestLedger(new LedgerSettings(List.of(StagePath.parse(TestLedger.STAGE_ROOT)),
+                LedgerSettings.RecoveryMode.FAIL, 3), url -> {
+            made.set(TcpProxy.inFrontOf(url));
+            return made.get().jdbcUrl(url);
+        });
+        try (TcpProxy proxy = made.get(); ledger) {
+            assertThat(ledger.get("/v1/runs").status()).isEqualTo(200);
+            proxy.freeze();
+            try {
+                // TestLedger waits 30 s for an answer: the pool's connection and validation timeouts must end the
+                // call first, with the contract's code.
+                var frozen = ledger.get("/v1/runs");
+                assertThat(frozen.status()).as(frozen.toString()).isEqualTo(503);
+                assertThat(frozen.code()).isEqualTo("DATABASE_UNAVAILABLE");
+            } finally {
+                proxy.restore();
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> ledger.get("/v1/runs").status() == 200);
         }
     }
 }

@@ -95,11 +95,14 @@ public final class RunFollower {
         Instant nextCheck = Instant.now();
         Instant untakenSince = null;
         boolean told = false;
+        int deadChecks = 0;
         while (true) {
             RunView run = ledger.getRun(runId);
             if (snapshotOpen && run.status() == RunStatus.EXTRACTING && !Instant.now().isBefore(nextCheck)) {
                 nextCheck = Instant.now().plus(SNAPSHOT_CHECK);
-                if (!snapshot.snapshot().isAlive()) {
+                // Twice in a row: one check that timed out on a busy source is not yet a lost snapshot.
+                deadChecks = snapshot.snapshot().isAlive() ? 0 : deadChecks + 1;
+                if (deadChecks >= 2) {
                     failSnapshotLost(runId, snapshot);
                     run = ledger.getRun(runId);
                 }

@@ -171,7 +171,7 @@ class LedgerClientRetryTest {
     void aSendOnceCallIsNotRepeatedAfterTheLedgerMayHaveSeenIt() {
         try (var stub = new StubLedger((n, exchange, request) -> StubLedger.error(exchange, 503, "DATABASE_UNAVAILABLE"))) {
             var e = catchThrowableOfType(LedgerCallException.class, () -> client(stub.uri(), QUICK)
-                    .stageValidated(UUID.randomUUID()));
+                    .resendDispatch(UUID.randomUUID(), UUID.randomUUID()));
             assertThat(e.status()).isEqualTo(503);
             assertThat(stub.requests).hasSize(1);
         }
