@@ -64,7 +64,7 @@ public final class Chaos {
                            Duration settle, boolean shortMode) throws Exception {
         Instant started = Instant.now();
         String[] hostPort = pg.split(":");
-        Databases databases = new Databases(hostPort[0], Integer.parseInt(hostPort[1]));
+        Databases databases = new Databases(hostPort[0], Integer.parseInt(hostPort[1]), "loadgate_chaos");
         databases.recreate();
         List<Verdict> verdicts = new ArrayList<>();
         try (Cluster cluster = new Cluster(root, dir, databases)) {

@@ -71,7 +71,7 @@ final class Cluster implements AutoCloseable {
                 recovery: {mode: REISSUE, max_attempts: 3, stale: %ds, extract_query_timeout: 30s, run_timeout: 10m,
                            validation_stale: 20s, publish_stale: %ds, sweeper_interval: 1s}
                 dispatch: {ack_timeout: %ds, poll_interval: 1s}
-                """.formatted(ledgerPort, databaseProxy.port(), Databases.LEDGER, digest(workerToken),
+                """.formatted(ledgerPort, databaseProxy.port(), databases.ledger, digest(workerToken),
                 digest(operatorToken), stageRoot(), STALE.toSeconds(), PUBLISH_STALE.toSeconds(),
                 ACK_TIMEOUT.toSeconds()));
         job = Files.writeString(dir.resolve("orders.yaml"), """
@@ -98,8 +98,8 @@ final class Cluster implements AutoCloseable {
                   primary_key: [id]
                 recovery:
                   mode: REISSUE
-                """.formatted(JOB_KEY, databases.url(Databases.SOURCE), Databases.TARGET_SCHEMA, Databases.TABLE,
-                databases.url(Databases.WAREHOUSE), stageRoot()));
+                """.formatted(JOB_KEY, databases.url(databases.source), Databases.TARGET_SCHEMA, Databases.TABLE,
+                databases.url(databases.warehouse), stageRoot()));
     }
 
     private String stageRoot() {

@@ -18,9 +18,6 @@ import java.util.UUID;
  * Everything the oracle knows it reads here with its own SQL.
  */
 final class Databases {
-    static final String LEDGER = "loadgate_chaos_ledger";
-    static final String SOURCE = "loadgate_chaos_source";
-    static final String WAREHOUSE = "loadgate_chaos_dw";
     static final String TARGET_SCHEMA = "chaos";
     static final String TABLE = "orders";
 
@@ -35,12 +32,19 @@ final class Databases {
               'YYYY-MM-DD"T"HH24:MI:SS.US')), quote_nullable(flag::text), quote_nullable(day::text)), 'UTF8')), 'hex')
             """;
 
+    final String ledger;
+    final String source;
+    final String warehouse;
     private final String host;
     private final int port;
 
-    Databases(String host, int port) {
+    /** The databases {@code prefix_ledger}, {@code prefix_source} and {@code prefix_dw}. */
+    Databases(String host, int port, String prefix) {
         this.host = host;
         this.port = port;
+        this.ledger = prefix + "_ledger";
+        this.source = prefix + "_source";
+        this.warehouse = prefix + "_dw";
     }
 
     String url(String database) {
@@ -62,16 +66,24 @@ final class Databases {
     /** Drops and makes the three databases, and the source table. */
     void recreate() throws SQLException {
         try (Connection admin = connect("postgres"); Statement s = admin.createStatement()) {
-            for (String database : List.of(LEDGER, SOURCE, WAREHOUSE)) {
+            for (String database : List.of(ledger, source, warehouse)) {
                 s.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
                 s.execute("CREATE DATABASE " + database);
             }
         }
-        try (Connection c = connect(SOURCE); Statement s = c.createStatement()) {
+        try (Connection c = connect(source); Statement s = c.createStatement()) {
             s.execute("""
                     CREATE TABLE public.orders (id bigint PRIMARY KEY, amount numeric(12,2), qty integer, label text,
                       created_at timestamp(6), flag boolean, day date NOT NULL)""");
             s.execute("CREATE INDEX orders_day ON public.orders (day)");
+        }
+    }
+
+    void drop() throws SQLException {
+        try (Connection admin = connect("postgres"); Statement s = admin.createStatement()) {
+            for (String database : List.of(ledger, source, warehouse)) {
+                s.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
+            }
         }
     }
 
@@ -80,7 +92,7 @@ final class Databases {
      * separators and non-ASCII, so that a canonical text that mangled any of them would be caught.
      */
     void insertDay(String day, long firstId, long rows) throws SQLException {
-        try (Connection c = connect(SOURCE); PreparedStatement s = c.prepareStatement("""
+        try (Connection c = connect(source); PreparedStatement s = c.prepareStatement("""
                 INSERT INTO public.orders
                 SELECT g, CASE WHEN g % 13 = 0 THEN NULL ELSE (g % 100000) / 100.0 END, (g % 50)::int,
                        CASE WHEN g % 7 = 0 THEN NULL ELSE 'o''rder|' || g || ',é' END,
@@ -96,7 +108,7 @@ final class Databases {
 
     /** A new version of a day: every third row's amount changes, a tenth of the rows go, new ones come. */
     void changeDay(String day, long newFirstId, long newRows) throws SQLException {
-        try (Connection c = connect(SOURCE); Statement s = c.createStatement()) {
+        try (Connection c = connect(source); Statement s = c.createStatement()) {
             c.setAutoCommit(false);
             s.execute("UPDATE public.orders SET amount = coalesce(amount, 0) + 1 WHERE day = DATE '" + day
                     + "' AND id % 3 = 0");
@@ -108,14 +120,14 @@ final class Databases {
 
     /** The multiset of row digests of one day in the source. */
     Map<String, Long> sourceRows(String day) throws SQLException {
-        try (Connection c = connect(SOURCE)) {
+        try (Connection c = connect(source)) {
             return digests(c, "public.orders", day);
         }
     }
 
     /** The multiset of row digests of one day in the warehouse table; empty before the first publish made it. */
     Map<String, Long> targetRows(String day) throws SQLException {
-        try (Connection c = connect(WAREHOUSE)) {
+        try (Connection c = connect(warehouse)) {
             if (!exists(c, TARGET_SCHEMA + "." + TABLE)) {
                 return Map.of();
             }
@@ -125,7 +137,7 @@ final class Databases {
 
     /** The run ids the warehouse's publish markers name for a day, oldest publish first. */
     List<UUID> publishedRuns(String day) throws SQLException {
-        try (Connection c = connect(WAREHOUSE)) {
+        try (Connection c = connect(warehouse)) {
             if (!exists(c, TARGET_SCHEMA + ".loadgate_publish")) {
                 return List.of();
             }
@@ -152,7 +164,7 @@ final class Databases {
                 SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity
                  WHERE pid = (SELECT pid FROM pg_stat_activity WHERE datname = ? AND xact_start IS NOT NULL
                                AND pid <> pg_backend_pid() ORDER BY xact_start LIMIT 1)""")) {
-            s.setString(1, SOURCE);
+            s.setString(1, source);
             try (ResultSet rs = s.executeQuery()) {
                 return rs.next() ? rs.getInt(1) : null;
             }

@@ -9,14 +9,27 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Predicate;
 
 /** One fault played against the cluster: it loads keys of its own and injects its fault at its moment. */
-record Scenario(String name, String fault, boolean inShortMode, Body body) {
+record Scenario(String name, String fault, boolean inShortMode, Set<String> accepted, Body body) {
+    /** A fault the system must ride out: the run succeeds, if later than without it. */
+    static final Set<String> SURVIVES = Set.of("SUCCESS");
+
+    /**
+     * @param accepted the outcomes of a key's newest run that are correct under this fault: SUCCESS where the fault
+     *                 can be survived, or also an honest failure where it cannot (a snapshot gone with its holder)
+     */
     Scenario {
         requireNonNull(name, "name is null");
         requireNonNull(fault, "fault is null");
+        accepted = Set.copyOf(accepted);
         requireNonNull(body, "body is null");
+    }
+
+    Scenario(String name, String fault, boolean inShortMode, Body body) {
+        this(name, fault, inShortMode, SURVIVES, body);
     }
 
     interface Body {

@@ -12,7 +12,8 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 
 /**
- * A scenario's result, judged once its runs have ended (or their time ran out): per key, the target partition
+ * A scenario's result, judged once its runs have ended (or their time ran out): per key, the newest run's outcome
+ * against the ones the scenario accepts, the target partition
  * against the source by row digests; the runs left active (stuck, a PUBLISH_UNKNOWN included: nothing probed it);
  * and every publish the target records against the ledger's account of that run.
  */
@@ -35,6 +36,13 @@ record Verdict(String scenario, int runs, String outcomes, long rowsCompared, lo
         for (String key : stage.keys) {
             List<JsonNode> keyRuns = cluster.ledger.runs(Cluster.JOB_KEY, key);
             runs += keyRuns.size();
+            if (keyRuns.isEmpty()) {
+                violations.add(key + ": no run");
+            } else if (!LedgerView.ACTIVE.contains(keyRuns.get(0).path("status").asText())
+                    && !scenario.accepted().contains(keyRuns.get(0).path("status").asText())) {
+                violations.add(key + ": the newest run ended " + keyRuns.get(0).path("status").asText()
+                        + ", expected " + String.join(" or ", new java.util.TreeSet<>(scenario.accepted())));
+            }
             Map<UUID, String> statusById = new TreeMap<>();
             Optional<UUID> latestSuccess = Optional.empty();
             boolean published = false;
