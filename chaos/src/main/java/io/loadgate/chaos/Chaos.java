@@ -56,12 +56,14 @@ public final class Chaos {
         long rowsPerKey = rows != null ? rows : shortMode ? 40_000 : 100_000;
         // Long enough for a reissue after recovery.stale, a publish given up after publish_stale, and the run's rest.
         Duration settle = Cluster.STALE.plus(Duration.ofSeconds(shortMode ? 30 : 45));
-        int exit = run(root, fresh(dir), pg, scenarios, rowsPerKey, settle, shortMode);
+        // Only a run of every scenario is "the last full run" that docs/reliability.md records.
+        boolean record = !shortMode && only.isEmpty();
+        int exit = run(root, fresh(dir), pg, scenarios, rowsPerKey, settle, shortMode, record);
         System.exit(exit);
     }
 
     private static int run(Path root, Path dir, String pg, List<Scenario> scenarios, long rowsPerKey,
-                           Duration settle, boolean shortMode) throws Exception {
+                           Duration settle, boolean shortMode, boolean record) throws Exception {
         Instant started = Instant.now();
         String[] hostPort = pg.split(":");
         Databases databases = new Databases(hostPort[0], Integer.parseInt(hostPort[1]), "loadgate_chaos");
@@ -94,6 +96,9 @@ public final class Chaos {
         }
         String table = table(verdicts, rowsPerKey, Duration.between(started, Instant.now()), shortMode);
         System.out.print(table);
+        if (record) {
+            record(root.resolve("docs/reliability.md"), table);
+        }
         return verdicts.stream().allMatch(Verdict::passed) ? 0 : 1;
     }
 
@@ -135,7 +140,7 @@ public final class Chaos {
                     v.outcomes().isEmpty() ? "-" : v.outcomes(), v.rowsCompared(), v.lost(), v.doubled(), v.stuck(),
                     v.passed() ? "PASS" : "FAIL", v.took().toSeconds()));
         }
-        out.append("\n");
+        out.append("\n```text\n");
         for (Verdict v : verdicts) {
             if (!v.violations().isEmpty() || !v.notes().isEmpty()) {
                 out.append(v.scenario()).append(":\n");
@@ -143,7 +148,20 @@ public final class Chaos {
                 v.notes().forEach(line -> out.append("  - ").append(line).append('\n'));
             }
         }
-        return out.toString();
+        return out.append("```\n").toString();
+    }
+
+    /** Replaces what follows the page's last heading, "The last full run", with this run's table. */
+    private static void record(Path page, String table) throws IOException {
+        String text = Files.readString(page);
+        String heading = "## The last full run\n";
+        int at = text.lastIndexOf(heading);
+        if (at < 0) {
+            System.err.println("chaos: " + page + " has no '" + heading.trim() + "' heading; not recorded");
+            return;
+        }
+        Files.writeString(page, text.substring(0, at + heading.length()) + "\n" + table);
+        System.err.println("chaos: recorded in " + page);
     }
 
     /** Empties the work directory, but only one this suite made (it carries the marker). */
