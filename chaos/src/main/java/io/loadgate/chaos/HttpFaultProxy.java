@@ -23,7 +23,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -43,7 +42,10 @@ final class HttpFaultProxy implements AutoCloseable {
         DROP_REQUEST,
         /** The ledger handles the request; its answer is thrown away and the client's connection reset. */
         DROP_ANSWER,
-        /** The ledger receives the request twice, at once; the client gets the first delivery's answer. */
+        /**
+         * The ledger receives the request twice, one after the other, and the client gets the second delivery's
+         * answer: what a middlebox that lost the first answer and retried does.
+         */
         DELIVER_TWICE
     }
 
@@ -188,11 +190,10 @@ final class HttpFaultProxy implements AutoCloseable {
                 }
                 Answer answer;
                 if (fault == Fault.DELIVER_TWICE) {
-                    CompletableFuture<Answer> first = CompletableFuture.supplyAsync(() -> forward(request), threads);
-                    CompletableFuture<Answer> second = CompletableFuture.supplyAsync(() -> forward(request), threads);
-                    answer = first.join();
-                    fired.add("DELIVER_TWICE " + request.method() + " " + request.path() + " -> " + answer.status()
-                            + " and " + second.join().status());
+                    Answer first = forward(request);
+                    answer = forward(request);
+                    fired.add("DELIVER_TWICE " + request.method() + " " + request.path() + " -> " + first.status()
+                            + ", then " + answer.status() + " (answered)");
                 } else {
                     answer = forward(request);
                 }

@@ -24,11 +24,12 @@ final class Scenarios {
 
     static List<Scenario> all() {
         return List.of(
-                new Scenario("duplicate-create", "POST /v1/runs delivered twice at once", true, stage -> {
-                    stage.cluster.proxy.arm("POST", "/v1/runs", Fault.DELIVER_TWICE, 1);
-                    stage.cluster.submit(stage.newKey());
-                }),
-                new Scenario("worker-kill-extract", "kill -9 of a worker extracting a partition (REISSUE)", true,
+                new Scenario("duplicate-create", "POST /v1/runs delivered twice, the second answer returned", true,
+                        stage -> {
+                            stage.cluster.proxy.arm("POST", "/v1/runs", Fault.DELIVER_TWICE, 1);
+                            stage.cluster.submit(stage.newKey());
+                        }),
+                new Scenario("worker-kill-extract", "kill -9 of a worker extracting a partition (REISSUE)", false,
                         Scenarios::killExtractingWorker),
                 new Scenario("lost-answer-validation-start", "answer to validation/start lost after the commit", true,
                         stage -> {
@@ -42,7 +43,7 @@ final class Scenarios {
                 new Scenario("worker-kill-publish", "kill -9 of the workers during publish", false,
                         stage -> killWorkersAt(stage, "PUBLISHING")),
                 new Scenario("zombie-publisher", "publisher SIGSTOPped at PUBLISHING past publish_stale; settled;"
-                        + " source changed; newer run; SIGCONT", false, Scenarios::zombiePublisher),
+                        + " source changed; newer run; SIGCONT", true, Scenarios::zombiePublisher),
                 new Scenario("worker-stop-extract", "SIGSTOP of an extracting worker until its partition is reissued,"
                         + " then SIGCONT", false, Scenarios::pauseExtractingWorker),
                 new Scenario("ledger-db-cut", "the ledger's database unreachable for 10 s during extraction", false,

@@ -55,7 +55,7 @@ record Verdict(String scenario, int runs, String outcomes, long rowsCompared, lo
                 if (LedgerView.ACTIVE.contains(status)) {
                     stuck++;
                     violations.add(key + ": run " + id + " still " + status + ("PUBLISH_UNKNOWN".equals(status)
-                            ? " (never probed)" : " past its threshold"));
+                            ? " (never probed)" : " when the scenario's time ran out"));
                 }
                 if ("SUCCESS".equals(status) && latestSuccess.isEmpty()) {
                     latestSuccess = Optional.of(id);
