@@ -1,5 +1,6 @@
 package io.loadgate.chaos;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -108,7 +109,7 @@ public final class Chaos {
         while (System.nanoTime() < deadline) {
             boolean active = false;
             for (String key : stage.keys) {
-                List<com.fasterxml.jackson.databind.JsonNode> runs = stage.cluster.ledger.runs(Cluster.JOB_KEY, key);
+                List<JsonNode> runs = stage.cluster.ledger.runs(Cluster.JOB_KEY, key);
                 // No answer (the ledger down) or no run yet counts as not settled.
                 active |= runs.isEmpty() || runs.stream().anyMatch(r -> LedgerView.ACTIVE.contains(
                         r.path("status").asText()));

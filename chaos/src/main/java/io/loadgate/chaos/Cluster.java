@@ -3,6 +3,7 @@ package io.loadgate.chaos;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -15,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.function.Predicate;
 
 /**
@@ -184,7 +186,7 @@ final class Cluster implements AutoCloseable {
         do {
             List<JsonNode> runs = ledger.runs(JOB_KEY, businessKey);
             if (!runs.isEmpty()) {
-                Optional<JsonNode> run = ledger.run(java.util.UUID.fromString(runs.get(0).path("runId").asText()));
+                Optional<JsonNode> run = ledger.run(UUID.fromString(runs.get(0).path("runId").asText()));
                 if (run.isPresent() && condition.test(run.get())) {
                     return run;
                 }
@@ -282,7 +284,7 @@ final class Cluster implements AutoCloseable {
     private static String digest(String token) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(token.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+                    .digest(token.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }

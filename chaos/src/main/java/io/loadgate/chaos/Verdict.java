@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.stream.Collectors;
 
@@ -41,7 +42,7 @@ record Verdict(String scenario, int runs, String outcomes, long rowsCompared, lo
             } else if (!LedgerView.ACTIVE.contains(keyRuns.get(0).path("status").asText())
                     && !scenario.accepted().contains(keyRuns.get(0).path("status").asText())) {
                 violations.add(key + ": the newest run ended " + keyRuns.get(0).path("status").asText()
-                        + ", expected " + String.join(" or ", new java.util.TreeSet<>(scenario.accepted())));
+                        + ", expected " + String.join(" or ", new TreeSet<>(scenario.accepted())));
             }
             Map<UUID, String> statusById = new TreeMap<>();
             Optional<UUID> latestSuccess = Optional.empty();
