@@ -55,24 +55,24 @@ public final class Chaos {
             usage("no scenario named " + only);
         }
         long rowsPerKey = rows != null ? rows : shortMode ? 40_000 : 100_000;
-        // Long enough for a reissue after recovery.stale, a publish given up after publish_stale, and the run's rest.
-        Duration settle = Cluster.STALE.plus(Duration.ofSeconds(shortMode ? 30 : 45));
         // Only a run of every scenario is "the last full run" that docs/reliability.md records.
         boolean record = !shortMode && only.isEmpty();
-        int exit = run(root, fresh(dir), pg, scenarios, rowsPerKey, settle, shortMode, record);
+        int exit = run(root, fresh(dir), pg, scenarios, rowsPerKey, shortMode, record);
         System.exit(exit);
     }
 
     private static int run(Path root, Path dir, String pg, List<Scenario> scenarios, long rowsPerKey,
-                           Duration settle, boolean shortMode, boolean record) throws Exception {
+                           boolean shortMode, boolean record) throws Exception {
         Instant started = Instant.now();
         String[] hostPort = pg.split(":");
         Databases databases = new Databases(hostPort[0], Integer.parseInt(hostPort[1]), "loadgate_chaos");
         databases.recreate();
         List<Verdict> verdicts = new ArrayList<>();
         try (Cluster cluster = new Cluster(root, dir, databases)) {
-            cluster.startServer();
+            cluster.startFirstServer();
             cluster.healWorkers(Scenarios.WORKERS);
+            // Long enough for a reissue after recovery.stale, a publish given up after publish_stale, and the rest.
+            Duration settle = cluster.stale().plus(Duration.ofSeconds(shortMode ? 30 : 45));
             int keyIndex = 0;
             for (Scenario scenario : scenarios) {
                 System.err.println("chaos: " + scenario.name() + ": " + scenario.fault());

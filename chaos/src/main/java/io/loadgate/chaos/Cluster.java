@@ -23,12 +23,16 @@ import java.util.function.Predicate;
  * The system under test, as an operator would run it, each part its own process of the built distribution: one
  * {@code loadgate server} on PostgreSQL (reached through {@link TcpProxy}), workers and {@code loadgate run --ledger}
  * submitters that reach it through {@link HttpFaultProxy}. Thresholds are short so that recovery happens within a
- * scenario; the worker's heartbeat is fixed at 30 s, which bounds {@code recovery.stale} from below.
+ * scenario. A ledger that knows {@code recovery.heartbeat_interval} gets 5 s beats and a 20 s {@code stale}; one that
+ * does not (its workers beat every 30 s) gets 45 s.
  */
 final class Cluster implements AutoCloseable {
     static final String JOB_KEY = "CHAOS_ORDERS";
-    /** Must exceed the worker's fixed 30 s heartbeat and recovery.extract_query_timeout. */
-    static final Duration STALE = Duration.ofSeconds(45);
+    /** The ledger tells workers how often to beat; stale and validation_stale must be at least three beats. */
+    private static final Duration HEARTBEAT = Duration.ofSeconds(5);
+    private static final Duration STALE_WITH_HEARTBEAT = Duration.ofSeconds(20);
+    /** Must exceed the 30 s beat of workers whose ledger sets no heartbeat_interval. */
+    private static final Duration STALE_WITHOUT_HEARTBEAT = Duration.ofSeconds(45);
     static final Duration PUBLISH_STALE = Duration.ofSeconds(20);
     static final Duration ACK_TIMEOUT = Duration.ofSeconds(20);
     private static final Duration POLL = Duration.ofMillis(25);
@@ -42,6 +46,9 @@ final class Cluster implements AutoCloseable {
     private final Path tokens;
     private final Path config;
     private final Path job;
+    private final String workerToken;
+    private final String operatorToken;
+    private Duration stale;
     private final int ledgerPort;
     private final Map<String, Child> workers = new LinkedHashMap<>();
     private final List<Child> submitters = new ArrayList<>();
@@ -56,26 +63,15 @@ final class Cluster implements AutoCloseable {
         Files.createDirectories(dir.resolve("logs"));
         Files.createDirectories(dir.resolve("stage"));
         Files.createDirectories(dir.resolve("home"));
-        String workerToken = token();
-        String operatorToken = token();
+        workerToken = token();
+        operatorToken = token();
         tokens = Files.writeString(dir.resolve("tokens"), "worker=" + workerToken + "\noperator=" + operatorToken
                 + "\n");
         ledgerPort = freePort();
         databaseProxy = new TcpProxy(databases.host(), databases.port());
         proxy = HttpFaultProxy.start(ledgerPort);
         ledger = new LedgerView(ledgerPort, workerToken, operatorToken);
-        config = Files.writeString(dir.resolve("loadgate.yaml"), """
-                server: {host: 127.0.0.1, port: %d}
-                database: {url: "jdbc:postgresql://127.0.0.1:%d/%s", user: postgres, pool_size: 10}
-                auth:
-                  token_digests: {worker: ["%s"], operator: ["%s"]}
-                  allowed_roots: ["%s"]
-                recovery: {mode: REISSUE, max_attempts: 3, stale: %ds, extract_query_timeout: 30s, run_timeout: 10m,
-                           validation_stale: 20s, publish_stale: %ds, sweeper_interval: 1s}
-                dispatch: {ack_timeout: %ds, poll_interval: 1s}
-                """.formatted(ledgerPort, databaseProxy.port(), databases.ledger, digest(workerToken),
-                digest(operatorToken), stageRoot(), STALE.toSeconds(), PUBLISH_STALE.toSeconds(),
-                ACK_TIMEOUT.toSeconds()));
+        config = dir.resolve("loadgate.yaml");
         job = Files.writeString(dir.resolve("orders.yaml"), """
                 job_key: %s
                 source:
@@ -104,11 +100,47 @@ final class Cluster implements AutoCloseable {
                 databases.url(databases.warehouse), stageRoot()));
     }
 
+    private void writeConfig(boolean heartbeatSetting) throws IOException {
+        stale = heartbeatSetting ? STALE_WITH_HEARTBEAT : STALE_WITHOUT_HEARTBEAT;
+        Files.writeString(config, """
+                server: {host: 127.0.0.1, port: %d}
+                database: {url: "jdbc:postgresql://127.0.0.1:%d/%s", user: postgres, pool_size: 10}
+                auth:
+                  token_digests: {worker: ["%s"], operator: ["%s"]}
+                  allowed_roots: ["%s"]
+                recovery: {mode: REISSUE, max_attempts: 3, stale: %ds, extract_query_timeout: 10s, run_timeout: 10m,
+                           validation_stale: 20s, publish_stale: %ds, sweeper_interval: 1s%s}
+                dispatch: {ack_timeout: %ds, poll_interval: 1s}
+                """.formatted(ledgerPort, databaseProxy.port(), databases.ledger, digest(workerToken),
+                digest(operatorToken), stageRoot(), stale.toSeconds(), PUBLISH_STALE.toSeconds(),
+                heartbeatSetting ? ", heartbeat_interval: " + HEARTBEAT.toSeconds() + "s" : "",
+                ACK_TIMEOUT.toSeconds()));
+    }
+
+    /** recovery.stale as this ledger was configured. */
+    Duration stale() {
+        return stale;
+    }
+
     private String stageRoot() {
         return dir.resolve("stage").toUri().toString();
     }
 
-    void startServer() throws IOException, InterruptedException {
+    /** Starts the ledger the first time: with a heartbeat setting, or without when this ledger refuses the key. */
+    void startFirstServer() throws IOException, InterruptedException {
+        writeConfig(true);
+        try {
+            startServer();
+        } catch (IllegalStateException e) {
+            if (!Files.readString(server.log).contains("heartbeat_interval")) {
+                throw e;
+            }
+            writeConfig(false);
+            startServer();
+        }
+    }
+
+    private void startServer() throws IOException, InterruptedException {
         server = Child.start("ledger", loadgate("server", "--config", config.toString()), environment(),
                 dir.resolve("logs/ledger-" + (++serverStarts) + ".log"));
         long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();

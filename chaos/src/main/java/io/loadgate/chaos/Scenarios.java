@@ -117,7 +117,7 @@ final class Scenarios {
         stage.cluster.worker(node).pause();
         stage.note("SIGSTOP " + node + " while it extracted");
         stage.await(key, "reissue", r -> reissued(r) || !"EXTRACTING".equals(r.path("status").asText()),
-                Cluster.STALE.plus(Duration.ofSeconds(45)));
+                stage.cluster.stale().plus(Duration.ofSeconds(45)));
         stage.cluster.worker(node).resume();
         stage.note("SIGCONT " + node);
     }
