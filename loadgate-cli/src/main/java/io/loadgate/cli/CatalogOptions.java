@@ -22,6 +22,18 @@ final class CatalogOptions {
         return !catalog.isEmpty() || warehouse != null;
     }
 
+    /**
+     * For a command that runs its workers in this process unless given {@code --ledger}: those workers publish to the
+     * lakehouse on {@code $LOADGATE_HOME}, so a default catalog given without {@code --ledger} would go unused.
+     */
+    void requireLedger(LedgerOptions ledger) {
+        if (given() && !ledger.ledgerGiven()) {
+            throw new CliException("--catalog and --warehouse name the workers' default catalog with --ledger; without"
+                    + " it the workers in this process publish to the lakehouse on $LOADGATE_HOME",
+                    LedgerOptions.EXIT_USAGE);
+        }
+    }
+
     /** The job's own catalogs, and the one given here for jobs without; the caller closes them. */
     TargetCatalogs open() {
         Path dir = warehouseDir();

@@ -73,10 +73,7 @@ final class ReplayCommand implements Callable<Integer> {
         JobSpec job = JobInput.load(jobFile);
         List<String> keys = keys();
         RunCommand.checkThreads(threads);
-        if (catalogOptions.given() && !ledgerOptions.ledgerGiven()) {
-            throw new CliException("--catalog and --warehouse name the workers' default catalog with --ledger; without"
-                    + " it the workers in this process publish to the lakehouse on $LOADGATE_HOME", LedgerOptions.EXIT_USAGE);
-        }
+        catalogOptions.requireLedger(ledgerOptions);
         String yaml = JobInput.text(jobFile);
         if (ledgerOptions.ledgerGiven()) {
             LedgerClient client = ledgerOptions.workerClient(ledgerRetry);

@@ -66,10 +66,7 @@ final class RunCommand implements Callable<Integer> {
         JobSpec job = JobInput.load(jobFile);
         JobInput.businessKey("--business-key", businessKey);
         checkThreads(threads);
-        if (catalogOptions.given() && !ledgerOptions.ledgerGiven()) {
-            throw new CliException("--catalog and --warehouse name the workers' default catalog with --ledger; without"
-                    + " it the workers in this process publish to the lakehouse on $LOADGATE_HOME", LedgerOptions.EXIT_USAGE);
-        }
+        catalogOptions.requireLedger(ledgerOptions);
         String yaml = JobInput.text(jobFile);
         if (ledgerOptions.ledgerGiven()) {
             LedgerClient client = ledgerOptions.workerClient(ledgerRetry);

@@ -128,7 +128,9 @@ final class WorkerCommand implements Callable<Integer> {
             System.out.println("Loadgate worker " + name + " with " + threads + " thread(s) leasing from "
                     + ledgerOptions.ledgerUrl() + cleanupInterval.map(every -> ", cleaning up every "
                     + Durations.format(every)).orElse("") + metricsLine);
-            System.out.println(defaultCatalog.map(c -> "Jobs without target.catalog publish to " + c.uri())
+            // The URL without its query, which may hold a password.
+            System.out.println(defaultCatalog.map(c -> "Jobs without target.catalog publish to "
+                            + (c.uri() == null ? c.warehouse() : c.uri().replaceFirst("\\?.*$", "")))
                     .orElse("No default catalog (--catalog, or a ledger on $LOADGATE_HOME): a job without"
                             + " target.catalog fails its publish"));
             Optional<String> refused = UntilShutdown.awaitOr(worker.refused(), () -> {

@@ -88,7 +88,8 @@ public final class Worker implements AutoCloseable {
      * change that, so the worker has stopped leasing and its process should end. Never completes otherwise.
      */
     public CompletableFuture<String> refused() {
-        return refused;
+        // A copy: completing or cancelling it must not touch the worker's own.
+        return refused.copy();
     }
 
     /** Why the worker cannot work, while it cannot; empty while it can (what {@code /healthz} reports). */
