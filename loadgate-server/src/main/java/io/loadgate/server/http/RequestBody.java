@@ -37,6 +37,11 @@ final class RequestBody {
     private static final Pattern DECIMAL = Pattern.compile("-?[0-9]{1,38}");
     static final int MAX_MESSAGE = 2000;
     static final int MAX_CODE = 100;
+    // "...: enable `JsonReadFeature.ALLOW_X` to allow", "(... from `StreamReadConstraints.getMaxY()`)" and the like
+    private static final Pattern JACKSON_HINT = Pattern.compile(
+            "\\s*[:;,]?\\s*\\(?\\s*(?:enable|use|from|as per|not allowed as per)\\b[^`]*`[^`]*`[^)]*\\)?(?:\\s*to allow)?");
+    // "(not recognized as one since Feature 'ALLOW_COMMENTS' not enabled for parser)"
+    private static final Pattern JACKSON_FEATURE = Pattern.compile("\\s*\\([^()]*Feature[^()]*\\)");
 
     private final ObjectNode node;
     private final String prefix;
@@ -85,7 +90,12 @@ final class RequestBody {
         CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
         ByteBuffer bytes = ByteBuffer.wrap(body);
-        CoderResult result = decoder.decode(bytes, CharBuffer.allocate(body.length), true);
+        // Decoded a piece at a time into one small buffer: a body may be 32 MiB.
+        CharBuffer piece = CharBuffer.allocate(8192);
+        CoderResult result;
+        while ((result = decoder.decode(bytes, piece, true)).isOverflow()) {
+            piece.clear();
+        }
         if (result.isError()) {
             throw invalid(List.of(error("$", "the body is not valid UTF-8 (byte " + bytes.position()
                     + "); JSON must be sent as UTF-8")));
@@ -166,11 +176,6 @@ final class RequestBody {
         return "malformed JSON" + where + ": " + what;
     }
 
-    // "...: enable `JsonReadFeature.ALLOW_X` to allow", "(... from `StreamReadConstraints.getMaxY()`)" and the like
-    private static final Pattern JACKSON_HINT = Pattern.compile(
-            "\\s*[:;,]?\\s*\\(?\\s*(?:enable|use|from|as per|not allowed as per)\\b[^`]*`[^`]*`[^)]*\\)?(?:\\s*to allow)?");
-    // "(not recognized as one since Feature 'ALLOW_COMMENTS' not enabled for parser)"
-    private static final Pattern JACKSON_FEATURE = Pattern.compile("\\s*\\([^()]*Feature[^()]*\\)");
 
     /** Throws 422 REQUEST_INVALID naming every bad and unknown field, if there is any. */
     void finish() {

@@ -124,6 +124,12 @@ class BadInputApiTest {
         assertThat(response.statusCode()).as(response.body()).isEqualTo(422);
         assertThat(envelope(response).at("/details/errors/0/message").asText()).contains("not valid UTF-8");
         assertThat(ledger.count("SELECT count(*) FROM load_run WHERE job_key = 'BAD_INPUT_UTF'")).isZero();
+
+        Map<String, Object> large = Runs.create("BAD_INPUT_UTF", "K");
+        large.put("parameters", Map.of("note", "é€𝄞".repeat(20_000)));
+        var accepted = sendBytes("POST", "/v1/runs", Json.write(large).getBytes(StandardCharsets.UTF_8),
+                "application/json");
+        assertThat(accepted.statusCode()).as("multi-byte characters across the decoder's pieces").isEqualTo(200);
     }
 
     @Test
