@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * Publishes into an Iceberg table: one overwrite commit that replaces the business key's partition with the
  * staged files, referenced where they lie (no data is rewritten), and the run's identity in the snapshot summary.
  */
-public final class IcebergPublisher implements Publisher {
+public final class IcebergPublisher {
     public static final String RUN_ID_PROPERTY = "loadgate.run-id";
     public static final String PUBLISH_TOKEN_PROPERTY = "loadgate.publish-token";
     public static final String JOB_KEY_PROPERTY = "loadgate.job-key";
@@ -47,7 +47,7 @@ public final class IcebergPublisher implements Publisher {
         this.tables = requireNonNull(tables, "tables is null");
     }
 
-    @Override
+    /** Replaces the request's business-key partition with exactly its files, in one atomic commit (see {@code Target}). */
     public PublishOutcome publish(PublishRequest request) {
         requireNonNull(request, "request is null");
         PreparedCommit prepared;
@@ -100,12 +100,12 @@ public final class IcebergPublisher implements Publisher {
     }
 
     /**
-     * {@inheritDoc}
+     * Looks through every retained snapshot of {@code identifier} for one committed with {@code publishToken}.
+     * Throws when the catalog cannot be read, or when the token is found under another run id.
      *
      * <p>Snapshots removed by {@code expire_snapshots} are not seen, so probe well within the table's snapshot
      * retention (Iceberg keeps five days by default; the ledger's {@code publish_stale} is two hours).
      */
-    @Override
     public ProbeResult probe(TableIdentifier identifier, String runId, UUID publishToken) {
         requireNonNull(identifier, "identifier is null");
         requireNonNull(runId, "runId is null");

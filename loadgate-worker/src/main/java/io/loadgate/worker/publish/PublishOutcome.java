@@ -54,15 +54,15 @@ public record PublishOutcome(Status status, String targetRef, ErrorCode errorCod
         }
     }
 
-    static PublishOutcome published(long snapshotId, String message) {
+    public static PublishOutcome published(long snapshotId, String message) {
         return new PublishOutcome(Status.PUBLISHED, Long.toString(snapshotId), null, message);
     }
 
-    static PublishOutcome failed(ErrorCode errorCode, String message) {
+    public static PublishOutcome failed(ErrorCode errorCode, String message) {
         return new PublishOutcome(Status.FAILED_PUBLISH, null, errorCode, message);
     }
 
-    static PublishOutcome unknown(ErrorCode errorCode, String message) {
+    public static PublishOutcome unknown(ErrorCode errorCode, String message) {
         return new PublishOutcome(Status.PUBLISH_UNKNOWN, null, errorCode, message);
     }
 }

@@ -7,7 +7,6 @@ import io.loadgate.worker.publish.PublishOutcome;
 import io.loadgate.worker.publish.PublishOutcome.ErrorCode;
 import io.loadgate.worker.publish.PublishOutcome.Status;
 import io.loadgate.worker.publish.PublishRequest;
-import io.loadgate.worker.publish.Publisher;
 import io.loadgate.worker.publish.StagedFile;
 import io.loadgate.worker.publish.TargetMismatchException;
 import io.loadgate.worker.validation.StagedFilesReader;
@@ -23,7 +22,6 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 
@@ -38,7 +36,7 @@ import org.apache.iceberg.io.CloseableIterable;
  * with a definite error from the server was rolled back too; a COMMIT whose answer is lost (the connection broke)
  * is PUBLISH_UNKNOWN, and the probe looks for the token.
  */
-public final class WarehousePublisher implements Publisher {
+public final class WarehousePublisher {
     private final WarehouseConnector connector;
     private final Configuration hadoop;
 
@@ -47,7 +45,7 @@ public final class WarehousePublisher implements Publisher {
         this.hadoop = requireNonNull(hadoop, "hadoop is null");
     }
 
-    @Override
+    /** Replaces the request's business key with exactly its files' rows, in one transaction (see {@code Target}). */
     public PublishOutcome publish(PublishRequest request) {
         requireNonNull(request, "request is null");
         WarehouseTable table = WarehouseTable.of(request.target().identifier().toString(), request.target().schema(),
@@ -106,13 +104,13 @@ public final class WarehousePublisher implements Publisher {
         }
     }
 
-    @Override
-    public ProbeResult probe(TableIdentifier identifier, String runId, UUID publishToken) {
-        requireNonNull(identifier, "identifier is null");
+    /** Looks for {@code publishToken} in the marker table of {@code table}'s schema ({@code schema.table}). */
+    public ProbeResult probe(String table, String runId, UUID publishToken) {
+        requireNonNull(table, "table is null");
         requireNonNull(runId, "runId is null");
         requireNonNull(publishToken, "publishToken is null");
         WarehouseDialect dialect = connector.dialect();
-        String schema = identifier.namespace().toString();
+        String schema = table.split("\\.")[0];
         String marker = dialect.qualified(schema, WarehouseTable.MARKER_TABLE);
         try (Connection connection = connector.connect()) {
             if (!dialect.exists(connection, schema, WarehouseTable.MARKER_TABLE)) {
@@ -130,7 +128,7 @@ public final class WarehousePublisher implements Publisher {
                         + recorded.runId() + ", not " + runId);
             }
             return new ProbeResult(ProbeResult.Status.PUBLISHED, recorded.ref(), dialect.describe(recorded.ref())
-                    + " committed " + recorded.rowCount() + " rows into " + identifier + " at " + recorded.committedAt()
+                    + " committed " + recorded.rowCount() + " rows into " + table + " at " + recorded.committedAt()
                     + " with publish token " + publishToken + " of run " + runId);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot read " + marker + ": " + e.getMessage(), e);

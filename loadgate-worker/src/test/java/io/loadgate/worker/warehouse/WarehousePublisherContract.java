@@ -273,11 +273,11 @@ abstract class WarehousePublisherContract {
         assertThat(outcome.status()).isEqualTo(Status.PUBLISH_UNKNOWN);
         assertThat(outcome.errorCode()).isEqualTo(ErrorCode.COMMIT_INTERRUPTED);
         WarehousePublisher publisher = new WarehousePublisher(connector, new Configuration());
-        ProbeResult probe = publisher.probe(table.identifier(), request.runId(), token);
+        ProbeResult probe = publisher.probe(table.identifier().toString(), request.runId(), token);
         assertThat(probe.status()).isEqualTo(ProbeResult.Status.PUBLISHED);
         assertThat(probe.evidence()).contains("40 rows");
         assertThat(tableRows(DAY_1)).hasSize(40);
-        assertThat(publisher.probe(table.identifier(), request.runId(), UUID.randomUUID()).status())
+        assertThat(publisher.probe(table.identifier().toString(), request.runId(), UUID.randomUUID()).status())
                 .isEqualTo(ProbeResult.Status.NOT_FOUND);
     }
 
