@@ -7,16 +7,19 @@ import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
 import io.loadgate.worker.ledger.Messages;
 import io.loadgate.worker.ledger.OperatorApi.PublishProbe;
 import io.loadgate.worker.ledger.StepApi;
+import io.loadgate.worker.ledger.StepApi.PublishClaim;
 import io.loadgate.worker.ledger.StepApi.PublishOutcome;
 import io.loadgate.worker.ledger.StepApi.PublishResult;
 import io.loadgate.worker.metrics.StepOutcome;
 import io.loadgate.worker.publish.ProbeResult;
+import io.loadgate.worker.publish.PublishFence;
 import io.loadgate.worker.publish.StagedFile;
 import io.loadgate.worker.staging.RejectsWriter;
 import io.loadgate.worker.target.Publication;
 import io.loadgate.worker.target.Target;
 import io.loadgate.worker.validation.StagedFilesReader;
 import java.net.URI;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -42,17 +45,21 @@ final class PublishStep {
     StepOutcome run(LeasedDispatch dispatch) {
         RunContext run = context.shared().runs().get(dispatch.runId());
         UUID token = UUID.randomUUID();
-        if (!context.ledger().publishClaim(run.runId(), token).claimed()) {
+        // Taken before the claim is sent: the ledger counts the deadline from a moment after this one.
+        Instant claimedBefore = Instant.now();
+        PublishClaim claim = context.ledger().publishClaim(run.runId(), token);
+        if (!claim.claimed()) {
             return StepOutcome.SKIPPED;
         }
         Target target;
         Publication publication;
         try {
+            PublishFence fence = fence(claim, claimedBefore);
             target = context.targets().forJob(run.job());
             List<StepApi.StagedFile> recorded = context.ledger().files(run.runId());
             List<StagedFile> files = recorded.stream().filter(f -> f.kind() == ChunkKind.DATA)
                     .map(f -> new StagedFile(f.hdfsPath(), f.recordCount(), f.byteCount())).toList();
-            publication = new Publication(run.runId().toString(), run.businessKey(), token, files,
+            publication = new Publication(run.runId().toString(), run.businessKey(), token, fence, files,
                     () -> stagedColumns(recorded, context.hadoop()));
         } catch (RuntimeException e) {
             // Nothing was committed: the commit is the last thing a publish does.
@@ -73,6 +80,15 @@ final class PublishStep {
                     found ? "found" : "did not find", resolved.runStatus());
         }
         return reported == PublishOutcome.PUBLISHED ? StepOutcome.OK : StepOutcome.FAILED;
+    }
+
+    /** A claim without a fence comes from a ledger older than this worker: publishing unfenced is not an option. */
+    private static PublishFence fence(PublishClaim claim, Instant claimedBefore) {
+        if (claim.publishGeneration() == null || claim.publishWithinMs() == null) {
+            throw new IllegalStateException("the ledger's publish claim carries no publishGeneration and"
+                    + " publishWithinMs; a worker publishes only fenced (upgrade the ledger)");
+        }
+        return new PublishFence(claim.publishGeneration(), claimedBefore.plusMillis(claim.publishWithinMs()));
     }
 
     /**

@@ -72,7 +72,8 @@ final class IcebergTarget implements Target {
         try {
             catalog = catalog();
             request = new PublishRequest(publication.runId(), jobKey, publication.businessKey(),
-                    publication.publishToken(), tableFor(catalog, publication), publication.files());
+                    publication.publishToken(), publication.fence(), tableFor(catalog, publication),
+                    publication.files());
             catalog.createIfAbsent(request.target());
         } catch (TargetMismatchException e) {
             return PublishOutcome.failed(PublishOutcome.ErrorCode.TARGET_MISMATCH, e.getMessage());

@@ -42,7 +42,7 @@ public interface Target {
      *       this call (the run's files may be cleaned up); PUBLISH_UNKNOWN means either may be true. Never call it
      *       again for a run whose outcome was not FAILED_PUBLISH, and never clean up after PUBLISH_UNKNOWN.</li>
      *   <li>The commit is fenced: it is refused (FAILED_PUBLISH, {@code PUBLISH_FENCED}) when the table already
-     *       holds a publish of the key with a generation at least the publication's, or when the publication's
+     *       holds a publish of the key with a higher generation than the publication's, or when the publication's
      *       deadline has passed; both are checked atomically with the commit, as late as the target allows.</li>
      *   <li>An {@link Error} propagates; the caller then reports nothing and the ledger's {@code publish_stale}
      *       turns the run PUBLISH_UNKNOWN, which is the truth.</li>

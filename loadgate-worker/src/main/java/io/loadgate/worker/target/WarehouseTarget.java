@@ -67,7 +67,8 @@ final class WarehouseTarget implements Target {
         try {
             publisher = new WarehousePublisher(connector(), hadoop);
             request = new PublishRequest(publication.runId(), jobKey, publication.businessKey(),
-                    publication.publishToken(), target(publication.stagedColumns().get()), publication.files());
+                    publication.publishToken(), publication.fence(), target(publication.stagedColumns().get()),
+                    publication.files());
         } catch (RuntimeException e) {
             // Nothing was committed: no transaction has begun.
             return PublishOutcome.failed(PublishOutcome.ErrorCode.NOT_COMMITTED, "publish of run "

@@ -3,6 +3,7 @@ package io.loadgate.worker.warehouse;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.publish.ProbeResult;
+import io.loadgate.worker.publish.PublishFencedException;
 import io.loadgate.worker.publish.PublishOutcome;
 import io.loadgate.worker.publish.PublishOutcome.ErrorCode;
 import io.loadgate.worker.publish.PublishOutcome.Status;
@@ -17,6 +18,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
@@ -37,6 +39,8 @@ import org.apache.iceberg.io.CloseableIterable;
  * is PUBLISH_UNKNOWN, and the probe looks for the token.
  */
 public final class WarehousePublisher {
+    private static final String GENERATION = "publish_generation";
+
     private final WarehouseConnector connector;
     private final Configuration hadoop;
 
@@ -66,13 +70,24 @@ public final class WarehousePublisher {
                 try {
                     lock = dialect.lockBusinessKey(connection, table.schemaName() + "." + table.tableName(),
                             request.businessKey());
+                    // Under the key's lock, so no publish of the key can record a generation between this read
+                    // and COMMIT: the check and the commit are one.
+                    request.fence().checkNotBehind(latestGeneration(connection, dialect, table, request),
+                            "warehouse table " + qualified);
                     try (PreparedStatement delete = connection.prepareStatement(table.deleteBusinessKey(dialect))) {
                         delete.setString(1, request.businessKey());
                         delete.executeUpdate();
                     }
                     rows = load(connection, dialect, table, request.files());
                     ref = dialect.recordPublish(connection, table, new PublishMarker(request.publishToken(),
-                            request.runId(), request.jobKey(), request.businessKey(), rows));
+                            request.runId(), request.jobKey(), request.businessKey(), rows,
+                            request.fence().generation()));
+                    // As late as can be: loading may have taken long, and a paused process resumes here.
+                    request.fence().checkDeadline();
+                } catch (PublishFencedException e) {
+                    rollbackQuietly(connection, e);
+                    return failed(ErrorCode.PUBLISH_FENCED, "nothing was committed to " + qualified + ": "
+                            + e.getMessage());
                 } catch (SQLException | IOException | RuntimeException e) {
                     rollbackQuietly(connection, e);
                     return failed(ErrorCode.NOT_COMMITTED, "nothing was committed to " + qualified + ": "
@@ -162,7 +177,43 @@ public final class WarehousePublisher {
                 statement.execute(create);
             }
         }
+        addGenerationColumn(connection, dialect, table);
         checkColumns(connection, dialect, table);
+    }
+
+    /**
+     * Marker tables created before publishes were fenced lack the generation column (their rows' generation is
+     * null: no fence). Added by a check and ALTER rather than ADD COLUMN IF NOT EXISTS, which MySQL lacks; another
+     * worker adding it at the same moment makes ours fail, and the second look then finds it.
+     */
+    private static void addGenerationColumn(Connection connection, WarehouseDialect dialect, WarehouseTable table)
+            throws SQLException {
+        if (dialect.columnType(connection, table.schemaName(), WarehouseTable.MARKER_TABLE, GENERATION) != null) {
+            return;
+        }
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("ALTER TABLE " + table.markerName(dialect) + " ADD COLUMN " + GENERATION + " bigint");
+        } catch (SQLException e) {
+            if (dialect.columnType(connection, table.schemaName(), WarehouseTable.MARKER_TABLE, GENERATION) == null) {
+                throw e;
+            }
+        }
+    }
+
+    /** The newest generation the marker table holds for the request's job and business key; null for none. */
+    private static Long latestGeneration(Connection connection, WarehouseDialect dialect, WarehouseTable table,
+                                         PublishRequest request) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT max(" + GENERATION + ") FROM "
+                + table.markerName(dialect) + " WHERE target_table = ? AND job_key = ? AND business_key = ?")) {
+            select.setString(1, table.schemaName() + "." + table.tableName());
+            select.setString(2, request.jobKey());
+            select.setString(3, request.businessKey());
+            try (ResultSet rs = select.executeQuery()) {
+                rs.next();
+                long value = rs.getLong(1);
+                return rs.wasNull() ? null : value;
+            }
+        }
     }
 
     static void checkColumns(Connection connection, WarehouseDialect dialect, WarehouseTable table) throws SQLException {
