@@ -4,14 +4,17 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.ledger.ChunkKind;
 import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
+import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.Messages;
 import io.loadgate.worker.ledger.OperatorApi.PublishProbe;
+import io.loadgate.worker.ledger.RunStatus;
 import io.loadgate.worker.ledger.StepApi;
 import io.loadgate.worker.ledger.StepApi.PublishClaim;
 import io.loadgate.worker.ledger.StepApi.PublishOutcome;
 import io.loadgate.worker.ledger.StepApi.PublishResult;
 import io.loadgate.worker.metrics.StepOutcome;
 import io.loadgate.worker.publish.ProbeResult;
+import io.loadgate.worker.publish.PublishOutcome.ErrorCode;
 import io.loadgate.worker.publish.PublishFence;
 import io.loadgate.worker.publish.StagedFile;
 import io.loadgate.worker.staging.RejectsWriter;
@@ -19,6 +22,7 @@ import io.loadgate.worker.target.Publication;
 import io.loadgate.worker.target.Target;
 import io.loadgate.worker.validation.StagedFilesReader;
 import java.net.URI;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +39,9 @@ import org.slf4j.LoggerFactory;
  */
 final class PublishStep {
     private static final Logger LOG = LoggerFactory.getLogger(PublishStep.class);
+
+    private static final Duration FIRST_REPORT_PAUSE = Duration.ofMillis(200);
+    private static final Duration LAST_REPORT_PAUSE = Duration.ofSeconds(30);
 
     private final WorkerContext context;
 
@@ -66,11 +73,19 @@ final class PublishStep {
             report(run, token, PublishOutcome.FAILED_PUBLISH, "PUBLISH_PREPARE_FAILED", e.getMessage(), null);
             return StepOutcome.FAILED;
         }
-        var outcome = target.publish(publication);
+        io.loadgate.worker.publish.PublishOutcome outcome;
+        try {
+            outcome = target.publish(publication);
+        } catch (RuntimeException e) {
+            // A target returns every outcome it can classify; one that throws may have had its commit in flight, so
+            // the outcome is unknown, reported as such at once and probed, rather than left PUBLISHING for hours.
+            outcome = io.loadgate.worker.publish.PublishOutcome.unknown(ErrorCode.COMMIT_INTERRUPTED,
+                    "publish of run " + run.runId() + " threw: " + e);
+        }
         PublishOutcome reported = PublishOutcome.valueOf(outcome.status().name());
-        report(run, token, reported, outcome.errorCode() == null ? null : outcome.errorCode().name(),
+        RunStatus status = report(run, token, reported, outcome.errorCode() == null ? null : outcome.errorCode().name(),
                 outcome.message(), outcome.targetRef());
-        if (reported == PublishOutcome.PUBLISH_UNKNOWN) {
+        if (status == RunStatus.PUBLISH_UNKNOWN) {
             ProbeResult probe = target.probe(run.runId().toString(), token);
             boolean found = probe.status() == ProbeResult.Status.PUBLISHED;
             var resolved = context.ledger().probePublishUnknown(run.runId(), new PublishProbe(token, found,
@@ -103,13 +118,54 @@ final class PublishStep {
         return first.kind() == ChunkKind.REJECTS ? RejectsWriter.dataSchemaOf(schema) : schema;
     }
 
-    private void report(RunContext run, UUID token, PublishOutcome outcome, String errorCode, String message,
-                        String targetRef) {
+    /**
+     * Reports the outcome until the ledger takes it (the call is idempotent: the same outcome again changes nothing)
+     * and returns the run's status then. A committed run whose outcome is dropped would wait publish_stale for an operator
+     * although this process knows what happened, so an unreachable or failing ledger is asked again, with growing
+     * pauses, until it answers. PUBLISH_UNKNOWN comes back when the outcome was unknown, or when the ledger had turned
+     * the run PUBLISH_UNKNOWN before the report arrived: the caller then probes, with the attempt known to be over.
+     */
+    private RunStatus report(RunContext run, UUID token, PublishOutcome outcome, String errorCode, String message,
+                             String targetRef) {
         String text = Messages.fit(message);
-        var result = context.ledger().publishResult(run.runId(),
-                new PublishResult(token, outcome, errorCode, text, targetRef));
-        // Counted once the ledger has it: an outcome it never heard of comes again with the redelivered dispatch.
-        context.shared().metrics().published(run.job().jobKey(), outcome);
-        LOG.info("run {} publish: {}{}", run.runId(), result.runStatus(), text == null ? "" : " (" + text + ")");
+        PublishResult request = new PublishResult(token, outcome, errorCode, text, targetRef);
+        Duration pause = FIRST_REPORT_PAUSE;
+        while (true) {
+            try {
+                var result = context.ledger().publishResult(run.runId(), request);
+                // Counted once the ledger has it: an outcome it never heard of comes again with the redelivered
+                // dispatch.
+                context.shared().metrics().published(run.job().jobKey(), outcome);
+                LOG.info("run {} publish: {}{}", run.runId(), result.runStatus(),
+                        text == null ? "" : " (" + text + ")");
+                return result.runStatus();
+            } catch (LedgerCallException e) {
+                Object now = e.details().get("runStatus");
+                if (e.isConflict() && RunStatus.PUBLISH_UNKNOWN.name().equals(now)) {
+                    LOG.warn("run {}: the ledger made the run PUBLISH_UNKNOWN before the {} outcome arrived; probing",
+                            run.runId(), outcome);
+                    return RunStatus.PUBLISH_UNKNOWN;
+                }
+                if (e.isConflict()) {
+                    LOG.error("run {}: the ledger refused the {} outcome ({}): the run was settled meanwhile as {}",
+                            run.runId(), outcome, text, now);
+                    throw e;
+                }
+                if (!e.isUnavailable() && !e.isOutcomeUnknown() && !e.isServerError()) {
+                    throw e;
+                }
+                LOG.warn("run {}: the ledger did not take the {} outcome ({}); reporting it again in {}", run.runId(),
+                        outcome, e.getMessage(), pause);
+                try {
+                    Thread.sleep(pause.toMillis());
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    e.addSuppressed(interrupted);
+                    throw e;
+                }
+                Duration doubled = pause.multipliedBy(2);
+                pause = doubled.compareTo(LAST_REPORT_PAUSE) > 0 ? LAST_REPORT_PAUSE : doubled;
+            }
+        }
     }
 }

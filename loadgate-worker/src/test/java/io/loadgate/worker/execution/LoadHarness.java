@@ -68,6 +68,17 @@ final class LoadHarness implements AutoCloseable {
 
     /** A harness whose workers (and their ledger client) record into {@code metrics}. */
     LoadHarness(Path dir, LedgerSettings.RecoveryMode mode, WorkerMetrics metrics) throws SQLException {
+        this(dir, mode, metrics, java.util.function.UnaryOperator.identity());
+    }
+
+    /** A harness whose workers reach the ledger through {@code seam} (a fault-injecting fake), the test's client not. */
+    LoadHarness(Path dir, LedgerSettings.RecoveryMode mode, java.util.function.UnaryOperator<LedgerClient> seam)
+            throws SQLException {
+        this(dir, mode, WorkerMetrics.off(), seam);
+    }
+
+    private LoadHarness(Path dir, LedgerSettings.RecoveryMode mode, WorkerMetrics metrics,
+                        java.util.function.UnaryOperator<LedgerClient> seam) throws SQLException {
         stage = dir.resolve("stage");
         ledger = new TestLedger(new LedgerSettings(List.of(StagePath.parse(stage.toUri().toString())), mode, 3));
         source = TestDatabases.create();
@@ -78,7 +89,7 @@ final class LoadHarness implements AutoCloseable {
                 dir.resolve("warehouse")));
         faults = new FaultInjectingCatalog(real.catalog());
         catalog = new TargetCatalog(faults);
-        LedgerClient metered = new MeteredLedgerClient(client, metrics);
+        LedgerClient metered = new MeteredLedgerClient(seam.apply(client), metrics);
         context = new WorkerContext(metered, "test-node", new Configuration(), new WorkerContext.Shared(
                 new RunContexts(metered), sources, TargetCatalogs.withDefault(catalog, dir.resolve("warehouse")), timer,
                 metrics), Duration.ofMillis(500), Duration.ofSeconds(1));
