@@ -2,7 +2,7 @@ package io.loadgate.worker.warehouse;
 
 import io.loadgate.worker.publish.TargetMismatchException;
 import io.loadgate.worker.source.ColumnType;
-import io.loadgate.worker.source.JdbcValues;
+import io.loadgate.worker.source.jdbc.JdbcValues;
 import io.loadgate.worker.source.SourceColumn;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;

@@ -1,6 +1,6 @@
 package io.loadgate.worker.warehouse;
 
-import io.loadgate.worker.source.JdbcValues;
+import io.loadgate.worker.source.jdbc.JdbcValues;
 import io.loadgate.worker.source.SourceColumn;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;

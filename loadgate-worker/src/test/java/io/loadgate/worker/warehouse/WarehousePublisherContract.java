@@ -153,11 +153,11 @@ abstract class WarehousePublisherContract {
         List<String> lines = new ArrayList<>();
         try (Connection c = connect(); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT * FROM " + orders + " WHERE day = DATE '" + day + "'")) {
-            var columns = io.loadgate.worker.source.JdbcValues.describe(rs.getMetaData());
+            var columns = io.loadgate.worker.source.jdbc.JdbcValues.describe(rs.getMetaData());
             while (rs.next()) {
                 GenericRecord r = GenericRecord.create(SCHEMA);
                 for (int i = 0; i < columns.size(); i++) {
-                    r.set(i, io.loadgate.worker.source.JdbcValues.read(rs, i + 1, columns.get(i)));
+                    r.set(i, io.loadgate.worker.source.jdbc.JdbcValues.read(rs, i + 1, columns.get(i)));
                 }
                 lines.add(line(r));
             }
