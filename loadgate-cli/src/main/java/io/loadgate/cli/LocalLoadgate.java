@@ -58,8 +58,8 @@ final class LocalLoadgate implements AutoCloseable {
     }
 
     /** The snapshot expiry of the configured {@code cleanup.snapshot_retention} and {@code cleanup.snapshots_kept}. */
-    io.loadgate.worker.cleanup.SnapshotExpiry snapshotExpiry() {
-        return new io.loadgate.worker.cleanup.SnapshotExpiry(new io.loadgate.worker.cleanup.SnapshotExpiry.Retention(
+    io.loadgate.worker.target.SnapshotExpiry snapshotExpiry() {
+        return new io.loadgate.worker.target.SnapshotExpiry(new io.loadgate.worker.target.SnapshotExpiry.Retention(
                 cleanup.snapshotRetention(), cleanup.snapshotsKept()), java.time.Clock.systemUTC());
     }
 

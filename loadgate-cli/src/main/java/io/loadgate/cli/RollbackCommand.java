@@ -8,21 +8,17 @@ import io.loadgate.worker.ledger.OperatorApi.Rollback;
 import io.loadgate.worker.ledger.RunApi.RunFilter;
 import io.loadgate.worker.ledger.RunApi.RunView;
 import io.loadgate.worker.ledger.RunStatus;
-import io.loadgate.worker.publish.PartitionRollback;
-import io.loadgate.worker.publish.TargetCatalog;
 import io.loadgate.worker.publish.TargetMismatchException;
-import io.loadgate.worker.warehouse.WarehouseConnector;
-import io.loadgate.worker.warehouse.WarehouseRollback;
+import io.loadgate.worker.target.PendingRollback;
+import io.loadgate.worker.target.Target;
+import io.loadgate.worker.target.TargetException;
+import io.loadgate.worker.target.Targets;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.Callable;
-import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.exceptions.CommitStateUnknownException;
-import org.apache.iceberg.exceptions.ValidationException;
+import org.apache.hadoop.conf.Configuration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -95,89 +91,38 @@ final class RollbackCommand implements Callable<Integer> {
                     + active.get().status() + ") for " + businessKey + "; roll back once it has ended",
                     RunOutcome.ACTIVE_RUN_EXISTS);
         }
-        if (job.target().isWarehouse()) {
-            return rollbackWarehouse(client, job, why, runs, out);
-        }
-        TableIdentifier identifier = TableIdentifier.parse(job.target().table());
-        PartitionRollback rollback = new PartitionRollback(catalog(catalogs, job));
-        Optional<PartitionRollback.Contents> found;
+        Target target = new Targets(catalogs, System.getenv(), new Configuration()).forJob(job);
+        Optional<PendingRollback> found;
         try {
-            found = rollback.contents(identifier, job.target().businessKeyColumn(), businessKey);
-        } catch (TargetMismatchException | IllegalArgumentException e) {
-            throw new CliException("cannot roll back a business key of " + identifier + ": " + e.getMessage(),
-                    LedgerOptions.EXIT_USAGE);
-        }
-        if (found.isEmpty() || found.get().isEmpty()) {
-            out.println(found.isEmpty() ? "Table " + identifier + " does not exist; nothing to roll back."
-                    : "Business key " + businessKey + " has no rows in " + identifier + "; nothing to roll back.");
-            out.flush();
-            return 0;
-        }
-        PartitionRollback.Contents contents = found.get();
-        RunView published = latestSuccess(job, runs);
-        String what = contents.files().size() + " data file(s), " + String.format("%,d", contents.rows())
-                + " rows of business key " + businessKey + " from " + identifier + " (published by run "
-                + published.runId() + ")";
-        if (!yes) {
-            out.println("Would remove " + what + ". Nothing changed; pass --yes to roll back.");
-            out.flush();
-            return 0;
-        }
-        UUID rollbackId = UUID.randomUUID();
-        long snapshotId;
-        try {
-            snapshotId = rollback.commit(contents, new PartitionRollback.Request(job.jobKey(),
-                    published.runId().toString(), why), rollbackId);
-        } catch (ValidationException e) {
-            throw new CliException("the partition changed while rolling back (did a run publish?); nothing removed: "
-                    + CliErrors.oneLine(e), LedgerOptions.EXIT_REFUSED);
-        } catch (CommitStateUnknownException e) {
-            throw new CliException("the rollback commit's outcome is unknown: look for the snapshot whose summary has "
-                    + PartitionRollback.ROLLBACK_ID_PROPERTY + "=" + rollbackId + " in " + identifier
-                    + " before anything else; nothing recorded in the ledger", LedgerOptions.EXIT_REFUSED);
-        }
-        return record(client, published, why, what, "snapshot " + snapshotId, String.valueOf(snapshotId), out);
-    }
-
-    /** A warehouse table: the key's rows go in one transaction that deletes exactly the rows counted here. */
-    private int rollbackWarehouse(LedgerClient client, JobSpec job, String why, List<RunView> runs, PrintWriter out) {
-        String table = job.target().table();
-        WarehouseRollback rollback;
-        long rows;
-        try {
-            rollback = new WarehouseRollback(WarehouseConnector.of(job.target().database(), System.getenv()));
-            rows = rollback.rows(table, job.target().businessKeyColumn(), businessKey);
+            found = target.rollback(businessKey);
         } catch (JobSpecException e) {
             throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
-        } catch (SQLException | IllegalStateException e) {
-            throw new CliException("cannot read " + table + " in " + job.target().database() + ": " + e.getMessage(),
-                    LedgerOptions.EXIT_REFUSED);
+        } catch (TargetMismatchException e) {
+            throw new CliException("cannot roll back a business key of " + target.table() + ": " + e.getMessage(),
+                    LedgerOptions.EXIT_USAGE);
+        } catch (TargetException e) {
+            throw new CliException(e.getMessage(), LedgerOptions.EXIT_REFUSED);
         }
-        if (rows <= 0) {
-            out.println(rows < 0 ? "Table " + table + " does not exist; nothing to roll back."
-                    : "Business key " + businessKey + " has no rows in " + table + "; nothing to roll back.");
+        if (found.isEmpty() || found.get().rows() == 0) {
+            out.println(found.isEmpty() ? "Table " + target.table() + " does not exist; nothing to roll back."
+                    : "Business key " + businessKey + " has no rows in " + target.table() + "; nothing to roll back.");
             out.flush();
             return 0;
         }
         RunView published = latestSuccess(job, runs);
-        String what = String.format("%,d", rows) + " rows of business key " + businessKey + " from warehouse table "
-                + table + " (published by run " + published.runId() + ")";
+        String what = found.get().describe() + " (published by run " + published.runId() + ")";
         if (!yes) {
             out.println("Would remove " + what + ". Nothing changed; pass --yes to roll back.");
             out.flush();
             return 0;
         }
-        long ref;
+        PendingRollback.RolledBack done;
         try {
-            ref = rollback.delete(table, job.target().businessKeyColumn(), businessKey, rows);
-        } catch (IllegalStateException e) {
-            throw new CliException("the business key changed while rolling back (did a run publish?): "
-                    + e.getMessage(), LedgerOptions.EXIT_REFUSED);
-        } catch (SQLException e) {
-            throw new CliException("the rollback of " + table + " failed (" + e.getMessage() + "); if the connection"
-                    + " broke during COMMIT, count the key's rows before anything else", LedgerOptions.EXIT_REFUSED);
+            done = found.get().commit(published.runId().toString(), why);
+        } catch (TargetException e) {
+            throw new CliException(e.getMessage(), LedgerOptions.EXIT_REFUSED);
         }
-        return record(client, published, why, what, rollback.describe(ref), String.valueOf(ref), out);
+        return record(client, published, why, what, done.committedAs(), done.ref(), out);
     }
 
     private RunView latestSuccess(JobSpec job, List<RunView> runs) {
@@ -200,13 +145,5 @@ final class RollbackCommand implements Callable<Integer> {
                 + published.runId() + ".");
         out.flush();
         return 0;
-    }
-
-    private static TargetCatalog catalog(TargetCatalogs catalogs, JobSpec job) {
-        try {
-            return catalogs.forJob(job);
-        } catch (JobSpecException | IllegalArgumentException e) {
-            throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
-        }
     }
 }

@@ -13,6 +13,7 @@ import io.loadgate.worker.submit.RunFollower;
 import io.loadgate.worker.submit.RunSubmitter;
 import io.loadgate.worker.submit.TargetCheckException;
 import io.loadgate.worker.submit.TargetChecks;
+import io.loadgate.worker.target.Targets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +22,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import org.apache.hadoop.conf.Configuration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -150,7 +152,7 @@ final class RunCommand implements Callable<Integer> {
         RunSubmitter.Submission submission;
         try {
             submission = new RunSubmitter(client, sources, System.getenv(),
-                    new TargetChecks(catalogs, System.getenv())).submit(job, yaml, businessKey);
+                    new TargetChecks(new Targets(catalogs, System.getenv(), new Configuration()))).submit(job, yaml, businessKey);
         } catch (JobSpecException | SourceException | TargetCheckException e) {
             throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
         } catch (LedgerCallException e) {

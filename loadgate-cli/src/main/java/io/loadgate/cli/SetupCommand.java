@@ -3,25 +3,22 @@ package io.loadgate.cli;
 import io.loadgate.worker.execution.TargetCatalogs;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecException;
-import io.loadgate.worker.publish.TargetCatalog;
 import io.loadgate.worker.publish.TargetMismatchException;
-import io.loadgate.worker.publish.TargetTable;
 import io.loadgate.worker.source.SourceColumn;
 import io.loadgate.worker.source.SourceException;
 import io.loadgate.worker.source.Sources;
 import io.loadgate.worker.staging.SourceSchemas;
+import io.loadgate.worker.target.Target;
+import io.loadgate.worker.target.TargetException;
+import io.loadgate.worker.target.Targets;
 import io.loadgate.worker.transform.TransformChain;
-import io.loadgate.worker.warehouse.WarehouseConnector;
-import io.loadgate.worker.warehouse.WarehousePublisher;
-import io.loadgate.worker.warehouse.WarehouseTable;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.Schema;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -71,33 +68,26 @@ final class SetupCommand implements Callable<Integer> {
                     + describeLimit(job) + " rows may be rejected");
         }
         out.flush();
-        TableIdentifier identifier = TableIdentifier.parse(job.target().table());
-        TargetTable target;
-        try {
-            target = new TargetTable(identifier, SourceSchemas.toIceberg(columns), job.target().businessKeyColumn());
-        } catch (IllegalArgumentException e) {
-            throw new CliException("target.business_key_column: " + e.getMessage(), LedgerOptions.EXIT_USAGE);
-        }
         boolean created;
-        if (job.target().isWarehouse()) {
-            created = createWarehouseTable(job, target, out);
-        } else if (job.target().catalog().isEmpty() && !catalogOptions.given()) {
+        if (Targets.needsDefaultCatalog(job) && !catalogOptions.given()) {
             try (LocalLoadgate local = LocalLoadgate.start(0)) {
-                created = createIfAbsent(local.catalogs(), job, target, out);
+                created = setUp(local.catalogs(), job, columns, out);
             }
         } else {
             try (TargetCatalogs catalogs = catalogOptions.open()) {
-                created = createIfAbsent(catalogs, job, target, out);
+                created = setUp(catalogs, job, columns, out);
             }
         }
+        String table = job.target().table();
+        String businessKeyColumn = job.target().businessKeyColumn();
         if (created) {
-            out.println("target    " + identifier + ": created, " + columns.size() + " columns, partitioned by "
-                    + target.businessKeyColumn());
+            out.println("target    " + table + ": created, " + columns.size() + " columns, partitioned by "
+                    + businessKeyColumn);
             out.println("Setup of " + job.jobKey() + " done; load a business key with: loadgate load " + jobFile
                     + " --business-key KEY");
         } else {
-            out.println("target    " + identifier + ": exists with the job's schema, partitioned by "
-                    + target.businessKeyColumn());
+            out.println("target    " + table + ": exists with the job's schema, partitioned by "
+                    + businessKeyColumn);
             out.println("Setup of " + job.jobKey() + " changed nothing: it was done before.");
         }
         out.flush();
@@ -113,37 +103,20 @@ final class SetupCommand implements Callable<Integer> {
     }
 
     /** True when this call created the table, false when it was there already. */
-    private static boolean createIfAbsent(TargetCatalogs catalogs, JobSpec job, TargetTable target, PrintWriter out) {
-        TargetCatalog catalog;
+    private static boolean setUp(TargetCatalogs catalogs, JobSpec job, List<SourceColumn> columns, PrintWriter out) {
+        Target target = new Targets(catalogs, System.getenv(), new Configuration()).forJob(job);
+        Schema schema = SourceSchemas.toIceberg(columns);
         try {
-            catalog = catalogs.forJob(job);
-        } catch (JobSpecException | IllegalArgumentException e) {
-            throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
-        }
-        boolean existed = catalog.catalog().tableExists(target.identifier());
-        try {
-            added(out, target.identifier().toString(), catalog.check(target, job.target().schema()));
-            catalog.createIfAbsent(target);
-        } catch (TargetMismatchException e) {
-            throw new CliException("the target does not fit the job: " + e.getMessage(), LedgerOptions.EXIT_USAGE);
-        }
-        return !existed;
-    }
-
-    private static boolean createWarehouseTable(JobSpec job, TargetTable target, PrintWriter out) {
-        try {
-            var connector = WarehouseConnector.of(job.target().database(), System.getenv());
-            var publisher = new WarehousePublisher(connector, new Configuration());
-            var table = WarehouseTable.of(job.target().table(), target.schema(), target.businessKeyColumn());
-            added(out, job.target().table(), publisher.check(table, job.target().schema()));
-            return publisher.createIfAbsent(table);
+            added(out, target.table(), target.check(schema));
+            return target.setUp(schema);
         } catch (JobSpecException e) {
             throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
         } catch (TargetMismatchException e) {
             throw new CliException("the target does not fit the job: " + e.getMessage(), LedgerOptions.EXIT_USAGE);
-        } catch (SQLException e) {
-            throw new CliException("the warehouse " + job.target().database() + " failed: " + e.getMessage(),
-                    LedgerOptions.EXIT_REFUSED);
+        } catch (IllegalArgumentException e) {
+            throw new CliException("target.business_key_column: " + e.getMessage(), LedgerOptions.EXIT_USAGE);
+        } catch (TargetException e) {
+            throw new CliException(e.getMessage(), LedgerOptions.EXIT_REFUSED);
         }
     }
 

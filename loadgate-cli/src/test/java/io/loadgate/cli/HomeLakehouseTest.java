@@ -25,6 +25,7 @@ import io.loadgate.worker.submit.RunFollower;
 import io.loadgate.worker.submit.RunSubmitter;
 import io.loadgate.worker.submit.TargetCheckException;
 import io.loadgate.worker.submit.TargetChecks;
+import io.loadgate.worker.target.Targets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -94,7 +95,7 @@ class HomeLakehouseTest {
 
             try (TargetCatalogs none = new TargetCatalogs(Optional.empty(), warehouse)) {
                 assertThatThrownBy(() -> new RunSubmitter(client, new SourceCache(Map.of()), Map.of(),
-                        new TargetChecks(none, Map.of())).submit(job, yaml, "2026-11-29"))
+                        new TargetChecks(new Targets(none, Map.of(), new Configuration()))).submit(job, yaml, "2026-11-29"))
                         .isInstanceOf(TargetCheckException.class)
                         .hasMessageContaining("names no target.catalog");
                 assertThat(client.listRuns(io.loadgate.worker.ledger.RunApi.RunFilter.all())).as("no run was created").isEmpty();
@@ -105,7 +106,7 @@ class HomeLakehouseTest {
                         new WorkerContext.Shared(new RunContexts(client), new SourceCache(Map.of()), catalogs, timer,
                                 WorkerMetrics.off()), Duration.ofSeconds(1), Duration.ofSeconds(1)), 2);
                 try (var submission = new RunSubmitter(client, new SourceCache(Map.of()), Map.of(),
-                        new TargetChecks(catalogs, Map.of())).submit(job, yaml, "2026-11-29")) {
+                        new TargetChecks(new Targets(catalogs, Map.of(), new Configuration()))).submit(job, yaml, "2026-11-29")) {
                     var end = new RunFollower(client, Duration.ofMillis(200), Duration.ofSeconds(10))
                             .follow(submission.runId(), submission, run -> { });
                     assertThat(end.status()).as("%s", end).isEqualTo(RunStatus.SUCCESS);

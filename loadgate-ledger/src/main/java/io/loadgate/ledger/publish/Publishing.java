@@ -28,6 +28,20 @@ public final class Publishing {
              WHERE run_id = ? AND status = 'STAGING_VALIDATED'
             """;
     private static final String SET_TARGET_REF = "UPDATE load_run SET target_ref = ? WHERE run_id = ?";
+    /** The key's next publish generation, taken in the claim's transaction (the first claim of a key takes 1). */
+    private static final String NEXT_GENERATION = """
+            INSERT INTO load_publish_generation (job_key, business_key, generation) VALUES (?, ?, 1)
+            ON CONFLICT (job_key, business_key) DO UPDATE SET generation = load_publish_generation.generation + 1
+            RETURNING generation
+            """;
+    private static final String SET_GENERATION = """
+            UPDATE load_run SET publish_generation = ? WHERE run_id = ? AND status = 'PUBLISHING'
+            """;
+    private static final String FENCE = """
+            SELECT publish_generation,
+                   greatest(0, floor(extract(epoch FROM publish_started_at + ?::interval - now()) * 1000))::bigint
+              FROM load_run WHERE run_id = ?
+            """;
 
     private static final String ATTEMPT_CERTAINLY_OVER = """
             SELECT publish_started_at < now() - ?::interval FROM load_run WHERE run_id = ?
@@ -41,22 +55,51 @@ public final class Publishing {
         this.publishStale = requireNonNull(publishStale, "publishStale is null");
     }
 
-    public record Claim(boolean claimed, RunStatus runStatus) {
+    /**
+     * @param publishGeneration the key's generation this claim took (claimed only): the target refuses the commit
+     *     unless it is above every generation it holds for the key
+     * @param publishWithinMs how long from now the publisher may still commit (claimed only): a commit must not
+     *     land after {@link #deadline()} past the claim, so that publish_stale settles a silent attempt for good
+     */
+    public record Claim(boolean claimed, RunStatus runStatus, Long publishGeneration, Long publishWithinMs) {
+        static Claim refused(RunStatus runStatus) {
+            return new Claim(false, runStatus, null, null);
+        }
     }
 
-    /** STAGING_VALIDATED to PUBLISHING by compare-and-set; the winner's token presented again wins again. */
+    /**
+     * How long after its claim a publish may commit: nine tenths of publish_stale. The tenth left over covers the
+     * commit's own round trip and the drift of the publisher's clock, so that by the time publish_stale lets a probe
+     * call an absent token conclusive, no commit of the attempt can still land.
+     */
+    public Duration deadline() {
+        return publishStale.multipliedBy(9).dividedBy(10);
+    }
+
+    /**
+     * STAGING_VALIDATED to PUBLISHING by compare-and-set, taking the key's next publish generation; the winner's token
+     * presented again wins again, with the same generation and deadline.
+     */
     public Claim claim(UUID runId, UUID publishToken, String actor) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             if (tx.update(CLAIM, publishToken, runId) == 1) {
+                long generation = tx.queryOne(NEXT_GENERATION, rs -> rs.getLong(1), run.jobKey(), run.businessKey())
+                        .orElseThrow();
+                tx.update(SET_GENERATION, generation, runId);
                 EventLog.append(tx, runId, null, "RUN_STATUS", RunStatus.STAGING_VALIDATED, RunStatus.PUBLISHING,
-                        actor, Map.of("publishToken", publishToken.toString()));
+                        actor, Map.of("publishToken", publishToken.toString(), "publishGeneration", generation));
                 Outbox.ackOpen(tx, runId, DispatchType.PUBLISH_RUN, null);
-                return new Claim(true, RunStatus.PUBLISHING);
+                return fence(tx, runId, RunStatus.PUBLISHING);
             }
             boolean same = publishToken.equals(run.publishToken()) && run.status() == RunStatus.PUBLISHING;
-            return new Claim(same, run.status());
+            return same ? fence(tx, runId, run.status()) : Claim.refused(run.status());
         });
+    }
+
+    private Claim fence(Tx tx, UUID runId, RunStatus status) throws SQLException {
+        return tx.queryOne(FENCE, rs -> new Claim(true, status, (Long) rs.getObject(1, Long.class), rs.getLong(2)),
+                deadline().toMillis() + " milliseconds", runId).orElseThrow();
     }
 
     public enum Outcome {

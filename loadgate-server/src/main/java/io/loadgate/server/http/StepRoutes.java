@@ -112,7 +112,15 @@ final class StepRoutes {
         UUID token = body.uuid("publishToken", true);
         body.finish();
         var claim = ledger.publishing().claim(runId, token, ApiServer.actor(ctx));
-        ApiServer.ok(ctx, Map.of("claimed", claim.claimed(), "runStatus", claim.runStatus().name()));
+        Map<String, Object> response = new LinkedHashMap<>();
+        response.put("claimed", claim.claimed());
+        response.put("runStatus", claim.runStatus().name());
+        // Loadgate extensions, present when claimed: the publish's fence (NiFi clients ignore them).
+        if (claim.claimed()) {
+            response.put("publishGeneration", claim.publishGeneration());
+            response.put("publishWithinMs", claim.publishWithinMs());
+        }
+        ApiServer.ok(ctx, response);
     }
 
     private static void publishResult(Context ctx, Ledger ledger) {

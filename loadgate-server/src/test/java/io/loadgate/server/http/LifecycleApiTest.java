@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.loadgate.server.testing.Runs;
 import io.loadgate.server.testing.TestLedger;
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +42,11 @@ class LifecycleApiTest {
 
     /** A run whose single partition of 30 rows is extracted: EXTRACTED_VALIDATED with a VALIDATE_RUN dispatch. */
     private static String extracted() {
-        String runId = Runs.started(ledger, job(), 30);
+        return extracted(job());
+    }
+
+    private static String extracted(String jobKey) {
+        String runId = Runs.started(ledger, jobKey, 30);
         UUID token = UUID.randomUUID();
         ledger.post("/v1/runs/" + runId + "/partitions/0000/claim", claim(token));
         var last = ledger.post("/v1/runs/" + runId + "/partitions/0000/chunks", chunk(runId, token, "0000", 0, 1, 30));
@@ -69,7 +74,11 @@ class LifecycleApiTest {
     }
 
     private static String stagingValidated() {
-        String runId = extracted();
+        return stagingValidated(job());
+    }
+
+    private static String stagingValidated(String jobKey) {
+        String runId = extracted(jobKey);
         ledger.post("/v1/runs/" + runId + "/validation/start", Map.of("dispatchId", validateRunDispatch(runId),
                 "node", "n1"));
         ledger.post("/v1/runs/" + runId + "/validations", metrics("STAGING",
@@ -77,6 +86,35 @@ class LifecycleApiTest {
         var verdict = ledger.post("/v1/runs/" + runId + "/stage-validated", Map.of());
         assertThat(verdict.text("runStatus")).as(verdict.toString()).isEqualTo("STAGING_VALIDATED");
         return runId;
+    }
+
+    @Test
+    void eachPublishClaimOfAKeyTakesTheNextGenerationAndADeadlineWithinPublishStale() {
+        String jobKey = job();
+        String first = stagingValidated(jobKey);
+        UUID token = UUID.randomUUID();
+        var claimed = ledger.post("/v1/runs/" + first + "/publish/claim", Map.of("publishToken", token.toString()));
+        assertThat(claimed.body().get("publishGeneration").asLong()).as(claimed.toString()).isEqualTo(1);
+        assertThat(claimed.body().get("publishWithinMs").asLong()).as("nine tenths of publish_stale, 2h")
+                .isPositive().isLessThanOrEqualTo(Duration.ofHours(2).multipliedBy(9).dividedBy(10).toMillis());
+        var again = ledger.post("/v1/runs/" + first + "/publish/claim", Map.of("publishToken", token.toString()));
+        assertThat(again.body().get("publishGeneration").asLong()).as("the same claim again: the same fence")
+                .isEqualTo(1);
+        assertThat(ledger.post("/v1/runs/" + first + "/publish/claim", Map.of("publishToken",
+                UUID.randomUUID().toString())).body().has("publishGeneration")).as("a refused claim has no fence")
+                .isFalse();
+        ledger.post("/v1/runs/" + first + "/publish/result", Map.of("publishToken", token.toString(),
+                "outcome", "FAILED_PUBLISH", "errorCode", "NOT_COMMITTED", "message", "test"));
+
+        String second = stagingValidated(jobKey);
+        var next = ledger.post("/v1/runs/" + second + "/publish/claim", Map.of("publishToken",
+                UUID.randomUUID().toString()));
+        assertThat(next.body().get("publishGeneration").asLong()).as("the key's next run publishes above the first")
+                .isEqualTo(2);
+        String otherKey = stagingValidated();
+        assertThat(ledger.post("/v1/runs/" + otherKey + "/publish/claim", Map.of("publishToken",
+                UUID.randomUUID().toString())).body().get("publishGeneration").asLong())
+                .as("generations count per job and business key").isEqualTo(1);
     }
 
     @Test

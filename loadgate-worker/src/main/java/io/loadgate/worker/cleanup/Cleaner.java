@@ -6,6 +6,7 @@ import io.loadgate.worker.cleanup.RunCleanup.Outcome;
 import io.loadgate.worker.execution.RunContext;
 import io.loadgate.worker.execution.RunContexts;
 import io.loadgate.worker.execution.TargetCatalogs;
+import io.loadgate.worker.job.TargetSpec;
 import io.loadgate.worker.ledger.ChunkKind;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
@@ -13,9 +14,10 @@ import io.loadgate.worker.ledger.Messages;
 import io.loadgate.worker.ledger.OperatorApi.Cleanup;
 import io.loadgate.worker.ledger.OperatorApi.CleanupCandidate;
 import io.loadgate.worker.ledger.RunStatus;
-import io.loadgate.worker.publish.TargetCatalog;
-import io.loadgate.worker.publish.TargetReader;
 import io.loadgate.worker.staging.StagingFileSystems;
+import io.loadgate.worker.target.SnapshotExpiry;
+import io.loadgate.worker.target.Target;
+import io.loadgate.worker.target.Targets;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -23,13 +25,13 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,7 +59,7 @@ public final class Cleaner {
 
     private final LedgerClient ledger;
     private final RunContexts runs;
-    private final TargetCatalogs catalogs;
+    private final Targets targets;
     private final Configuration hadoop;
     private final SnapshotExpiry expiry;
 
@@ -71,9 +73,10 @@ public final class Cleaner {
                    SnapshotExpiry expiry) {
         this.ledger = requireNonNull(ledger, "ledger is null");
         this.runs = requireNonNull(runs, "runs is null");
-        this.catalogs = requireNonNull(catalogs, "catalogs is null");
         this.hadoop = requireNonNull(hadoop, "hadoop is null");
         this.expiry = requireNonNull(expiry, "expiry is null");
+        // Nothing here reads a warehouse's password: a warehouse references no staged file.
+        this.targets = new Targets(requireNonNull(catalogs, "catalogs is null"), Map.of(), hadoop);
     }
 
     /**
@@ -83,10 +86,10 @@ public final class Cleaner {
     public List<RunCleanup> clean(CleanupMode mode) {
         requireNonNull(mode, "mode is null");
         List<CleanupCandidate> candidates = ledger.cleanupCandidates();
-        // One read of a table's manifests serves every run of the pass. Safe to reuse: a candidate has ended and
+        // One read of a target's references serves every run of the pass (a job's target spec names one table). Safe to reuse: a candidate has ended and
         // PUBLISH_UNKNOWN runs are never candidates, so no commit can come to reference a candidate's files
         // later in the pass (another run's publish references only files in its own run path).
-        Map<TableRef, Set<String>> referenced = new HashMap<>();
+        Map<TargetSpec, Optional<Set<String>>> referenced = new HashMap<>();
         List<RunCleanup> reports = new ArrayList<>(candidates.size());
         for (CleanupCandidate candidate : candidates) {
             RunCleanup report = clean(candidate, mode, referenced);
@@ -99,7 +102,8 @@ public final class Cleaner {
         return List.copyOf(reports);
     }
 
-    private RunCleanup clean(CleanupCandidate candidate, CleanupMode mode, Map<TableRef, Set<String>> cache) {
+    private RunCleanup clean(CleanupCandidate candidate, CleanupMode mode,
+                             Map<TargetSpec, Optional<Set<String>>> cache) {
         Report report = new Report(candidate);
         if (candidate.hdfsRunPath() == null || candidate.hdfsRunPath().isBlank()) {
             return report.skipped("the ledger names no hdfsRunPath for the run");
@@ -118,29 +122,20 @@ public final class Cleaner {
         } catch (RuntimeException e) {
             return report.skipped("cannot open the file system of " + candidate.hdfsRunPath() + ": " + message(e));
         }
-        Set<String> keep;
-        if (run.job().target().isWarehouse()) {
-            // A warehouse holds copies of the rows: it references no staged file.
-            keep = Set.of();
-        } else {
-            TableRef table;
-            try {
-                table = new TableRef(catalogs.forJob(run.job()), TableIdentifier.parse(run.job().target().table()));
-            } catch (RuntimeException e) {
-                return report.skipped("cannot open the catalog of " + run.job().target().table() + ": " + message(e));
-            }
-            // A run that published yet whose table this catalog lacks was published elsewhere: with the wrong
-            // catalog, "nothing is referenced" would delete a live table's files.
-            if (candidate.targetRef() != null && !exists(table)) {
-                return report.skipped("the run published snapshot " + candidate.targetRef() + " of "
-                        + table.identifier() + ", which this catalog does not have; is the catalog the workers' one?");
-            }
-            try {
-                keep = cache.computeIfAbsent(table, t -> referencedKeys(t, locations, mode));
-            } catch (RuntimeException e) {
-                return report.skipped("cannot read what " + table.identifier() + " references: " + message(e));
-            }
+        Target target = targets.forJob(run.job());
+        Optional<Set<String>> referenced;
+        try {
+            referenced = cache.computeIfAbsent(run.job().target(), t -> referencedKeys(target, locations, mode));
+        } catch (RuntimeException e) {
+            return report.skipped(message(e));
         }
+        // A run that published yet whose table this catalog lacks was published elsewhere: with the wrong
+        // catalog, "nothing is referenced" would delete a live table's files.
+        if (candidate.targetRef() != null && referenced.isEmpty()) {
+            return report.skipped("the run published snapshot " + candidate.targetRef() + " of "
+                    + target.table() + ", which this catalog does not have; is the catalog the workers' one?");
+        }
+        Set<String> keep = referenced.orElse(Set.of());
         if (candidate.status() == RunStatus.SUCCESS) {
             try {
                 keep = withRejects(candidate, keep, locations);
@@ -235,15 +230,6 @@ public final class Cleaner {
         }
     }
 
-    private static boolean exists(TableRef table) {
-        try {
-            return table.catalog().catalog().tableExists(table.identifier());
-        } catch (RuntimeException e) {
-            // Unknown: treat as absent, which skips the run rather than risking a live table's files.
-            return false;
-        }
-    }
-
     /**
      * Tells the ledger why the run was skipped: the operator sees it among the run's events, and the run goes behind
      * the other candidates, so runs that keep being skipped cannot take every batch.
@@ -267,42 +253,25 @@ public final class Cleaner {
         return keys;
     }
 
-    private Set<String> referencedKeys(TableRef table, Locations locations, CleanupMode mode) {
-        Set<String> keys = new HashSet<>();
-        try {
-            if (!table.catalog().catalog().tableExists(table.identifier())) {
-                LOG.info("table {} does not exist: it references no staged file", table.identifier());
-                return Set.of();
-            }
-            if (mode == CleanupMode.DELETE) {
-                expireSnapshots(table, locations);
-            }
-            for (String location : new TargetReader(table.catalog()).referencedDataFiles(table.identifier())) {
-                keys.add(locations.key(location));
-            }
-        } catch (NoSuchTableException e) {
-            LOG.info("table {} was dropped meanwhile: it references no staged file", table.identifier());
-            return Set.of();
-        }
-        return Set.copyOf(keys);
-    }
-
     /**
-     * Before the table says what it references: a replaced or rolled-back run's files are referenced by old
-     * snapshots only, and stay for as long as those do. A dry run expires nothing, so it lists such files as kept.
+     * The target's referenced files as location keys; empty when its table does not exist. A deleting pass first
+     * lets the target forget its history past retention: a replaced or rolled-back run's files are referenced by
+     * old snapshots only, and stay for as long as those do. A dry run expires nothing, so it lists such files as kept.
      */
-    private void expireSnapshots(TableRef table, Locations locations) {
-        try {
-            int expired = expiry.expire(table.catalog().loadTable(table.identifier()), locations);
-            if (expired > 0) {
-                LOG.info("table {}: expired {} snapshot(s) past retention", table.identifier(), expired);
+    private Optional<Set<String>> referencedKeys(Target target, Locations locations, CleanupMode mode) {
+        if (mode == CleanupMode.DELETE) {
+            try {
+                int expired = target.expireHistory(expiry);
+                if (expired > 0) {
+                    LOG.info("table {}: expired {} snapshot(s) past retention", target.table(), expired);
+                }
+            } catch (RuntimeException e) {
+                // Nothing expired means more is kept, never less: the pass goes on with every snapshot retained.
+                LOG.warn("table {}: snapshots not expired: {}", target.table(), message(e));
             }
-        } catch (NoSuchTableException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            // Nothing expired means more is kept, never less: the pass goes on with every snapshot retained.
-            LOG.warn("table {}: snapshots not expired: {}", table.identifier(), message(e));
         }
+        return target.referencedFiles().map(files -> files.stream().map(locations::key)
+                .collect(Collectors.toUnmodifiableSet()));
     }
 
     private static void list(FileSystem fs, FileStatus dir, Listing listing) throws IOException {
@@ -362,10 +331,6 @@ public final class Cleaner {
             case FAILED -> LOG.warn("run {} ({} {}) cleanup failed: {}", r.runId(), r.status(), r.jobKey(),
                     r.message());
         }
-    }
-
-    /** A target table in the catalog that holds it; catalogs are shared per configuration, so identity suffices. */
-    private record TableRef(TargetCatalog catalog, TableIdentifier identifier) {
     }
 
     private static final class Listing {

@@ -7,14 +7,9 @@ import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.OperatorApi.PublishProbe;
 import io.loadgate.worker.ledger.RunStatus;
 import io.loadgate.worker.metrics.StepOutcome;
-import io.loadgate.worker.publish.IcebergPublisher;
 import io.loadgate.worker.publish.ProbeResult;
-import io.loadgate.worker.publish.Publisher;
-import io.loadgate.worker.warehouse.WarehouseConnector;
-import io.loadgate.worker.warehouse.WarehousePublisher;
 import java.util.Map;
 import java.util.UUID;
-import org.apache.iceberg.catalog.TableIdentifier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,8 +37,7 @@ final class ProbePublishStep {
         }
         RunContext run = context.shared().runs().get(dispatch.runId());
         UUID token = UUID.fromString(String.valueOf(dispatch.payload().get("publishToken")));
-        TableIdentifier table = TableIdentifier.parse(run.job().target().table());
-        ProbeResult probe = publisher(run).probe(table, run.runId().toString(), token);
+        ProbeResult probe = context.targets().forJob(run.job()).probe(run.runId().toString(), token);
         boolean found = probe.status() == ProbeResult.Status.PUBLISHED;
         try {
             // attemptReturned=false: this process did not publish, so it cannot say the attempt is over.
@@ -61,14 +55,5 @@ final class ProbePublishStep {
                     e.getMessage());
             return StepOutcome.SKIPPED;
         }
-    }
-
-    // The same publishers PublishStep builds; only their read-only probe is used.
-    private Publisher publisher(RunContext run) {
-        if (run.job().target().isWarehouse()) {
-            return new WarehousePublisher(WarehouseConnector.of(run.job().target().database(),
-                    context.shared().sources().environment()), context.hadoop());
-        }
-        return new IcebergPublisher(context.shared().catalogs().forJob(run.job()));
     }
 }

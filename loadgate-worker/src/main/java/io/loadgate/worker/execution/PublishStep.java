@@ -4,41 +4,44 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.ledger.ChunkKind;
 import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
+import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.Messages;
 import io.loadgate.worker.ledger.OperatorApi.PublishProbe;
+import io.loadgate.worker.ledger.RunStatus;
 import io.loadgate.worker.ledger.StepApi;
+import io.loadgate.worker.ledger.StepApi.PublishClaim;
 import io.loadgate.worker.ledger.StepApi.PublishOutcome;
 import io.loadgate.worker.ledger.StepApi.PublishResult;
 import io.loadgate.worker.metrics.StepOutcome;
-import io.loadgate.worker.publish.IcebergPublisher;
 import io.loadgate.worker.publish.ProbeResult;
-import io.loadgate.worker.publish.PublishRequest;
-import io.loadgate.worker.publish.Publisher;
+import io.loadgate.worker.publish.PublishOutcome.ErrorCode;
+import io.loadgate.worker.publish.PublishFence;
 import io.loadgate.worker.publish.StagedFile;
-import io.loadgate.worker.publish.TargetCatalog;
-import io.loadgate.worker.publish.TargetTable;
 import io.loadgate.worker.staging.RejectsWriter;
+import io.loadgate.worker.target.Publication;
+import io.loadgate.worker.target.Target;
 import io.loadgate.worker.validation.StagedFilesReader;
-import io.loadgate.worker.warehouse.WarehouseConnector;
-import io.loadgate.worker.warehouse.WarehousePublisher;
 import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.catalog.TableIdentifier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * PUBLISH_RUN: claim the publish with a fresh token, commit exactly the ledger's data files in one Iceberg commit (or
- * one warehouse transaction), report the outcome. Never a second commit: when the outcome is unknown, the probe
- * looks for this publish token in the table's history (or the warehouse's publish records), and the ledger decides
- * from that evidence.
+ * PUBLISH_RUN: claim the publish with a fresh token, commit exactly the ledger's data files in the job's
+ * {@link Target} (one Iceberg commit, or one warehouse transaction), report the outcome. Never a second commit: when
+ * the outcome is unknown, the target's probe looks for this publish token, and the ledger decides from that evidence.
  */
 final class PublishStep {
     private static final Logger LOG = LoggerFactory.getLogger(PublishStep.class);
+
+    private static final Duration FIRST_REPORT_PAUSE = Duration.ofMillis(200);
+    private static final Duration LAST_REPORT_PAUSE = Duration.ofSeconds(30);
 
     private final WorkerContext context;
 
@@ -49,38 +52,41 @@ final class PublishStep {
     StepOutcome run(LeasedDispatch dispatch) {
         RunContext run = context.shared().runs().get(dispatch.runId());
         UUID token = UUID.randomUUID();
-        if (!context.ledger().publishClaim(run.runId(), token).claimed()) {
+        // Taken before the claim is sent: the ledger counts the deadline from a moment after this one.
+        Instant claimedBefore = Instant.now();
+        PublishClaim claim = context.ledger().publishClaim(run.runId(), token);
+        if (!claim.claimed()) {
             return StepOutcome.SKIPPED;
         }
-        Publisher publisher;
-        TargetTable target;
-        List<StagedFile> files;
+        Target target;
+        Publication publication;
         try {
+            PublishFence fence = fence(claim, claimedBefore);
+            target = context.targets().forJob(run.job());
             List<StepApi.StagedFile> recorded = context.ledger().files(run.runId());
-            files = recorded.stream().filter(f -> f.kind() == ChunkKind.DATA)
+            List<StagedFile> files = recorded.stream().filter(f -> f.kind() == ChunkKind.DATA)
                     .map(f -> new StagedFile(f.hdfsPath(), f.recordCount(), f.byteCount())).toList();
-            if (run.job().target().isWarehouse()) {
-                target = warehouseTarget(run, recorded, context.hadoop());
-                publisher = new WarehousePublisher(WarehouseConnector.of(run.job().target().database(),
-                        context.shared().sources().environment()), context.hadoop());
-            } else {
-                TargetCatalog catalog = context.shared().catalogs().forJob(run.job());
-                target = target(run, catalog, files);
-                catalog.createIfAbsent(target);
-                publisher = new IcebergPublisher(catalog);
-            }
+            publication = new Publication(run.runId().toString(), run.businessKey(), token, fence, files,
+                    () -> stagedColumns(recorded, context.hadoop()));
         } catch (RuntimeException e) {
             // Nothing was committed: the commit is the last thing a publish does.
             report(run, token, PublishOutcome.FAILED_PUBLISH, "PUBLISH_PREPARE_FAILED", e.getMessage(), null);
             return StepOutcome.FAILED;
         }
-        var outcome = publisher.publish(new PublishRequest(run.runId().toString(), run.job().jobKey(),
-                run.businessKey(), token, target, files));
+        io.loadgate.worker.publish.PublishOutcome outcome;
+        try {
+            outcome = target.publish(publication);
+        } catch (RuntimeException e) {
+            // A target returns every outcome it can classify; one that throws may have had its commit in flight, so
+            // the outcome is unknown, reported as such at once and probed, rather than left PUBLISHING for hours.
+            outcome = io.loadgate.worker.publish.PublishOutcome.unknown(ErrorCode.COMMIT_INTERRUPTED,
+                    "publish of run " + run.runId() + " threw: " + e);
+        }
         PublishOutcome reported = PublishOutcome.valueOf(outcome.status().name());
-        report(run, token, reported, outcome.errorCode() == null ? null : outcome.errorCode().name(),
+        RunStatus status = report(run, token, reported, outcome.errorCode() == null ? null : outcome.errorCode().name(),
                 outcome.message(), outcome.targetRef());
-        if (reported == PublishOutcome.PUBLISH_UNKNOWN) {
-            ProbeResult probe = publisher.probe(target.identifier(), run.runId().toString(), token);
+        if (status == RunStatus.PUBLISH_UNKNOWN) {
+            ProbeResult probe = target.probe(run.runId().toString(), token);
             boolean found = probe.status() == ProbeResult.Status.PUBLISHED;
             var resolved = context.ledger().probePublishUnknown(run.runId(), new PublishProbe(token, found,
                     found ? String.valueOf(probe.snapshotId()) : null, true,
@@ -91,44 +97,75 @@ final class PublishStep {
         return reported == PublishOutcome.PUBLISHED ? StepOutcome.OK : StepOutcome.FAILED;
     }
 
+    /** A claim without a fence comes from a ledger older than this worker: publishing unfenced is not an option. */
+    private static PublishFence fence(PublishClaim claim, Instant claimedBefore) {
+        if (claim.publishGeneration() == null || claim.publishWithinMs() == null) {
+            throw new IllegalStateException("the ledger's publish claim carries no publishGeneration and"
+                    + " publishWithinMs; a worker publishes only fenced (upgrade the ledger)");
+        }
+        return new PublishFence(claim.publishGeneration(), claimedBefore.plusMillis(claim.publishWithinMs()));
+    }
+
     /**
-     * A warehouse table holds the staged files' columns (it is created from them, and target validation reads them
-     * back as such): those of a data chunk, or, when every row was rejected, of a rejects chunk without its reason.
+     * The staged files' columns: those of a data chunk, or, when every row was rejected, of a rejects chunk without
+     * its reason (a table created from them, and read back as such, holds what the run would have published).
      */
-    static TargetTable warehouseTarget(RunContext run, List<StepApi.StagedFile> recorded, Configuration hadoop) {
-        TableIdentifier identifier = TableIdentifier.parse(run.job().target().table());
-        StagedFilesReader reader = new StagedFilesReader(hadoop);
+    static Schema stagedColumns(List<StepApi.StagedFile> recorded, Configuration hadoop) {
         StepApi.StagedFile first = recorded.stream().filter(f -> f.kind() == ChunkKind.DATA).findFirst()
                 .or(() -> recorded.stream().findFirst())
                 .orElseThrow(() -> new IllegalStateException("the run staged no rows: there are no columns to publish"));
-        Schema schema = reader.schemaOf(URI.create(first.hdfsPath()));
-        if (first.kind() == ChunkKind.REJECTS) {
-            schema = RejectsWriter.dataSchemaOf(schema);
-        }
-        return new TargetTable(identifier, schema, run.job().target().businessKeyColumn());
+        Schema schema = new StagedFilesReader(hadoop).schemaOf(URI.create(first.hdfsPath()));
+        return first.kind() == ChunkKind.REJECTS ? RejectsWriter.dataSchemaOf(schema) : schema;
     }
 
-    private TargetTable target(RunContext run, TargetCatalog catalog, List<StagedFile> files) {
-        TableIdentifier identifier = TableIdentifier.parse(run.job().target().table());
-        Schema schema;
-        if (!files.isEmpty()) {
-            schema = new StagedFilesReader(context.hadoop()).schemaOf(URI.create(files.get(0).location()));
-        } else if (catalog.catalog().tableExists(identifier)) {
-            schema = catalog.loadTable(identifier).schema();
-        } else {
-            throw new IllegalStateException("the run staged no rows and table " + identifier
-                    + " does not exist yet: there is no schema to create it from");
-        }
-        return new TargetTable(identifier, schema, run.job().target().businessKeyColumn());
-    }
-
-    private void report(RunContext run, UUID token, PublishOutcome outcome, String errorCode, String message,
-                        String targetRef) {
+    /**
+     * Reports the outcome until the ledger takes it (the call is idempotent: the same outcome again changes nothing)
+     * and returns the run's status then. A committed run whose outcome is dropped would wait publish_stale for an operator
+     * although this process knows what happened, so an unreachable or failing ledger is asked again, with growing
+     * pauses, until it answers. PUBLISH_UNKNOWN comes back when the outcome was unknown, or when the ledger had turned
+     * the run PUBLISH_UNKNOWN before the report arrived: the caller then probes, with the attempt known to be over.
+     */
+    private RunStatus report(RunContext run, UUID token, PublishOutcome outcome, String errorCode, String message,
+                             String targetRef) {
         String text = Messages.fit(message);
-        var result = context.ledger().publishResult(run.runId(),
-                new PublishResult(token, outcome, errorCode, text, targetRef));
-        // Counted once the ledger has it: an outcome it never heard of comes again with the redelivered dispatch.
-        context.shared().metrics().published(run.job().jobKey(), outcome);
-        LOG.info("run {} publish: {}{}", run.runId(), result.runStatus(), text == null ? "" : " (" + text + ")");
+        PublishResult request = new PublishResult(token, outcome, errorCode, text, targetRef);
+        Duration pause = FIRST_REPORT_PAUSE;
+        while (true) {
+            try {
+                var result = context.ledger().publishResult(run.runId(), request);
+                // Counted once the ledger has it: an outcome it never heard of comes again with the redelivered
+                // dispatch.
+                context.shared().metrics().published(run.job().jobKey(), outcome);
+                LOG.info("run {} publish: {}{}", run.runId(), result.runStatus(),
+                        text == null ? "" : " (" + text + ")");
+                return result.runStatus();
+            } catch (LedgerCallException e) {
+                Object now = e.details().get("runStatus");
+                if (e.isConflict() && RunStatus.PUBLISH_UNKNOWN.name().equals(now)) {
+                    LOG.warn("run {}: the ledger made the run PUBLISH_UNKNOWN before the {} outcome arrived; probing",
+                            run.runId(), outcome);
+                    return RunStatus.PUBLISH_UNKNOWN;
+                }
+                if (e.isConflict()) {
+                    LOG.error("run {}: the ledger refused the {} outcome ({}): the run was settled meanwhile as {}",
+                            run.runId(), outcome, text, now);
+                    throw e;
+                }
+                if (!e.isUnavailable() && !e.isOutcomeUnknown() && !e.isServerError()) {
+                    throw e;
+                }
+                LOG.warn("run {}: the ledger did not take the {} outcome ({}); reporting it again in {}", run.runId(),
+                        outcome, e.getMessage(), pause);
+                try {
+                    Thread.sleep(pause.toMillis());
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    e.addSuppressed(interrupted);
+                    throw e;
+                }
+                Duration doubled = pause.multipliedBy(2);
+                pause = doubled.compareTo(LAST_REPORT_PAUSE) > 0 ? LAST_REPORT_PAUSE : doubled;
+            }
+        }
     }
 }

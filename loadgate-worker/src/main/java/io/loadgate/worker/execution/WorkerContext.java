@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.metrics.WorkerMetrics;
+import io.loadgate.worker.target.Targets;
 import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.hadoop.conf.Configuration;
@@ -19,6 +20,11 @@ public record WorkerContext(LedgerClient ledger, String node, Configuration hado
         requireNonNull(heartbeatInterval, "heartbeatInterval is null");
         // How long an idle thread's lease poll waits at the ledger; also how long a stop may wait for idle threads.
         requireNonNull(leaseWait, "leaseWait is null");
+    }
+
+    /** The jobs' targets, over the shared catalogs and the sources' environment (for a warehouse's password). */
+    public Targets targets() {
+        return new Targets(shared.catalogs(), shared.sources().environment(), hadoop);
     }
 
     /**

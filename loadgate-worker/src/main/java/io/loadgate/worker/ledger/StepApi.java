@@ -102,8 +102,12 @@ public final class StepApi {
         }
     }
 
-    /** {@code POST .../publish/claim}: {@code claimed=false} means another token is publishing; do not publish. */
-    public record PublishClaim(boolean claimed, RunStatus runStatus) {
+    /**
+     * {@code POST .../publish/claim}: {@code claimed=false} means another token is publishing; do not publish. When
+     * claimed, the extensions fence the publish: {@code publishGeneration} is the key's generation the target must
+     * hold none above, {@code publishWithinMs} how long from the response the commit may still land.
+     */
+    public record PublishClaim(boolean claimed, RunStatus runStatus, Long publishGeneration, Long publishWithinMs) {
         public PublishClaim {
             requireNonNull(runStatus, "runStatus is null");
         }

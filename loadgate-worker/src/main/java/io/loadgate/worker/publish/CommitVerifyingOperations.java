@@ -3,6 +3,7 @@ package io.loadgate.worker.publish;
 import static java.util.Objects.requireNonNull;
 
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.TableMetadata;
@@ -26,18 +27,30 @@ import org.slf4j.LoggerFactory;
  * and, worse, treat the failure as cleanable and delete the manifests the landed snapshot references. So a
  * refused commit whose snapshot is in the table is reported as success (which it is), and a check that cannot
  * be made is reported as {@link CommitStateUnknownException} (which Iceberg neither retries nor cleans up).
+ *
+ * <p>An optional check runs on every attempt right before the catalog's compare-and-set, against the metadata the
+ * compare-and-set requires to be current: what it accepts is what the commit lands on, however many times Iceberg
+ * retries it. The publish fence is such a check.
  */
 final class CommitVerifyingOperations implements TableOperations {
     private static final Logger log = LoggerFactory.getLogger(CommitVerifyingOperations.class);
 
     private final TableOperations delegate;
+    private final Consumer<TableMetadata> beforeCommit;
 
     CommitVerifyingOperations(TableOperations delegate) {
+        this(delegate, base -> { });
+    }
+
+    /** {@code beforeCommit} throws to refuse an attempt; nothing is sent to the catalog then. */
+    CommitVerifyingOperations(TableOperations delegate, Consumer<TableMetadata> beforeCommit) {
         this.delegate = requireNonNull(delegate, "delegate is null");
+        this.beforeCommit = requireNonNull(beforeCommit, "beforeCommit is null");
     }
 
     @Override
     public void commit(TableMetadata base, TableMetadata metadata) {
+        beforeCommit.accept(base);
         try {
             delegate.commit(base, metadata);
         } catch (CommitFailedException refused) {

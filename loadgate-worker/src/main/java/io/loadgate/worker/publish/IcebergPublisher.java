@@ -18,6 +18,7 @@ import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.OverwriteFiles;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.Transaction;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
@@ -33,11 +34,13 @@ import org.slf4j.LoggerFactory;
  * Publishes into an Iceberg table: one overwrite commit that replaces the business key's partition with the
  * staged files, referenced where they lie (no data is rewritten), and the run's identity in the snapshot summary.
  */
-public final class IcebergPublisher implements Publisher {
+public final class IcebergPublisher {
     public static final String RUN_ID_PROPERTY = "loadgate.run-id";
     public static final String PUBLISH_TOKEN_PROPERTY = "loadgate.publish-token";
     public static final String JOB_KEY_PROPERTY = "loadgate.job-key";
     public static final String BUSINESS_KEY_PROPERTY = "loadgate.business-key";
+    /** In the snapshot summary: the publish generation the commit was fenced with. */
+    public static final String PUBLISH_GENERATION_PROPERTY = "loadgate.publish-generation";
 
     private static final Logger log = LoggerFactory.getLogger(IcebergPublisher.class);
 
@@ -47,7 +50,7 @@ public final class IcebergPublisher implements Publisher {
         this.tables = requireNonNull(tables, "tables is null");
     }
 
-    @Override
+    /** Replaces the request's business-key partition with exactly its files, in one fenced commit ({@code Target}). */
     public PublishOutcome publish(PublishRequest request) {
         requireNonNull(request, "request is null");
         PreparedCommit prepared;
@@ -69,10 +72,23 @@ public final class IcebergPublisher implements Publisher {
         // publish committed to the same table a moment earlier, and re-applying our replace on top of it is
         // exactly right; the conflict validation set in prepare() turns a retry into a ValidationException
         // instead if anyone put data into this business key's partition since we started.
+        //
+        // The fence: the key's generation is a table property set in the same commit as the overwrite, and
+        // CommitVerifyingOperations checks it (and the deadline) on every attempt against the very metadata the
+        // compare-and-set requires, so no retry can land over a later publish of the key.
         try {
             prepared.overwrite().commit();
+            prepared.transaction().updateProperties()
+                    .set(generationProperty(request.jobKey(), request.businessKey()),
+                            Long.toString(request.fence().generation()))
+                    .commit();
+            prepared.transaction().commitTransaction();
         } catch (CommitStateUnknownException e) {
             return PublishOutcome.unknown(ErrorCode.COMMIT_STATE_UNKNOWN, describe(request, e));
+        } catch (PublishFencedException e) {
+            log.warn("run {}: publish to {} refused by its fence: {}", request.runId(), request.target().identifier(),
+                    e.getMessage());
+            return PublishOutcome.failed(ErrorCode.PUBLISH_FENCED, describe(request, e));
         } catch (ValidationException e) {
             return PublishOutcome.failed(ErrorCode.COMMIT_VALIDATION_FAILED, describe(request, e));
         } catch (CommitFailedException e) {
@@ -100,12 +116,12 @@ public final class IcebergPublisher implements Publisher {
     }
 
     /**
-     * {@inheritDoc}
+     * Looks through every retained snapshot of {@code identifier} for one committed with {@code publishToken}.
+     * Throws when the catalog cannot be read, or when the token is found under another run id.
      *
      * <p>Snapshots removed by {@code expire_snapshots} are not seen, so probe well within the table's snapshot
      * retention (Iceberg keeps five days by default; the ledger's {@code publish_stale} is two hours).
      */
-    @Override
     public ProbeResult probe(TableIdentifier identifier, String runId, UUID publishToken) {
         requireNonNull(identifier, "identifier is null");
         requireNonNull(runId, "runId is null");
@@ -144,12 +160,19 @@ public final class IcebergPublisher implements Publisher {
             throw new IllegalStateException("table " + target.identifier() + " is a " + loaded.getClass().getName()
                     + ", whose commits cannot be verified");
         }
-        Table table = new BaseTable(new CommitVerifyingOperations(withOperations.operations()), loaded.name());
+        String generationProperty = generationProperty(request.jobKey(), request.businessKey());
+        String where = "table " + target.identifier();
+        Table table = new BaseTable(new CommitVerifyingOperations(withOperations.operations(), base -> {
+            String recorded = base == null ? null : base.properties().get(generationProperty);
+            request.fence().checkNotBehind(recorded == null ? null : Long.valueOf(recorded), where);
+            request.fence().checkDeadline();
+        }), loaded.name());
+        Transaction transaction = table.newTransaction();
 
         Expression partition = target.businessKeyFilter(request.businessKey());
         // Overwrite by filter rather than newReplacePartitions(): replace-partitions derives the partitions to
         // replace from the added files, so an empty file list would silently keep the old rows.
-        OverwriteFiles overwrite = table.newOverwrite()
+        OverwriteFiles overwrite = transaction.newOverwrite()
                 .overwriteByRowFilter(partition)
                 .conflictDetectionFilter(partition)
                 .validateNoConflictingData()
@@ -157,7 +180,8 @@ public final class IcebergPublisher implements Publisher {
                 .set(RUN_ID_PROPERTY, request.runId())
                 .set(PUBLISH_TOKEN_PROPERTY, request.publishToken().toString())
                 .set(JOB_KEY_PROPERTY, request.jobKey())
-                .set(BUSINESS_KEY_PROPERTY, request.businessKey());
+                .set(BUSINESS_KEY_PROPERTY, request.businessKey())
+                .set(PUBLISH_GENERATION_PROPERTY, Long.toString(request.fence().generation()));
         Snapshot start = table.currentSnapshot();
         if (start != null) {
             overwrite.validateFromSnapshot(start.snapshotId());
@@ -171,7 +195,15 @@ public final class IcebergPublisher implements Publisher {
         for (StagedFile file : request.files()) {
             overwrite.addFile(dataFile(table, request, file, metricsConfig));
         }
-        return new PreparedCommit(table, overwrite);
+        return new PreparedCommit(table, transaction, overwrite);
+    }
+
+    /**
+     * The table property holding the newest publish generation of one job's business key (a job key has no dot, so
+     * the name is unambiguous). One property per key the table was ever published for.
+     */
+    public static String generationProperty(String jobKey, String businessKey) {
+        return PUBLISH_GENERATION_PROPERTY + "." + jobKey + "." + businessKey;
     }
 
     /**
@@ -218,6 +250,6 @@ public final class IcebergPublisher implements Publisher {
                 + request.businessKey() + ": " + e + (cause == null ? "" : " (caused by " + cause + ")");
     }
 
-    private record PreparedCommit(Table table, OverwriteFiles overwrite) {
+    private record PreparedCommit(Table table, Transaction transaction, OverwriteFiles overwrite) {
     }
 }

@@ -29,6 +29,11 @@ public record PublishOutcome(Status status, String targetRef, ErrorCode errorCod
         COMMIT_CONFLICT,
         /** FAILED_PUBLISH: Iceberg's validation refused it, e.g. data added to the same partition meanwhile. */
         COMMIT_VALIDATION_FAILED,
+        /**
+         * FAILED_PUBLISH: the publish fence refused the commit before it was sent: the target holds a later publish of
+         * the business key, or the publish deadline had passed.
+         */
+        PUBLISH_FENCED,
         /** PUBLISH_UNKNOWN: Iceberg reported the commit state unknown. */
         COMMIT_STATE_UNKNOWN,
         /** PUBLISH_UNKNOWN: any other failure while committing (a lost catalog connection, a timeout...). */
@@ -54,15 +59,15 @@ public record PublishOutcome(Status status, String targetRef, ErrorCode errorCod
         }
     }
 
-    static PublishOutcome published(long snapshotId, String message) {
+    public static PublishOutcome published(long snapshotId, String message) {
         return new PublishOutcome(Status.PUBLISHED, Long.toString(snapshotId), null, message);
     }
 
-    static PublishOutcome failed(ErrorCode errorCode, String message) {
+    public static PublishOutcome failed(ErrorCode errorCode, String message) {
         return new PublishOutcome(Status.FAILED_PUBLISH, null, errorCode, message);
     }
 
-    static PublishOutcome unknown(ErrorCode errorCode, String message) {
+    public static PublishOutcome unknown(ErrorCode errorCode, String message) {
         return new PublishOutcome(Status.PUBLISH_UNKNOWN, null, errorCode, message);
     }
 }

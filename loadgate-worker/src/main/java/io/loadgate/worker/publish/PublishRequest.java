@@ -14,16 +14,18 @@ import java.util.UUID;
  *     every row of the files (for example {@code 2026-11-29} for a {@code date} column)
  * @param publishToken the token the run claimed with {@code publish/claim}; written into the snapshot so that
  *     a probe can later tell whether this attempt landed
+ * @param fence the generation and deadline the commit is checked against, and the generation it records
  * @param files the ledger's file list for the run; empty means the business key's partition becomes empty
  */
 public record PublishRequest(
-        String runId, String jobKey, String businessKey, UUID publishToken, TargetTable target,
+        String runId, String jobKey, String businessKey, UUID publishToken, PublishFence fence, TargetTable target,
         List<StagedFile> files) {
     public PublishRequest {
         requireNonNull(runId, "runId is null");
         requireNonNull(jobKey, "jobKey is null");
         requireNonNull(businessKey, "businessKey is null");
         requireNonNull(publishToken, "publishToken is null");
+        requireNonNull(fence, "fence is null");
         requireNonNull(target, "target is null");
         files = List.copyOf(requireNonNull(files, "files is null"));
         // Parsed once here so that a business key the column cannot hold is rejected as invalid input, not

@@ -1,12 +1,10 @@
 /**
- * Publishing staged files into Iceberg target tables, without ledger calls.
+ * The Iceberg target: publishing staged files into Iceberg tables, probing for a publish token, reading a business
+ * key back, rolling it back and listing the files a table references; without ledger calls. Steps and commands reach
+ * it only through {@link io.loadgate.worker.target.Target} ({@code Targets.forJob}); the warehouse target is
+ * {@code io.loadgate.worker.warehouse}.
  *
- * <p>Wiring, once per worker process: {@code TargetCatalog.open(CatalogConfig...)} shared by an
- * {@link io.loadgate.worker.publish.IcebergPublisher} and a {@link io.loadgate.worker.publish.TargetReader}.
- * PUBLISH_RUN: {@code publish/claim} with a fresh token, {@code publish(PublishRequest)}, then
- * {@code publish/result} with the outcome's status, errorCode, message and targetRef — never publish again
- * unless the outcome was FAILED_PUBLISH. A PUBLISH_UNKNOWN run is resolved with {@code probe}. VALIDATE_TARGET
- * reads the run's snapshot ({@code targetRef}) back with {@code TargetReader.readBusinessKey}. Cleanup skips every
- * location in {@code TargetReader.referencedDataFiles}, whatever the run's status.
+ * <p>Catalogs are opened once per worker process ({@code TargetCatalogs}) and shared: a catalog holds a connection
+ * pool.
  */
 package io.loadgate.worker.publish;

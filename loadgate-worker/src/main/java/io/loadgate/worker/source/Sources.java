@@ -1,6 +1,10 @@
 package io.loadgate.worker.source;
 
 import io.loadgate.worker.job.JobSpec;
+import io.loadgate.worker.source.jdbc.MariaDbSnapshotSource;
+import io.loadgate.worker.source.jdbc.OracleSql;
+import io.loadgate.worker.source.jdbc.PostgresSnapshotSource;
+import io.loadgate.worker.source.jdbc.SourceConnections;
 import java.util.Map;
 
 /** Picks the {@link Source} for a job by its JDBC URL. */

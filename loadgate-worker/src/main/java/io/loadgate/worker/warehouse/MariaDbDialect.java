@@ -2,7 +2,7 @@ package io.loadgate.worker.warehouse;
 
 import io.loadgate.worker.publish.TargetMismatchException;
 import io.loadgate.worker.source.ColumnType;
-import io.loadgate.worker.source.JdbcValues;
+import io.loadgate.worker.source.jdbc.JdbcValues;
 import io.loadgate.worker.source.SourceColumn;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
@@ -113,7 +113,7 @@ final class MariaDbDialect implements WarehouseDialect {
                         + " publish_token char(36) NOT NULL UNIQUE, run_id char(36) NOT NULL,"
                         + " job_key varchar(200) NOT NULL, target_table varchar(400) NOT NULL,"
                         + " business_key longtext NOT NULL, row_count bigint NOT NULL,"
-                        + " committed_at datetime(6) NOT NULL)" + options);
+                        + " committed_at datetime(6) NOT NULL, publish_generation bigint)" + options);
     }
 
     @Override
@@ -306,14 +306,15 @@ final class MariaDbDialect implements WarehouseDialect {
     @Override
     public long recordPublish(Connection connection, WarehouseTable table, PublishMarker marker) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + table.markerName(this)
-                + " (publish_token, run_id, job_key, target_table, business_key, row_count, committed_at)"
-                + " VALUES (?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(6))")) {
+                + " (publish_token, run_id, job_key, target_table, business_key, row_count, publish_generation,"
+                + " committed_at) VALUES (?, ?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(6))")) {
             insert.setString(1, marker.publishToken().toString());
             insert.setString(2, marker.runId());
             insert.setString(3, marker.jobKey());
             insert.setString(4, table.schemaName() + "." + table.tableName());
             insert.setString(5, marker.businessKey());
             insert.setLong(6, marker.rowCount());
+            insert.setLong(7, marker.generation());
             insert.executeUpdate();
         }
         try (Statement statement = connection.createStatement();

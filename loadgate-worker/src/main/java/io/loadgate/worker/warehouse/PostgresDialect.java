@@ -1,6 +1,6 @@
 package io.loadgate.worker.warehouse;
 
-import io.loadgate.worker.source.JdbcValues;
+import io.loadgate.worker.source.jdbc.JdbcValues;
 import io.loadgate.worker.source.SourceColumn;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -71,7 +71,7 @@ final class PostgresDialect implements WarehouseDialect {
                 "CREATE TABLE IF NOT EXISTS " + table.markerName(this) + " (publish_token uuid PRIMARY KEY,"
                         + " run_id uuid NOT NULL, job_key text NOT NULL, target_table text NOT NULL,"
                         + " business_key text NOT NULL, row_count bigint NOT NULL, txid bigint NOT NULL,"
-                        + " committed_at timestamptz NOT NULL DEFAULT now())");
+                        + " committed_at timestamptz NOT NULL DEFAULT now(), publish_generation bigint)");
     }
 
     @Override
@@ -178,14 +178,15 @@ final class PostgresDialect implements WarehouseDialect {
     @Override
     public long recordPublish(Connection connection, WarehouseTable table, PublishMarker marker) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + table.markerName(this)
-                + " (publish_token, run_id, job_key, target_table, business_key, row_count, txid)"
-                + " VALUES (?, ?, ?, ?, ?, ?, txid_current()) RETURNING txid")) {
+                + " (publish_token, run_id, job_key, target_table, business_key, row_count, publish_generation, txid)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, txid_current()) RETURNING txid")) {
             insert.setObject(1, marker.publishToken());
             insert.setObject(2, UUID.fromString(marker.runId()));
             insert.setString(3, marker.jobKey());
             insert.setString(4, table.schemaName() + "." + table.tableName());
             insert.setString(5, marker.businessKey());
             insert.setLong(6, marker.rowCount());
+            insert.setLong(7, marker.generation());
             try (ResultSet rs = insert.executeQuery()) {
                 rs.next();
                 return rs.getLong(1);

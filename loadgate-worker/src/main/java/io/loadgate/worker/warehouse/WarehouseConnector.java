@@ -3,7 +3,7 @@ package io.loadgate.worker.warehouse;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.job.WarehouseSpec;
-import io.loadgate.worker.source.JdbcUrls;
+import io.loadgate.worker.source.jdbc.JdbcUrls;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;

@@ -98,8 +98,9 @@ public sealed interface WarehouseDialect permits PostgresDialect, MariaDbDialect
         void release();
     }
 
-    /** What the marker table records of a publish. */
-    record PublishMarker(UUID publishToken, String runId, String jobKey, String businessKey, long rowCount) {
+    /** What the marker table records of a publish; {@code generation} is the publish fence's. */
+    record PublishMarker(UUID publishToken, String runId, String jobKey, String businessKey, long rowCount,
+                         long generation) {
         public PublishMarker {
             requireNonNull(publishToken, "publishToken is null");
             requireNonNull(runId, "runId is null");

@@ -4,11 +4,11 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.job.SchemaPolicy;
 import io.loadgate.worker.publish.ProbeResult;
+import io.loadgate.worker.publish.PublishFencedException;
 import io.loadgate.worker.publish.PublishOutcome;
 import io.loadgate.worker.publish.PublishOutcome.ErrorCode;
 import io.loadgate.worker.publish.PublishOutcome.Status;
 import io.loadgate.worker.publish.PublishRequest;
-import io.loadgate.worker.publish.Publisher;
 import io.loadgate.worker.publish.StagedFile;
 import io.loadgate.worker.publish.TargetMismatchException;
 import io.loadgate.worker.validation.StagedFilesReader;
@@ -19,12 +19,12 @@ import java.io.IOException;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
@@ -40,7 +40,9 @@ import org.apache.iceberg.types.Types;
  * with a definite error from the server was rolled back too; a COMMIT whose answer is lost (the connection broke)
  * is PUBLISH_UNKNOWN, and the probe looks for the token.
  */
-public final class WarehousePublisher implements Publisher {
+public final class WarehousePublisher {
+    private static final String GENERATION = "publish_generation";
+
     private final WarehouseConnector connector;
     private final Configuration hadoop;
 
@@ -49,7 +51,7 @@ public final class WarehousePublisher implements Publisher {
         this.hadoop = requireNonNull(hadoop, "hadoop is null");
     }
 
-    @Override
+    /** Replaces the request's business key with exactly its files' rows, in one transaction (see {@code Target}). */
     public PublishOutcome publish(PublishRequest request) {
         requireNonNull(request, "request is null");
         WarehouseTable table = WarehouseTable.of(request.target().identifier().toString(), request.target().schema(),
@@ -70,13 +72,24 @@ public final class WarehousePublisher implements Publisher {
                 try {
                     lock = dialect.lockBusinessKey(connection, table.schemaName() + "." + table.tableName(),
                             request.businessKey());
+                    // Under the key's lock, so no publish of the key can record a generation between this read
+                    // and COMMIT: the check and the commit are one.
+                    request.fence().checkNotBehind(latestGeneration(connection, dialect, table, request),
+                            "warehouse table " + qualified);
                     try (PreparedStatement delete = connection.prepareStatement(table.deleteBusinessKey(dialect))) {
                         delete.setString(1, request.businessKey());
                         delete.executeUpdate();
                     }
                     rows = load(connection, dialect, table, request.files());
                     ref = dialect.recordPublish(connection, table, new PublishMarker(request.publishToken(),
-                            request.runId(), request.jobKey(), request.businessKey(), rows));
+                            request.runId(), request.jobKey(), request.businessKey(), rows,
+                            request.fence().generation()));
+                    // As late as can be: loading may have taken long, and a paused process resumes here.
+                    request.fence().checkDeadline();
+                } catch (PublishFencedException e) {
+                    rollbackQuietly(connection, e);
+                    return failed(ErrorCode.PUBLISH_FENCED, "nothing was committed to " + qualified + ": "
+                            + e.getMessage());
                 } catch (SQLException | IOException | RuntimeException e) {
                     rollbackQuietly(connection, e);
                     return failed(ErrorCode.NOT_COMMITTED, "nothing was committed to " + qualified + ": "
@@ -108,13 +121,13 @@ public final class WarehousePublisher implements Publisher {
         }
     }
 
-    @Override
-    public ProbeResult probe(TableIdentifier identifier, String runId, UUID publishToken) {
-        requireNonNull(identifier, "identifier is null");
+    /** Looks for {@code publishToken} in the marker table of {@code table}'s schema ({@code schema.table}). */
+    public ProbeResult probe(String table, String runId, UUID publishToken) {
+        requireNonNull(table, "table is null");
         requireNonNull(runId, "runId is null");
         requireNonNull(publishToken, "publishToken is null");
         WarehouseDialect dialect = connector.dialect();
-        String schema = identifier.namespace().toString();
+        String schema = table.split("\\.")[0];
         String marker = dialect.qualified(schema, WarehouseTable.MARKER_TABLE);
         try (Connection connection = connector.connect()) {
             if (!dialect.exists(connection, schema, WarehouseTable.MARKER_TABLE)) {
@@ -132,7 +145,7 @@ public final class WarehousePublisher implements Publisher {
                         + recorded.runId() + ", not " + runId);
             }
             return new ProbeResult(ProbeResult.Status.PUBLISHED, recorded.ref(), dialect.describe(recorded.ref())
-                    + " committed " + recorded.rowCount() + " rows into " + identifier + " at " + recorded.committedAt()
+                    + " committed " + recorded.rowCount() + " rows into " + table + " at " + recorded.committedAt()
                     + " with publish token " + publishToken + " of run " + runId);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot read " + marker + ": " + e.getMessage(), e);
@@ -214,7 +227,43 @@ public final class WarehousePublisher implements Publisher {
                 statement.execute(create);
             }
         }
+        addGenerationColumn(connection, dialect, table);
         checkColumns(connection, dialect, table);
+    }
+
+    /**
+     * Marker tables created before publishes were fenced lack the generation column (their rows' generation is
+     * null: no fence). Added by a check and ALTER rather than ADD COLUMN IF NOT EXISTS, which MySQL lacks; another
+     * worker adding it at the same moment makes ours fail, and the second look then finds it.
+     */
+    private static void addGenerationColumn(Connection connection, WarehouseDialect dialect, WarehouseTable table)
+            throws SQLException {
+        if (dialect.columnType(connection, table.schemaName(), WarehouseTable.MARKER_TABLE, GENERATION) != null) {
+            return;
+        }
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("ALTER TABLE " + table.markerName(dialect) + " ADD COLUMN " + GENERATION + " bigint");
+        } catch (SQLException e) {
+            if (dialect.columnType(connection, table.schemaName(), WarehouseTable.MARKER_TABLE, GENERATION) == null) {
+                throw e;
+            }
+        }
+    }
+
+    /** The newest generation the marker table holds for the request's job and business key; null for none. */
+    private static Long latestGeneration(Connection connection, WarehouseDialect dialect, WarehouseTable table,
+                                         PublishRequest request) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT max(" + GENERATION + ") FROM "
+                + table.markerName(dialect) + " WHERE target_table = ? AND job_key = ? AND business_key = ?")) {
+            select.setString(1, table.schemaName() + "." + table.tableName());
+            select.setString(2, request.jobKey());
+            select.setString(3, request.businessKey());
+            try (ResultSet rs = select.executeQuery()) {
+                rs.next();
+                long value = rs.getLong(1);
+                return rs.wasNull() ? null : value;
+            }
+        }
     }
 
     static void checkColumns(Connection connection, WarehouseDialect dialect, WarehouseTable table) throws SQLException {

@@ -69,12 +69,22 @@ final class LoadHarness implements AutoCloseable {
 
     /** A harness whose workers (and their ledger client) record into {@code metrics}. */
     LoadHarness(Path dir, LedgerSettings.RecoveryMode mode, WorkerMetrics metrics) throws SQLException {
-        this(dir, mode, metrics, UnaryOperator.identity());
+        this(dir, mode, metrics, UnaryOperator.identity(), UnaryOperator.identity());
     }
 
     /** A harness whose ledger reaches its database at {@code ledgerPoolUrl} of the database's URL (a proxy). */
     LoadHarness(Path dir, LedgerSettings.RecoveryMode mode, WorkerMetrics metrics, UnaryOperator<String> ledgerPoolUrl)
             throws SQLException {
+        this(dir, mode, metrics, ledgerPoolUrl, UnaryOperator.identity());
+    }
+
+    /** A harness whose workers reach the ledger through {@code seam} (a fault-injecting fake), the test's client not. */
+    LoadHarness(Path dir, LedgerSettings.RecoveryMode mode, UnaryOperator<LedgerClient> seam) throws SQLException {
+        this(dir, mode, WorkerMetrics.off(), UnaryOperator.identity(), seam);
+    }
+
+    private LoadHarness(Path dir, LedgerSettings.RecoveryMode mode, WorkerMetrics metrics,
+                        UnaryOperator<String> ledgerPoolUrl, UnaryOperator<LedgerClient> seam) throws SQLException {
         stage = dir.resolve("stage");
         ledger = new TestLedger(new LedgerSettings(List.of(StagePath.parse(stage.toUri().toString())), mode, 3),
                 ledgerPoolUrl);
@@ -86,7 +96,7 @@ final class LoadHarness implements AutoCloseable {
                 dir.resolve("warehouse")));
         faults = new FaultInjectingCatalog(real.catalog());
         catalog = new TargetCatalog(faults);
-        LedgerClient metered = new MeteredLedgerClient(client, metrics);
+        LedgerClient metered = new MeteredLedgerClient(seam.apply(client), metrics);
         context = new WorkerContext(metered, "test-node", new Configuration(), new WorkerContext.Shared(
                 new RunContexts(metered), sources, TargetCatalogs.withDefault(catalog, dir.resolve("warehouse")), timer,
                 metrics), Duration.ofMillis(500), Duration.ofSeconds(1));

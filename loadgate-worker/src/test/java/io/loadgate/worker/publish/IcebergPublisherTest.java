@@ -11,6 +11,7 @@ import io.loadgate.ledger.testing.TestDatabases.TestDatabase;
 import io.loadgate.worker.publish.FaultInjectingCatalog.Fault;
 import io.loadgate.worker.publish.PublishOutcome.ErrorCode;
 import io.loadgate.worker.publish.PublishOutcome.Status;
+import io.loadgate.worker.testing.Fences;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -202,12 +203,92 @@ class IcebergPublisherTest {
         assertThat(rows(realCatalog.loadTable(ORDERS_TABLE.identifier()))).containsExactlyInAnyOrderElementsOf(before);
     }
 
+    /**
+     * Issue 8's zombie: run A's publisher claimed (generation n) and was paused before it read the table; its run was
+     * settled and run B of the same key claimed (n + 1) and published. A resuming must not land: without the fence
+     * nothing else stops it (A starts from B's snapshot, so Iceberg's conflict checks see nothing to object to).
+     */
+    @Test
+    void aPausedPublisherResumingAfterANewerPublishOfItsKeyIsRefusedAndTheNewerRowsStay() {
+        List<Record> older = orders(DAY_1, 1, 120);
+        List<Record> newer = orders(DAY_1, 1, 110);
+        PublishRequest paused = request(DAY_1, StagedFiles.write(staging, older));
+        PublishRequest later = request(DAY_1, StagedFiles.write(staging, newer));
+        assertPublished(publisher.publish(later));
+
+        PublishOutcome resumed = publisher.publish(paused);
+
+        assertThat(resumed.status()).as("outcome %s", resumed).isEqualTo(Status.FAILED_PUBLISH);
+        assertThat(resumed.errorCode()).isEqualTo(ErrorCode.PUBLISH_FENCED);
+        assertThat(resumed.message()).contains("holds publish generation " + later.fence().generation());
+        Table table = realCatalog.loadTable(ORDERS_TABLE.identifier());
+        assertThat(rows(table)).as("the newer run's rows").containsExactlyInAnyOrderElementsOf(newer);
+        assertThat(table.properties()).as("the key's generation is the newer publish's")
+                .containsEntry(IcebergPublisher.generationProperty("orders-daily", DAY_1.toString()),
+                        Long.toString(later.fence().generation()));
+        assertThat(publisher.probe(ORDERS_TABLE.identifier(), paused.runId(), paused.publishToken()).status())
+                .as("the refused commit left no trace").isEqualTo(ProbeResult.Status.NOT_FOUND);
+    }
+
+    /** The fence is checked inside the commit: a newer publish landing during the paused attempt is seen on retry. */
+    @Test
+    void aPublisherPausedInsideItsCommitWhileANewerPublishLandsIsRefused() throws Exception {
+        List<Record> newer = orders(DAY_1, 500, 60);
+        PublishRequest paused = request(DAY_1, StagedFiles.write(staging, orders(DAY_1, 1, 100)));
+        PublishRequest later = request(DAY_1, StagedFiles.write(staging, newer));
+        java.util.concurrent.CountDownLatch inCommit = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch resume = new java.util.concurrent.CountDownLatch(1);
+        faulty.beforeNextCommit(() -> {
+            inCommit.countDown();
+            try {
+                assertThat(resume.await(60, TimeUnit.SECONDS)).isTrue();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        ExecutorService thread = Executors.newSingleThreadExecutor();
+        try {
+            Future<PublishOutcome> resumed = thread.submit(() -> publisher.publish(paused));
+            assertThat(inCommit.await(60, TimeUnit.SECONDS)).as("the paused publisher reached its commit").isTrue();
+            assertPublished(new IcebergPublisher(realCatalog).publish(later));
+            resume.countDown();
+
+            PublishOutcome outcome = resumed.get(60, TimeUnit.SECONDS);
+            assertThat(outcome.status()).as("outcome %s", outcome).isEqualTo(Status.FAILED_PUBLISH);
+            assertThat(outcome.errorCode()).isIn(ErrorCode.PUBLISH_FENCED, ErrorCode.COMMIT_VALIDATION_FAILED);
+        } finally {
+            thread.shutdownNow();
+        }
+        assertThat(rows(realCatalog.loadTable(ORDERS_TABLE.identifier()))).as("the newer run's rows")
+                .containsExactlyInAnyOrderElementsOf(newer);
+    }
+
+    /** Past its deadline a publisher sends no commit: the ledger may already have settled its run on a probe. */
+    @Test
+    void aPublishPastItsDeadlineSendsNoCommit() {
+        List<Record> before = orders(DAY_1, 1, 50);
+        assertPublished(publisher.publish(request(DAY_1, StagedFiles.write(staging, before))));
+        int commits = faulty.commitCalls();
+        PublishRequest late = new PublishRequest("run-late", "orders-daily", DAY_1.toString(), UUID.randomUUID(),
+                new PublishFence(Fences.next().generation(), java.time.Instant.now().minusSeconds(1)), ORDERS_TABLE,
+                List.of(StagedFiles.write(staging, orders(DAY_1, 100, 70))));
+
+        PublishOutcome outcome = publisher.publish(late);
+
+        assertThat(outcome.status()).as("outcome %s", outcome).isEqualTo(Status.FAILED_PUBLISH);
+        assertThat(outcome.errorCode()).isEqualTo(ErrorCode.PUBLISH_FENCED);
+        assertThat(outcome.message()).contains("the publish deadline");
+        assertThat(faulty.commitCalls()).as("nothing reached the catalog").isEqualTo(commits);
+        assertThat(rows(realCatalog.loadTable(ORDERS_TABLE.identifier()))).containsExactlyInAnyOrderElementsOf(before);
+    }
+
     @Test
     void aCommitOvertakenByAnotherBusinessKeyIsRetriedOnTopOfIt() {
         List<Record> day1 = orders(DAY_1, 1, 100);
         List<Record> day2 = orders(DAY_2, 500, 60);
-        PublishRequest overtaking = request(DAY_2, StagedFiles.write(staging, day2));
         assertPublished(publisher.publish(request(DAY_2, StagedFiles.write(staging, orders(DAY_2, 900, 5)))));
+        // Claimed after the publish it replaces, as the ledger orders them (an earlier claim would be fenced).
+        PublishRequest overtaking = request(DAY_2, StagedFiles.write(staging, day2));
         faulty.beforeNextCommit(() -> assertPublished(new IcebergPublisher(realCatalog).publish(overtaking)));
 
         assertPublished(publisher.publish(request(DAY_1, StagedFiles.write(staging, day1))));
@@ -264,7 +345,7 @@ class IcebergPublisherTest {
                 Types.NestedField.optional(3, "amount", Types.DecimalType.of(18, 2)), ORDERS.columns().get(3)));
         TargetTable changed = new TargetTable(ORDERS_TABLE.identifier(), widerSchema, "order_date");
         PublishRequest request = new PublishRequest("run-x", "orders-daily", DAY_2.toString(), UUID.randomUUID(),
-                changed, List.of());
+                Fences.next(), changed, List.of());
 
         PublishOutcome outcome = publisher.publish(request);
 
@@ -348,8 +429,8 @@ class IcebergPublisherTest {
 
     private PublishRequest request(LocalDate day, StagedFile... files) {
         runs++;
-        return new PublishRequest("run-" + runs, "orders-daily", day.toString(), UUID.randomUUID(), ORDERS_TABLE,
-                List.of(files));
+        return new PublishRequest("run-" + runs, "orders-daily", day.toString(), UUID.randomUUID(), Fences.next(),
+                ORDERS_TABLE, List.of(files));
     }
 
     private static void assertPublished(PublishOutcome outcome) {

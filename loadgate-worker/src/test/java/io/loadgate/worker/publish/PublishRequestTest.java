@@ -4,6 +4,7 @@ import static io.loadgate.worker.publish.StagedFiles.ORDERS_TABLE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.loadgate.worker.testing.Fences;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -48,6 +49,7 @@ class PublishRequestTest {
     }
 
     private static PublishRequest request(String businessKey, List<StagedFile> files) {
-        return new PublishRequest("run-1", "orders-daily", businessKey, UUID.randomUUID(), ORDERS_TABLE, files);
+        return new PublishRequest("run-1", "orders-daily", businessKey, UUID.randomUUID(), Fences.next(),
+                ORDERS_TABLE, files);
     }
 }

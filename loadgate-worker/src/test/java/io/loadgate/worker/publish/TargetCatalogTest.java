@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.loadgate.ledger.testing.TestDatabases;
 import io.loadgate.ledger.testing.TestDatabases.TestDatabase;
+import io.loadgate.worker.testing.Fences;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -85,7 +86,7 @@ class TargetCatalogTest {
             var day = LocalDate.of(2026, 11, 29);
             var records = orders(day, 1, 50);
             PublishRequest request = new PublishRequest("run-1", "orders-daily", day.toString(), UUID.randomUUID(),
-                    ORDERS_TABLE, List.of(StagedFiles.write(staging, records)));
+                    Fences.next(), ORDERS_TABLE, List.of(StagedFiles.write(staging, records)));
 
             PublishOutcome outcome = new IcebergPublisher(catalog).publish(request);
 

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.loadgate.ledger.testing.TestDatabases;
 import io.loadgate.ledger.testing.TestDatabases.TestDatabase;
+import io.loadgate.worker.testing.Fences;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.LocalDate;
@@ -108,7 +109,7 @@ class TargetReaderTest {
 
     private PublishOutcome publish(LocalDate day, List<StagedFile> files) {
         PublishOutcome outcome = publisher.publish(new PublishRequest("run-" + UUID.randomUUID(), "orders-daily",
-                day.toString(), UUID.randomUUID(), ORDERS_TABLE, files));
+                day.toString(), UUID.randomUUID(), Fences.next(), ORDERS_TABLE, files));
         assertThat(outcome.status()).as("outcome %s", outcome).isEqualTo(PublishOutcome.Status.PUBLISHED);
         return outcome;
     }

@@ -27,6 +27,7 @@ import io.loadgate.worker.ledger.StepApi.Validations;
 import io.loadgate.worker.publish.CatalogConfig;
 import io.loadgate.worker.publish.IcebergPublisher;
 import io.loadgate.worker.publish.PublishOutcome.Status;
+import io.loadgate.worker.publish.PublishFence;
 import io.loadgate.worker.publish.PublishRequest;
 import io.loadgate.worker.publish.StagedFile;
 import io.loadgate.worker.publish.TargetCatalog;
@@ -39,6 +40,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -201,12 +203,15 @@ public final class StagedRuns implements AutoCloseable {
     /** Publishes the ledger's files for the run into its table (a real Iceberg commit): PUBLISHED. */
     public void publish(Run run) {
         UUID token = UUID.randomUUID();
-        assertThat(client.publishClaim(run.runId(), token).claimed()).isTrue();
+        var claim = client.publishClaim(run.runId(), token);
+        assertThat(claim.claimed()).isTrue();
+        PublishFence fence = new PublishFence(claim.publishGeneration(),
+                Instant.now().plusMillis(claim.publishWithinMs()));
         List<StagedFile> files = client.files(run.runId()).stream()
                 .map(f -> new StagedFile(f.hdfsPath(), f.recordCount(), f.byteCount())).toList();
         TargetTable target = new TargetTable(TableIdentifier.parse(run.table()), ORDERS, "order_date");
         var outcome = new IcebergPublisher(tables).publish(new PublishRequest(run.runId().toString(), run.jobKey(),
-                run.day().toString(), token, target, files));
+                run.day().toString(), token, fence, target, files));
         assertThat(outcome.status()).as("publish %s", outcome).isEqualTo(Status.PUBLISHED);
         client.publishResult(run.runId(), new PublishResult(token, PublishOutcome.PUBLISHED, null, null,
                 outcome.targetRef()));

@@ -5,12 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.loadgate.worker.job.ValidationSpec;
 import io.loadgate.worker.publish.ProbeResult;
+import io.loadgate.worker.publish.PublishFence;
 import io.loadgate.worker.publish.PublishOutcome;
 import io.loadgate.worker.publish.PublishOutcome.ErrorCode;
 import io.loadgate.worker.publish.PublishOutcome.Status;
 import io.loadgate.worker.publish.PublishRequest;
 import io.loadgate.worker.publish.StagedFile;
 import io.loadgate.worker.publish.TargetTable;
+import io.loadgate.worker.testing.Fences;
 import io.loadgate.worker.validation.MetricCalculator;
 import java.io.File;
 import java.io.IOException;
@@ -135,7 +137,11 @@ abstract class WarehousePublisherContract {
     }
 
     PublishRequest request(LocalDate day, UUID token, List<StagedFile> files) {
-        return new PublishRequest(UUID.randomUUID().toString(), "ORDERS", day.toString(), token, table, files);
+        return request(day, token, Fences.next(), files);
+    }
+
+    PublishRequest request(LocalDate day, UUID token, PublishFence fence, List<StagedFile> files) {
+        return new PublishRequest(UUID.randomUUID().toString(), "ORDERS", day.toString(), token, fence, table, files);
     }
 
     PublishOutcome publish(WarehouseConnector through, LocalDate day, List<StagedFile> files) {
@@ -147,11 +153,11 @@ abstract class WarehousePublisherContract {
         List<String> lines = new ArrayList<>();
         try (Connection c = connect(); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT * FROM " + orders + " WHERE day = DATE '" + day + "'")) {
-            var columns = io.loadgate.worker.source.JdbcValues.describe(rs.getMetaData());
+            var columns = io.loadgate.worker.source.jdbc.JdbcValues.describe(rs.getMetaData());
             while (rs.next()) {
                 GenericRecord r = GenericRecord.create(SCHEMA);
                 for (int i = 0; i < columns.size(); i++) {
-                    r.set(i, io.loadgate.worker.source.JdbcValues.read(rs, i + 1, columns.get(i)));
+                    r.set(i, io.loadgate.worker.source.jdbc.JdbcValues.read(rs, i + 1, columns.get(i)));
                 }
                 lines.add(line(r));
             }
@@ -216,6 +222,45 @@ abstract class WarehousePublisherContract {
                 .as("read back and measured as staged files are").isEqualTo(expected.result());
     }
 
+    /**
+     * Issue 8's zombie, in a warehouse: run A's publisher claimed (generation n) and was paused; run B of the key
+     * claimed (n + 1) and published. A resuming must not replace B's rows.
+     */
+    @Test
+    void aPausedPublisherResumingAfterANewerPublishOfItsKeyIsRefusedAndTheNewerRowsStay() throws Exception {
+        List<Record> older = rows(DAY_1, 1, 120);
+        List<Record> newer = rows(DAY_1, 1, 110);
+        PublishRequest paused = request(DAY_1, UUID.randomUUID(), List.of(write(older)));
+        PublishRequest later = request(DAY_1, UUID.randomUUID(), List.of(write(newer)));
+        WarehousePublisher publisher = new WarehousePublisher(connector, new Configuration());
+        assertThat(publisher.publish(later).status()).isEqualTo(Status.PUBLISHED);
+
+        PublishOutcome resumed = publisher.publish(paused);
+
+        assertThat(resumed.status()).as(resumed.message()).isEqualTo(Status.FAILED_PUBLISH);
+        assertThat(resumed.errorCode()).isEqualTo(ErrorCode.PUBLISH_FENCED);
+        assertThat(resumed.message()).contains("holds publish generation " + later.fence().generation());
+        assertThat(tableRows(DAY_1)).as("the newer run's rows").isEqualTo(lines(newer));
+        assertThat(publisher.probe(orders, paused.runId(), paused.publishToken()).status())
+                .as("the refused publish left no marker").isEqualTo(ProbeResult.Status.NOT_FOUND);
+    }
+
+    /** Past its deadline a publisher does not COMMIT: the ledger may already have settled its run on a probe. */
+    @Test
+    void aPublishPastItsDeadlineIsRolledBack() throws Exception {
+        List<Record> before = rows(DAY_1, 1, 40);
+        assertThat(publish(connector, DAY_1, List.of(write(before))).status()).isEqualTo(Status.PUBLISHED);
+        PublishRequest late = request(DAY_1, UUID.randomUUID(), new PublishFence(Fences.next().generation(),
+                java.time.Instant.now().minusSeconds(1)), List.of(write(rows(DAY_1, 500, 30))));
+
+        PublishOutcome outcome = new WarehousePublisher(connector, new Configuration()).publish(late);
+
+        assertThat(outcome.status()).as(outcome.message()).isEqualTo(Status.FAILED_PUBLISH);
+        assertThat(outcome.errorCode()).isEqualTo(ErrorCode.PUBLISH_FENCED);
+        assertThat(outcome.message()).contains("the publish deadline");
+        assertThat(tableRows(DAY_1)).as("the rows before").isEqualTo(lines(before));
+    }
+
     @Test
     void racingPublishesOfOneKeyLeaveExactlyOneOfThemInTheTable() throws Exception {
         int racers = 8;
@@ -229,10 +274,14 @@ abstract class WarehousePublisherContract {
             var pool = java.util.concurrent.Executors.newFixedThreadPool(racers);
             var start = new java.util.concurrent.CountDownLatch(1);
             List<java.util.concurrent.Future<PublishOutcome>> outcomes = new ArrayList<>();
+            // One generation for the round: the ledger would never let these claim at once, and the race is about
+            // the key's lock, not the order the fence imposes on claims.
+            PublishFence fence = Fences.next();
             for (StagedFile file : files) {
                 outcomes.add(pool.submit(() -> {
                     start.await();
-                    return publish(connector, DAY_1, List.of(file));
+                    return new WarehousePublisher(connector, new Configuration())
+                            .publish(request(DAY_1, UUID.randomUUID(), fence, List.of(file)));
                 }));
             }
             start.countDown();
@@ -273,11 +322,11 @@ abstract class WarehousePublisherContract {
         assertThat(outcome.status()).isEqualTo(Status.PUBLISH_UNKNOWN);
         assertThat(outcome.errorCode()).isEqualTo(ErrorCode.COMMIT_INTERRUPTED);
         WarehousePublisher publisher = new WarehousePublisher(connector, new Configuration());
-        ProbeResult probe = publisher.probe(table.identifier(), request.runId(), token);
+        ProbeResult probe = publisher.probe(table.identifier().toString(), request.runId(), token);
         assertThat(probe.status()).isEqualTo(ProbeResult.Status.PUBLISHED);
         assertThat(probe.evidence()).contains("40 rows");
         assertThat(tableRows(DAY_1)).hasSize(40);
-        assertThat(publisher.probe(table.identifier(), request.runId(), UUID.randomUUID()).status())
+        assertThat(publisher.probe(table.identifier().toString(), request.runId(), UUID.randomUUID()).status())
                 .isEqualTo(ProbeResult.Status.NOT_FOUND);
     }
 

@@ -1,9 +1,14 @@
-package io.loadgate.worker.source;
+package io.loadgate.worker.source.jdbc;
 
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.job.SourceSpec;
 import io.loadgate.worker.job.ValidationSpec;
+import io.loadgate.worker.source.ColumnType;
+import io.loadgate.worker.source.Partition;
+import io.loadgate.worker.source.PartitionBounds;
+import io.loadgate.worker.source.SourceColumn;
+import io.loadgate.worker.source.SourceException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;

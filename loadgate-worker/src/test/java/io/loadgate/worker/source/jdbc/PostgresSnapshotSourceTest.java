@@ -1,15 +1,22 @@
-package io.loadgate.worker.source;
+package io.loadgate.worker.source.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.loadgate.ledger.testing.TestDatabases;
 import io.loadgate.ledger.testing.TestDatabases.TestDatabase;
+import io.loadgate.ledger.testing.TestDatabases;
 import io.loadgate.worker.job.Compression;
 import io.loadgate.worker.job.JobSpecException;
 import io.loadgate.worker.job.SourceSpec;
 import io.loadgate.worker.job.StagingSpec;
 import io.loadgate.worker.job.ValidationSpec;
+import io.loadgate.worker.source.Partition;
+import io.loadgate.worker.source.PartitionRows;
+import io.loadgate.worker.source.SnapshotExpiredException;
+import io.loadgate.worker.source.SnapshotHolder;
+import io.loadgate.worker.source.Source;
+import io.loadgate.worker.source.SourceException;
+import io.loadgate.worker.source.SourcePlan;
 import io.loadgate.worker.staging.SourceSchemas;
 import io.loadgate.worker.staging.StagedChunk;
 import io.loadgate.worker.validation.MetricSet;

@@ -1,4 +1,4 @@
-package io.loadgate.worker.cleanup;
+package io.loadgate.worker.target;
 
 import static java.util.Objects.requireNonNull;
 
@@ -7,12 +7,13 @@ import java.time.Duration;
 import org.apache.iceberg.Table;
 
 /**
- * Expires an Iceberg target's snapshots past retention. Until a snapshot expires, every data file it references
- * stays, so without this a replaced or rolled-back run's staged files could never be freed.
+ * How long a target keeps its history ({@code cleanup.snapshot_retention}, {@code cleanup.snapshots_kept}), and the
+ * expiry of an Iceberg table's snapshots past it. Until a snapshot expires, every data file it references stays, so
+ * without this a replaced or rolled-back run's staged files could never be freed.
  *
  * <p>Iceberg deletes the manifests and manifest lists that only expired snapshots used, all under the table's
- * location. It deletes no staged data file: those live in run paths, and the {@link Cleaner} deletes them when
- * their run's own retention is over, after this expiry made them unreferenced.
+ * location. It deletes no staged data file: those live in run paths, and the cleaner deletes them when their run's
+ * own retention is over, after this expiry made them unreferenced.
  */
 public final class SnapshotExpiry {
     /** Snapshots older than {@code maxAge} expire, but the newest {@code minSnapshots} always stay. */
@@ -40,15 +41,16 @@ public final class SnapshotExpiry {
     }
 
     /** Expires what is past retention in one commit; returns how many snapshots expired. */
-    int expire(Table table, Locations locations) {
+    int expire(Table table) {
         int before = size(table);
-        String tableLocation = table.location();
+        String tableLocation = table.location().endsWith("/") ? table.location() : table.location() + "/";
         table.expireSnapshots()
                 .expireOlderThan(clock.millis() - retention.maxAge().toMillis())
                 .retainLast(retention.minSnapshots())
                 .deleteWith(location -> {
-                    // A data file in a run path is the Cleaner's, under the run's retention.
-                    if (locations.isBelow(location, tableLocation)) {
+                    // A data file in a run path is the cleaner's, under the run's retention. Iceberg spells the
+                    // metadata it wrote with the table's location; a location spelled otherwise is left alone.
+                    if (location.startsWith(tableLocation)) {
                         table.io().deleteFile(location);
                     }
                 })

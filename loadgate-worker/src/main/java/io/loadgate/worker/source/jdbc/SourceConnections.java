@@ -1,6 +1,7 @@
-package io.loadgate.worker.source;
+package io.loadgate.worker.source.jdbc;
 
 import io.loadgate.worker.job.SourceSpec;
+import io.loadgate.worker.source.SourceException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -10,7 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** Opening and closing source connections, and the one-line texts of their failures. */
-final class SourceConnections {
+public final class SourceConnections {
     private static final Logger LOG = LoggerFactory.getLogger(SourceConnections.class);
 
     private SourceConnections() {
@@ -37,7 +38,7 @@ final class SourceConnections {
         }
     }
 
-    static String masked(String jdbcUrl) {
+    public static String masked(String jdbcUrl) {
         return jdbcUrl.replaceAll("(?i)(password=)[^&;]*", "$1***");
     }
 

@@ -1,10 +1,14 @@
-package io.loadgate.worker.source;
+package io.loadgate.worker.source.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.loadgate.worker.job.SourceSpec;
 import io.loadgate.worker.job.ValidationSpec;
+import io.loadgate.worker.source.ColumnType;
+import io.loadgate.worker.source.PartitionBounds;
+import io.loadgate.worker.source.SourceColumn;
+import io.loadgate.worker.source.SourceException;
 import java.math.BigInteger;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.loadgate.worker.source;
+package io.loadgate.worker.source.jdbc;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,6 +1,11 @@
-package io.loadgate.worker.source;
+package io.loadgate.worker.source.jdbc;
 
 import io.loadgate.worker.job.StagingSpec;
+import io.loadgate.worker.source.Partition;
+import io.loadgate.worker.source.PartitionRows;
+import io.loadgate.worker.source.Source;
+import io.loadgate.worker.source.SourceColumn;
+import io.loadgate.worker.source.SourcePlan;
 import io.loadgate.worker.staging.ChunkNaming;
 import io.loadgate.worker.staging.ChunkWriter;
 import io.loadgate.worker.staging.SourceRecords;

@@ -1,4 +1,4 @@
-package io.loadgate.worker.source;
+package io.loadgate.worker.source.jdbc;
 
 /** JDBC URLs as the drivers on the classpath take them. */
 public final class JdbcUrls {

@@ -1,9 +1,18 @@
-package io.loadgate.worker.source;
+package io.loadgate.worker.source.jdbc;
 
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.job.SourceSpec;
 import io.loadgate.worker.job.ValidationSpec;
+import io.loadgate.worker.source.ColumnType;
+import io.loadgate.worker.source.Partition;
+import io.loadgate.worker.source.PartitionBounds;
+import io.loadgate.worker.source.PartitionPlanner;
+import io.loadgate.worker.source.SnapshotExpiredException;
+import io.loadgate.worker.source.SourceColumn;
+import io.loadgate.worker.source.SourceException;
+import io.loadgate.worker.source.SourcePlan;
+import io.loadgate.worker.source.SplitStats;
 import io.loadgate.worker.validation.MetricNames;
 import io.loadgate.worker.validation.MetricSet;
 import io.loadgate.worker.validation.MetricValues;

@@ -1,5 +1,8 @@
-package io.loadgate.worker.source;
+package io.loadgate.worker.source.jdbc;
 
+import io.loadgate.worker.source.ColumnType;
+import io.loadgate.worker.source.SourceColumn;
+import io.loadgate.worker.source.SourceException;
 import java.nio.ByteBuffer;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;

@@ -1,5 +1,9 @@
-package io.loadgate.worker.source;
+package io.loadgate.worker.source.jdbc;
 
+import io.loadgate.worker.source.PartitionRows;
+import io.loadgate.worker.source.SnapshotExpiredException;
+import io.loadgate.worker.source.SourceColumn;
+import io.loadgate.worker.source.SourceException;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;

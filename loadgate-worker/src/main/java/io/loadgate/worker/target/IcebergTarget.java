@@ -1,0 +1,247 @@
+package io.loadgate.worker.target;
+
+import static java.util.Objects.requireNonNull;
+
+import io.loadgate.worker.job.JobSpecException;
+import io.loadgate.worker.job.SchemaPolicy;
+import io.loadgate.worker.job.TargetSpec;
+import io.loadgate.worker.job.ValidationSpec;
+import io.loadgate.worker.publish.IcebergPublisher;
+import io.loadgate.worker.publish.PartitionRollback;
+import io.loadgate.worker.publish.ProbeResult;
+import io.loadgate.worker.publish.PublishOutcome;
+import io.loadgate.worker.publish.PublishRequest;
+import io.loadgate.worker.publish.TargetCatalog;
+import io.loadgate.worker.publish.TargetMismatchException;
+import io.loadgate.worker.publish.TargetReader;
+import io.loadgate.worker.publish.TargetTable;
+import io.loadgate.worker.validation.MetricCalculator;
+import io.loadgate.worker.validation.MetricSet;
+import io.loadgate.worker.validation.ParallelMetrics;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Supplier;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.exceptions.ValidationException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An Iceberg table in the job's catalog (or the worker's default one), partitioned by identity on the business-key
+ * column; the publish, probe, read-back and rollback are {@link IcebergPublisher}, {@link TargetReader} and
+ * {@link PartitionRollback}. Equal for the same catalog supplier's table, so cleanup reads each table once a pass.
+ */
+final class IcebergTarget implements Target {
+    private static final Logger LOG = LoggerFactory.getLogger(IcebergTarget.class);
+
+    private final String jobKey;
+    private final TableIdentifier identifier;
+    private final String businessKeyColumn;
+    private final SchemaPolicy schemaPolicy;
+    private final Supplier<TargetCatalog> catalogs;
+
+    IcebergTarget(String jobKey, TargetSpec spec, Supplier<TargetCatalog> catalogs) {
+        this.jobKey = requireNonNull(jobKey, "jobKey is null");
+        this.identifier = TableIdentifier.parse(spec.table());
+        this.businessKeyColumn = spec.businessKeyColumn();
+        this.schemaPolicy = spec.schema();
+        this.catalogs = requireNonNull(catalogs, "catalogs is null");
+    }
+
+    @Override
+    public String table() {
+        return identifier.toString();
+    }
+
+    @Override
+    public boolean setUp(Schema columns) {
+        TargetTable target = new TargetTable(identifier, columns, businessKeyColumn);
+        TargetCatalog catalog = catalog();
+        boolean existed = catalog.catalog().tableExists(identifier);
+        catalog.createIfAbsent(target);
+        return !existed;
+    }
+
+    @Override
+    public List<String> check(Schema columns) {
+        TargetTable target = new TargetTable(identifier, columns, businessKeyColumn);
+        TargetCatalog catalog = catalog();
+        try {
+            return catalog.check(target, schemaPolicy);
+        } catch (TargetMismatchException | JobSpecException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new TargetException("the Iceberg catalog of " + identifier + " failed: " + rootLine(e), e);
+        }
+    }
+
+    /** Catalog libraries wrap the driver's error, which is the part that says what went wrong. */
+    private static String rootLine(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String message = root == e ? e.getMessage() : e.getMessage() + ": " + root.getMessage();
+        String text = message == null ? e.getClass().getSimpleName() : message;
+        return text.strip().lines().findFirst().orElse(text);
+    }
+
+    @Override
+    public PublishOutcome publish(Publication publication) {
+        PublishRequest request;
+        TargetCatalog catalog;
+        try {
+            catalog = catalog();
+            request = new PublishRequest(publication.runId(), jobKey, publication.businessKey(),
+                    publication.publishToken(), publication.fence(), tableFor(catalog, publication),
+                    publication.files());
+            catalog.createIfAbsent(request.target());
+        } catch (TargetMismatchException e) {
+            return PublishOutcome.failed(PublishOutcome.ErrorCode.TARGET_MISMATCH, e.getMessage());
+        } catch (RuntimeException e) {
+            // Nothing was committed: the commit is the last thing a publish does.
+            return PublishOutcome.failed(PublishOutcome.ErrorCode.NOT_COMMITTED, "publish of run "
+                    + publication.runId() + " to " + identifier + " not started: " + e.getMessage());
+        }
+        return new IcebergPublisher(catalog).publish(request);
+    }
+
+    /** The staged files' columns when there are files; else the table's own (an empty key keeps the schema). */
+    private TargetTable tableFor(TargetCatalog catalog, Publication publication) {
+        Schema schema;
+        if (!publication.files().isEmpty()) {
+            schema = publication.stagedColumns().get();
+        } else if (catalog.catalog().tableExists(identifier)) {
+            schema = catalog.loadTable(identifier).schema();
+        } else {
+            throw new IllegalStateException("the run staged no rows and table " + identifier
+                    + " does not exist yet: there is no schema to create it from");
+        }
+        return new TargetTable(identifier, schema, businessKeyColumn);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Snapshots removed by {@code expire_snapshots} are not seen, so probe well within the table's snapshot
+     * retention.
+     */
+    @Override
+    public ProbeResult probe(String runId, UUID publishToken) {
+        return new IcebergPublisher(catalog()).probe(identifier, runId, publishToken);
+    }
+
+    @Override
+    public Supplier<MetricSet> reading(String businessKey, ValidationSpec validation, Supplier<Schema> stagedColumns) {
+        TargetCatalog catalog = catalog();
+        Table table = catalog.loadTable(identifier);
+        TargetTable target = new TargetTable(identifier, table.schema(), businessKeyColumn);
+        // The table as it is now, not as the publish left it: while the run is PUBLISHED no other run may write this
+        // business key, so anything that differs now was done behind the ledger's back and must fail the run.
+        long snapshotId = table.currentSnapshot() == null ? -1 : table.currentSnapshot().snapshotId();
+        Supplier<MetricCalculator> calculators = () -> new MetricCalculator(validation, table.schema());
+        // One part per scan task, read on a pool: the merged metrics equal those of reading the scan in turn.
+        return () -> {
+            var parts = new TargetReader(catalog).readBusinessKeyTasks(target, businessKey, snapshotId);
+            return ParallelMetrics.measure(parts, calculators, ParallelMetrics.defaultParallelism()).result();
+        };
+    }
+
+    @Override
+    public Optional<PendingRollback> rollback(String businessKey) {
+        PartitionRollback rollback = new PartitionRollback(catalog());
+        Optional<PartitionRollback.Contents> found;
+        try {
+            found = rollback.contents(identifier, businessKeyColumn, businessKey);
+        } catch (IllegalArgumentException e) {
+            throw new TargetMismatchException(e.getMessage());
+        }
+        return found.map(contents -> new PendingRollback() {
+            @Override
+            public long rows() {
+                return contents.rows();
+            }
+
+            @Override
+            public String describe() {
+                return contents.files().size() + " data file(s), " + String.format("%,d", contents.rows())
+                        + " rows of business key " + businessKey + " from " + identifier;
+            }
+
+            @Override
+            public RolledBack commit(String runId, String reason) {
+                UUID rollbackId = UUID.randomUUID();
+                try {
+                    long snapshotId = rollback.commit(contents, new PartitionRollback.Request(jobKey, runId, reason),
+                            rollbackId);
+                    return new RolledBack(String.valueOf(snapshotId), "snapshot " + snapshotId);
+                } catch (ValidationException e) {
+                    throw new TargetException("the partition changed while rolling back (did a run publish?);"
+                            + " nothing removed: " + oneLine(e), e);
+                } catch (CommitStateUnknownException e) {
+                    throw new TargetException("the rollback commit's outcome is unknown: look for the snapshot whose"
+                            + " summary has " + PartitionRollback.ROLLBACK_ID_PROPERTY + "=" + rollbackId + " in "
+                            + identifier + " before anything else; nothing recorded in the ledger", e);
+                }
+            }
+        });
+    }
+
+    @Override
+    public Optional<Set<String>> referencedFiles() {
+        TargetCatalog catalog;
+        try {
+            catalog = catalog();
+        } catch (RuntimeException e) {
+            throw new TargetException("cannot open the catalog of " + identifier + ": " + oneLine(e), e);
+        }
+        try {
+            if (!catalog.catalog().tableExists(identifier)) {
+                LOG.info("table {} does not exist: it references no staged file", identifier);
+                return Optional.empty();
+            }
+            return Optional.of(new HashSet<>(new TargetReader(catalog).referencedDataFiles(identifier)));
+        } catch (NoSuchTableException e) {
+            LOG.info("table {} was dropped meanwhile: it references no staged file", identifier);
+            return Optional.empty();
+        } catch (RuntimeException e) {
+            throw new TargetException("cannot read what " + identifier + " references: " + oneLine(e), e);
+        }
+    }
+
+    @Override
+    public int expireHistory(SnapshotExpiry expiry) {
+        TargetCatalog catalog = catalog();
+        if (!catalog.catalog().tableExists(identifier)) {
+            return 0;
+        }
+        return expiry.expire(catalog.loadTable(identifier));
+    }
+
+    /** The catalog, opened on first use; a catalog the job's spec cannot open is the job's mistake. */
+    private TargetCatalog catalog() {
+        try {
+            return catalogs.get();
+        } catch (JobSpecException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            throw new JobSpecException(e.getMessage(), e);
+        }
+    }
+
+    static String oneLine(Throwable e) {
+        Throwable t = e;
+        while ((t.getMessage() == null || t.getMessage().isBlank()) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        String text = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+        return text.strip().lines().findFirst().orElse(text);
+    }
+}
