@@ -3,6 +3,7 @@ package io.loadgate.cli;
 import io.loadgate.server.config.Durations;
 import io.loadgate.worker.cleanup.Cleaner;
 import io.loadgate.worker.cleanup.CleanupSchedule;
+import io.loadgate.worker.cleanup.SnapshotExpiry;
 import io.loadgate.worker.execution.RunContexts;
 import io.loadgate.worker.execution.SourceCache;
 import io.loadgate.worker.execution.TargetCatalogs;
@@ -62,6 +63,9 @@ final class WorkerCommand implements Callable<Integer> {
             + " the first pass runs at start (default: off)")
     String cleanupEvery;
 
+    @Mixin
+    SnapshotRetentionOptions snapshotRetention;
+
     @Option(names = "--metrics-port", paramLabel = "PORT", description = "serve GET /metrics (Prometheus) and"
             + " /healthz on this port, without authentication; 0 picks a free port and prints it (default: off)")
     Integer metricsPort;
@@ -76,6 +80,7 @@ final class WorkerCommand implements Callable<Integer> {
             throw new CliException("--threads must be between 1 and 256", LedgerOptions.EXIT_USAGE);
         }
         Optional<Duration> cleanupInterval = cleanupInterval();
+        SnapshotExpiry expiry = snapshotRetention.expiry(SnapshotExpiry.Retention.DEFAULT);
         Optional<InetSocketAddress> metricsAddress = metricsAddress();
         WorkerMetrics metrics = WorkerMetrics.off();
         Optional<MetricsServer> metricsServer = Optional.empty();
@@ -87,15 +92,15 @@ final class WorkerCommand implements Callable<Integer> {
         }
         try {
             return work(new MeteredLedgerClient(ledgerOptions.workerClient(), metrics), metrics, cleanupInterval,
-                    metricsServer.map(server -> ", metrics on http://" + hostAndPort(server.address()) + "/metrics")
-                            .orElse(""));
+                    expiry, metricsServer.map(server -> ", metrics on http://" + hostAndPort(server.address())
+                            + "/metrics").orElse(""));
         } finally {
             metricsServer.ifPresent(MetricsServer::close);
         }
     }
 
     private int work(LedgerClient client, WorkerMetrics metrics, Optional<Duration> cleanupInterval,
-                     String metricsLine) throws Exception {
+                     SnapshotExpiry expiry, String metricsLine) throws Exception {
         Path home = io.loadgate.server.config.ConfigLoader.home(System.getenv());
         Path dir = warehouse == null ? home.resolve("warehouse") : warehouse;
         Optional<CatalogConfig> defaultCatalog;
@@ -113,7 +118,7 @@ final class WorkerCommand implements Callable<Integer> {
                     Duration.ofSeconds(30), Duration.ofSeconds(20));
             Worker worker = Worker.start(context, threads);
             Optional<CleanupSchedule> cleanup = cleanupInterval.map(every -> CleanupSchedule.start(
-                    new Cleaner(client, context.shared().runs(), catalogs, context.hadoop()), every));
+                    new Cleaner(client, context.shared().runs(), catalogs, context.hadoop(), expiry), every));
             System.out.println("Loadgate worker " + name + " with " + threads + " thread(s) leasing from "
                     + ledgerOptions.ledgerUrl() + cleanupInterval.map(every -> ", cleaning up every "
                     + Durations.format(every)).orElse("") + metricsLine);
