@@ -13,11 +13,11 @@ import picocli.CommandLine.Option;
 final class SnapshotRetentionOptions {
     @Option(names = "--snapshot-retention", paramLabel = "DURATION", description = "before cleaning, expire an"
             + " Iceberg target's snapshots older than DURATION, so the files only they reference can go (default:"
-            + " cleanup.snapshot_retention, 7d)")
+            + " cleanup.snapshot_retention, 2d)")
     String retention;
 
     @Option(names = "--snapshots-kept", paramLabel = "N", description = "but always keep the table's newest N"
-            + " snapshots (default: cleanup.snapshots_kept, 5)")
+            + " snapshots (default: cleanup.snapshots_kept, 1)")
     Integer kept;
 
     /** The flags over {@code configured}: each one given replaces its part. */
