@@ -3,6 +3,7 @@ package io.loadgate.cli;
 import io.loadgate.worker.cleanup.Cleaner;
 import io.loadgate.worker.cleanup.CleanupMode;
 import io.loadgate.worker.cleanup.RunCleanup;
+import io.loadgate.worker.target.SnapshotExpiry;
 import io.loadgate.worker.execution.RunContexts;
 import io.loadgate.worker.execution.TargetCatalogs;
 import io.loadgate.worker.ledger.LedgerClient;
@@ -37,6 +38,9 @@ final class CleanupCommand implements Callable<Integer> {
     @Mixin
     CatalogOptions catalogOptions;
 
+    @Mixin
+    SnapshotRetentionOptions snapshotRetention;
+
     @Override
     public Integer call() {
         CleanupMode mode = dryRun ? CleanupMode.DRY_RUN : CleanupMode.DELETE;
@@ -44,7 +48,8 @@ final class CleanupCommand implements Callable<Integer> {
         if (ledgerOptions.ledgerGiven()) {
             LedgerClient client = ledgerOptions.client(LedgerOptions.Role.WORKER);
             try (TargetCatalogs catalogs = catalogOptions.open()) {
-                Cleaner cleaner = new Cleaner(client, new RunContexts(client), catalogs, new Configuration());
+                Cleaner cleaner = new Cleaner(client, new RunContexts(client), catalogs, new Configuration(),
+                        snapshotRetention.expiry(SnapshotExpiry.Retention.DEFAULT));
                 reports = ledgerOptions.call(client, c -> cleaner.clean(mode));
             }
         } else {
@@ -54,7 +59,7 @@ final class CleanupCommand implements Callable<Integer> {
             }
             try (LocalLoadgate local = LocalLoadgate.start(0)) {
                 Cleaner cleaner = new Cleaner(local.client(), new RunContexts(local.client()), local.catalogs(),
-                        new Configuration(), local.snapshotExpiry());
+                        new Configuration(), snapshotRetention.expiry(local.snapshotRetention()));
                 reports = ledgerOptions.call(local.client(), c -> cleaner.clean(mode));
             }
         }

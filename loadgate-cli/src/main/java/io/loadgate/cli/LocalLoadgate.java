@@ -57,10 +57,10 @@ final class LocalLoadgate implements AutoCloseable {
         this.cleanup = config.cleanup();
     }
 
-    /** The snapshot expiry of the configured {@code cleanup.snapshot_retention} and {@code cleanup.snapshots_kept}. */
-    io.loadgate.worker.target.SnapshotExpiry snapshotExpiry() {
-        return new io.loadgate.worker.target.SnapshotExpiry(new io.loadgate.worker.target.SnapshotExpiry.Retention(
-                cleanup.snapshotRetention(), cleanup.snapshotsKept()), java.time.Clock.systemUTC());
+    /** The configured {@code cleanup.snapshot_retention} and {@code cleanup.snapshots_kept}. */
+    io.loadgate.worker.target.SnapshotExpiry.Retention snapshotRetention() {
+        return new io.loadgate.worker.target.SnapshotExpiry.Retention(cleanup.snapshotRetention(),
+                cleanup.snapshotsKept());
     }
 
     /** Starts the ledger and, unless {@code workerThreads} is 0 (a command that only reads and records), workers. */

@@ -3,6 +3,7 @@ package io.loadgate.cli;
 import io.loadgate.server.config.Durations;
 import io.loadgate.worker.cleanup.Cleaner;
 import io.loadgate.worker.cleanup.CleanupSchedule;
+import io.loadgate.worker.target.SnapshotExpiry;
 import io.loadgate.worker.execution.RunContexts;
 import io.loadgate.worker.execution.SourceCache;
 import io.loadgate.worker.execution.TargetCatalogs;
@@ -68,6 +69,9 @@ final class WorkerCommand implements Callable<Integer> {
             + " the first pass runs at start (default: off)")
     String cleanupEvery;
 
+    @Mixin
+    SnapshotRetentionOptions snapshotRetention;
+
     @Option(names = "--metrics-port", paramLabel = "PORT", description = "serve GET /metrics (Prometheus) and"
             + " /healthz on this port, without authentication; 0 picks a free port and prints it (default: off)")
     Integer metricsPort;
@@ -82,6 +86,7 @@ final class WorkerCommand implements Callable<Integer> {
             throw new CliException("--threads must be between 1 and 256", LedgerOptions.EXIT_USAGE);
         }
         Optional<Duration> cleanupInterval = cleanupInterval();
+        SnapshotExpiry expiry = snapshotRetention.expiry(SnapshotExpiry.Retention.DEFAULT);
         Optional<InetSocketAddress> metricsAddress = metricsAddress();
         WorkerMetrics metrics = WorkerMetrics.off();
         Optional<MetricsServer> metricsServer = Optional.empty();
@@ -95,16 +100,15 @@ final class WorkerCommand implements Callable<Integer> {
         }
         try {
             return work(new MeteredLedgerClient(ledgerOptions.workerClient(ledgerRetry), metrics), metrics, started,
-                    cleanupInterval,
-                    metricsServer.map(server -> ", metrics on http://" + hostAndPort(server.address()) + "/metrics")
-                            .orElse(""));
+                    cleanupInterval, expiry, metricsServer.map(server -> ", metrics on http://"
+                            + hostAndPort(server.address()) + "/metrics").orElse(""));
         } finally {
             metricsServer.ifPresent(MetricsServer::close);
         }
     }
 
     private int work(LedgerClient client, WorkerMetrics metrics, AtomicReference<Worker> started,
-                     Optional<Duration> cleanupInterval, String metricsLine) throws Exception {
+                     Optional<Duration> cleanupInterval, SnapshotExpiry expiry, String metricsLine) throws Exception {
         Path home = io.loadgate.server.config.ConfigLoader.home(System.getenv());
         Path dir = warehouse == null ? home.resolve("warehouse") : warehouse;
         Optional<CatalogConfig> defaultCatalog;
@@ -124,7 +128,7 @@ final class WorkerCommand implements Callable<Integer> {
             Worker worker = Worker.start(context, threads);
             started.set(worker);
             Optional<CleanupSchedule> cleanup = cleanupInterval.map(every -> CleanupSchedule.start(
-                    new Cleaner(client, context.shared().runs(), catalogs, context.hadoop()), every));
+                    new Cleaner(client, context.shared().runs(), catalogs, context.hadoop(), expiry), every));
             System.out.println("Loadgate worker " + name + " with " + threads + " thread(s) leasing from "
                     + ledgerOptions.ledgerUrl() + cleanupInterval.map(every -> ", cleaning up every "
                     + Durations.format(every)).orElse("") + metricsLine);

@@ -108,6 +108,24 @@ class CleanupCommandTest {
     }
 
     @Test
+    void aReplayedRunsFilesGoOnceItsSnapshotIsPastTheGivenRetention() throws IOException {
+        Run replaced = runs.succeeded("ORDERS", DAY_1, TABLE, List.of(orders(DAY_1, 1, 20)));
+        Run replay = runs.succeeded("ORDERS", DAY_1, TABLE, List.of(orders(DAY_1, 1, 30)));
+        runs.makeDue(replaced);
+
+        assertThat(cleanup("--snapshots-kept", "0").exit()).as("a usage error").isEqualTo(2);
+        assertThat(cleanup("--snapshot-retention", "soon").exit()).as("a usage error").isEqualTo(2);
+        assertThat(replaced.directory()).as("a usage error cleans nothing").isDirectory();
+
+        var done = cleanup("--snapshot-retention", "0s", "--snapshots-kept", "1");
+
+        assertThat(done.exit()).as(done.toString()).isZero();
+        assertThat(replaced.directory()).as("its only snapshot expired: its files went").doesNotExist();
+        assertThat(replay.directory()).isDirectory();
+        assertThat(runs.rows(TABLE)).hasSize(30);
+    }
+
+    @Test
     void jsonReportsEachRunForScripts() throws IOException {
         Run failed = runs.failedExtract("ORDERS", DAY_1, TABLE, orders(DAY_1, 1, 5), orders(DAY_1, 6, 5));
         runs.makeDue(failed);

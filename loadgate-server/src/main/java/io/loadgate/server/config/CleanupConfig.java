@@ -20,6 +20,6 @@ public record CleanupConfig(Duration successRetention, Duration failedRetention,
     }
 
     static CleanupConfig defaults() {
-        return new CleanupConfig(Duration.ofDays(3), Duration.ofDays(14), 200, Duration.ofDays(7), 5);
+        return new CleanupConfig(Duration.ofDays(3), Duration.ofDays(14), 200, Duration.ofDays(2), 1);
     }
 }

@@ -41,7 +41,7 @@ class ConfigLoaderTest {
                         Duration.ofMinutes(1), Duration.ofSeconds(30)),
                 new DispatchConfig(Optional.empty(), 20, Duration.ofSeconds(5), Duration.ofMinutes(5),
                         Duration.ofMinutes(10), Duration.ofSeconds(60), Duration.ofSeconds(5), 20),
-                new CleanupConfig(Duration.ofDays(3), Duration.ofDays(14), 200, Duration.ofDays(7), 5),
+                new CleanupConfig(Duration.ofDays(3), Duration.ofDays(14), 200, Duration.ofDays(2), 1),
                 Path.of(HOME)));
     }
 

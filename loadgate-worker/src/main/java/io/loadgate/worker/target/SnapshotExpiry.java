@@ -18,8 +18,11 @@ import org.apache.iceberg.Table;
 public final class SnapshotExpiry {
     /** Snapshots older than {@code maxAge} expire, but the newest {@code minSnapshots} always stay. */
     public record Retention(Duration maxAge, int minSnapshots) {
-        /** {@code cleanup.snapshot_retention} 7d, {@code cleanup.snapshots_kept} 5. */
-        public static final Retention DEFAULT = new Retention(Duration.ofDays(7), 5);
+        /**
+         * {@code cleanup.snapshot_retention} 2d, {@code cleanup.snapshots_kept} 1: shorter than the 3 days after
+         * which a succeeded run is cleaned (once), so a run replaced by then has its snapshot expired by then.
+         */
+        public static final Retention DEFAULT = new Retention(Duration.ofDays(2), 1);
 
         public Retention {
             requireNonNull(maxAge, "maxAge is null");

@@ -172,7 +172,7 @@ class CleanerTest {
 
         assertThat(cleaner().clean(CleanupMode.DELETE)).extracting(RunCleanup::outcome).containsOnly(Outcome.CLEANED);
 
-        assertThat(files(first)).as("its snapshot is younger than 7 days").containsExactlyInAnyOrderElementsOf(firstFiles);
+        assertThat(files(first)).as("its snapshot is younger than 2 days").containsExactlyInAnyOrderElementsOf(firstFiles);
     }
 
     private static List<Long> snapshotIds(org.apache.iceberg.Table table) {
