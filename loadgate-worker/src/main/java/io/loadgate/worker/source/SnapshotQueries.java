@@ -220,7 +220,9 @@ final class SnapshotQueries {
             return new SourceException("source.table " + source.table() + " does not exist in "
                     + SourceConnections.masked(source.jdbcUrl()), e);
         }
-        return new SourceException("source query failed on " + relationName() + ": " + SourceConnections.firstLine(e.getMessage()), e);
+        String message = "source query failed on " + relationName() + ": " + SourceConnections.firstLine(e.getMessage());
+        return SourceUnavailableException.isUnavailable(e) ? new SourceUnavailableException(message, e)
+                : new SourceException(message, e);
     }
 
     private List<Partition> partitions(Connection connection, String businessKey, SplitStats stats, SourceColumn split) throws SQLException {

@@ -33,7 +33,9 @@ final class SourceConnections {
         try {
             return DriverManager.getConnection(JdbcUrls.forDriver(source.jdbcUrl()), properties);
         } catch (SQLException e) {
-            throw new SourceException("cannot connect to " + masked(source.jdbcUrl()) + ": " + firstLine(e.getMessage()), e);
+            String message = "cannot connect to " + masked(source.jdbcUrl()) + ": " + firstLine(e.getMessage());
+            throw SourceUnavailableException.isUnavailable(e) ? new SourceUnavailableException(message, e)
+                    : new SourceException(message, e);
         }
     }
 
