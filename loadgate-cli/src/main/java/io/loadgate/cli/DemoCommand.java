@@ -37,7 +37,9 @@ final class DemoCommand implements Callable<Integer> {
             throw new CliException("--rows must be 1..100000000 and --partitions 1..64", LedgerOptions.EXIT_USAGE);
         }
         LocalDate businessDay = day == null ? LocalDate.now().minusDays(1) : day;
-        try (LocalLoadgate local = LocalLoadgate.start(partitions)) {
+        try (Interruption interruption = Interruption.install(Interruption.Mode.FINISH_OR_CANCEL);
+             LocalLoadgate local = LocalLoadgate.start(partitions)) {
+            interruption.cancelWith(local.operatorClient());
             var embedded = local.server().embedded().orElseThrow(() -> new CliException("the demo runs on the"
                     + " embedded PostgreSQL; $LOADGATE_HOME/loadgate.yaml names another database",
                     LedgerOptions.EXIT_USAGE));
@@ -55,7 +57,7 @@ final class DemoCommand implements Callable<Integer> {
             Files.writeString(jobFile, yaml, StandardCharsets.UTF_8);
             JobSpec job = JobSpecLoader.parse(jobFile, yaml);
             int exit = RunCommand.submitAndFollow(local.client(), local.sources(), job, yaml, businessDay.toString(),
-                    false);
+                    false, interruption);
             if (exit == 0) {
                 readBack(local, job, businessDay);
             }

@@ -1,6 +1,7 @@
 package io.loadgate.cli;
 
 import io.loadgate.worker.execution.TargetCatalogs;
+import io.loadgate.worker.job.BusinessKeyFormat;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecException;
 import io.loadgate.worker.ledger.LedgerClient;
@@ -86,6 +87,7 @@ final class RollbackCommand implements Callable<Integer> {
 
     private int rollback(LedgerClient client, TargetCatalogs catalogs, JobSpec job, String why) {
         PrintWriter out = spec.commandLine().getOut();
+        businessKey = canonicalKey(catalogs, job);
         // Newest first: the first active run blocks, the first SUCCESS is the run whose rows the partition holds.
         List<RunView> runs = ledgerOptions.call(client, c -> c.listRuns(new RunFilter(job.jobKey(), businessKey,
                 null, 1000)));
@@ -178,6 +180,27 @@ final class RollbackCommand implements Callable<Integer> {
                     + " broke during COMMIT, count the key's rows before anything else", LedgerOptions.EXIT_REFUSED);
         }
         return record(client, published, why, what, rollback.describe(ref), String.valueOf(ref), out);
+    }
+
+    /**
+     * The key as the ledger recorded its runs: parsed against the Iceberg table's business-key column (no source
+     * needed), or, for a warehouse table, against the source's.
+     */
+    private String canonicalKey(TargetCatalogs catalogs, JobSpec job) {
+        if (job.target().isWarehouse()) {
+            return JobInput.canonicalKeys(job, List.of(businessKey)).get(0);
+        }
+        TargetCatalog catalog = catalog(catalogs, job);
+        TableIdentifier identifier = TableIdentifier.parse(job.target().table());
+        if (!catalog.catalog().tableExists(identifier)) {
+            return businessKey;
+        }
+        try {
+            return BusinessKeyFormat.canonical(catalog.loadTable(identifier).schema(),
+                    job.target().businessKeyColumn(), businessKey);
+        } catch (JobSpecException e) {
+            throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
+        }
     }
 
     private RunView latestSuccess(JobSpec job, List<RunView> runs) {
