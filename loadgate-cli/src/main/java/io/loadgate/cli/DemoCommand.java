@@ -40,8 +40,9 @@ final class DemoCommand implements Callable<Integer> {
         try (Interruption interruption = Interruption.install(Interruption.Mode.FINISH_OR_CANCEL);
              LocalLoadgate local = LocalLoadgate.start(partitions)) {
             interruption.cancelWith(local.operatorClient());
-            var embedded = local.server().embedded().orElseThrow(() -> new CliException("the demo runs on the"
-                    + " embedded PostgreSQL; $LOADGATE_HOME/loadgate.yaml names another database",
+            var embedded = local.embedded().orElseThrow(() -> new CliException("the demo runs on its own embedded"
+                    + " PostgreSQL; $LOADGATE_HOME/loadgate.yaml names another database, or a loadgate server runs on"
+                    + " $LOADGATE_HOME (stop it, or use another LOADGATE_HOME)",
                     LedgerOptions.EXIT_USAGE));
             embedded.ensureDatabase("demo");
             String sourceUrl = embedded.jdbcUrl("demo");

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.loadgate.ledger.db.EmbeddedPostgres;
 import io.loadgate.ledger.testing.TestDatabases;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -15,9 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -32,7 +28,6 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(600)
 class InterruptTest {
     private static final long GATE = 4242;
-    private static final Pattern RUN_LINE = Pattern.compile("Run ([0-9a-f-]{36}):");
 
     @TempDir
     static Path dir;
@@ -55,7 +50,7 @@ class InterruptTest {
         }
     }
 
-    private static Path job(Path stage, String jobKey) throws IOException {
+    private static Path job(Path stage, String jobKey) throws java.io.IOException {
         String yaml = """
                 job_key: %s
                 source:
@@ -75,63 +70,6 @@ class InterruptTest {
                   sum: [amount]
                 """.formatted(jobKey, db.jdbcUrl(), jobKey.toLowerCase(), db.jdbcUrl(), stage.toUri());
         return Files.writeString(dir.resolve(jobKey + ".yaml"), yaml);
-    }
-
-    /** A {@code loadgate} process, as bin/loadgate starts it, on {@code loadgateHome}, its output in files. */
-    private record Child(Process process, Path out, Path err) {
-        static Child start(Path loadgateHome, String... args) throws IOException {
-            List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                    .toString(), "-cp", System.getProperty("java.class.path"), Main.class.getName()));
-            command.addAll(List.of(args));
-            String name = UUID.randomUUID().toString();
-            Path out = dir.resolve(name + ".out");
-            Path err = dir.resolve(name + ".err");
-            ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
-            // Any other LOADGATE_ variable of the test's environment would be read as configuration.
-            builder.environment().keySet().removeIf(k -> k.startsWith("LOADGATE_"));
-            builder.environment().put("LOADGATE_HOME", loadgateHome.toString());
-            return new Child(builder.start(), out, err);
-        }
-
-        String stdout() {
-            return read(out);
-        }
-
-        String stderr() {
-            return read(err);
-        }
-
-        private static String read(Path file) {
-            try {
-                return Files.readString(file);
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        }
-
-        UUID runId() {
-            Matcher m = RUN_LINE.matcher(stdout());
-            return m.find() ? UUID.fromString(m.group(1)) : null;
-        }
-
-        void signal(String name) throws Exception {
-            assertThat(process.isAlive()).as("child alive before SIG" + name + "\n" + this).isTrue();
-            assertThat(new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).start().waitFor())
-                    .isZero();
-        }
-
-        int exit() throws InterruptedException {
-            if (!process.waitFor(180, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                throw new AssertionError("the child did not exit\n" + this);
-            }
-            return process.exitValue();
-        }
-
-        @Override
-        public String toString() {
-            return "--- stdout\n" + stdout() + "--- stderr\n" + stderr();
-        }
     }
 
     /** A session holding an advisory lock until closed. */
@@ -156,7 +94,7 @@ class InterruptTest {
         }
     }
 
-    private static void awaitBlocked(Child child) {
+    private static void awaitBlocked(CliProcess child) {
         await().atMost(Duration.ofSeconds(240)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
             assertThat(child.process().isAlive()).as("child alive\n" + child).isTrue();
             assertThat(waitingOnAdvisoryLocks()).as("a backend waits on the test's lock").isPositive();
@@ -181,16 +119,16 @@ class InterruptTest {
         return statuses;
     }
 
-    private static void assertNoStackTrace(Child child) {
+    private static void assertNoStackTrace(CliProcess child) {
         assertThat(child.stderr()).as(child.toString()).doesNotContain("\tat ", "Exception");
     }
 
     @Test
     void ctrlCWhileExtractingCancelsTheRunAndTheKeyLoadsAgainAtOnce() throws Exception {
         Path job = job(home.resolve("stage"), "SALES_INT_EXTRACT");
-        Child child;
+        CliProcess child;
         try (Connection gate = hold(Long.toString(GATE))) {
-            child = Child.start(home, "load", job.toString(), "--business-key", "20261102");
+            child = CliProcess.start(dir, home, "load", job.toString(), "--business-key", "20261102");
             awaitBlocked(child);
             child.signal("INT");
             await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
@@ -200,7 +138,7 @@ class InterruptTest {
         assertThat(child.stderr()).contains("interrupted (SIGINT)", "ended CANCELLED");
         assertNoStackTrace(child);
 
-        Child again = Child.start(home, "load", job.toString(), "--business-key", "2026-11-02");
+        CliProcess again = CliProcess.start(dir, home, "load", job.toString(), "--business-key", "2026-11-02");
         assertThat(again.exit()).as(again.toString()).isZero();
         assertThat(statuses("SALES_INT_EXTRACT")).hasSize(2).last().isEqualTo("SUCCESS");
         assertThat(statuses("SALES_INT_EXTRACT").get(0)).startsWith("CANCELLED").contains(Interruption.REASON);
@@ -209,9 +147,9 @@ class InterruptTest {
     @Test
     void sigtermAfterThePublishClaimFinishesThePublishAndExitsWithTheRunsCode() throws Exception {
         Path job = job(home.resolve("stage"), "SALES_INT_PUBLISH");
-        Child child;
+        CliProcess child;
         try (Connection key = hold(keyLock("dw.sales_int_publish", "2026-11-03"))) {
-            child = Child.start(home, "load", job.toString(), "--business-key", "2026-11-03");
+            child = CliProcess.start(dir, home, "load", job.toString(), "--business-key", "2026-11-03");
             awaitBlocked(child);
             child.signal("TERM");
             await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
@@ -221,7 +159,7 @@ class InterruptTest {
         assertThat(child.stdout()).contains("SUCCESS");
         assertNoStackTrace(child);
 
-        Child again = Child.start(home, "load", job.toString(), "--business-key", "2026-11-03");
+        CliProcess again = CliProcess.start(dir, home, "load", job.toString(), "--business-key", "2026-11-03");
         assertThat(again.exit()).as(again.toString()).isZero();
         assertThat(statuses("SALES_INT_PUBLISH")).containsExactly("SUCCESS", "SUCCESS");
     }
@@ -233,7 +171,7 @@ class InterruptTest {
             String ledger = fixture.ledger.baseUrl();
             String tokens = fixture.tokens.toString();
             try (Connection gate = hold(Long.toString(GATE))) {
-                Child left = Child.start(dir.resolve("unused-home"), "load", job.toString(), "--business-key",
+                CliProcess left = CliProcess.start(dir, dir.resolve("unused-home"), "load", job.toString(), "--business-key",
                         "2026-11-02", "--ledger", ledger, "--token-file", tokens);
                 awaitBlocked(left);
                 left.signal("INT");
@@ -249,7 +187,7 @@ class InterruptTest {
             // The cancelled run's partitions let go of the fixture's two worker threads once the gate opens.
             await().atMost(Duration.ofSeconds(60)).until(() -> waitingOnAdvisoryLocks() == 0);
             try (Connection gate = hold(Long.toString(GATE))) {
-                Child cancelled = Child.start(dir.resolve("unused-home"), "load", job.toString(), "--business-key",
+                CliProcess cancelled = CliProcess.start(dir, dir.resolve("unused-home"), "load", job.toString(), "--business-key",
                         "2026-11-03", "--cancel-on-interrupt", "--ledger", ledger, "--token-file", tokens);
                 awaitBlocked(cancelled);
                 cancelled.signal("INT");
