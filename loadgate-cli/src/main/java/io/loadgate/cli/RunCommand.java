@@ -81,7 +81,7 @@ final class RunCommand implements Callable<Integer> {
                 exit = interruption.interrupted() ? interruption.exitCode()
                         : submitAndFollow(local.client(), local.sources(), job, yaml, key, false, interruption);
             }
-            // Said after the ledger and its database have stopped: nothing of this process is left running.
+            // Returned only now, once this process's workers, ledger and database have stopped.
             return exit;
         }
     }
