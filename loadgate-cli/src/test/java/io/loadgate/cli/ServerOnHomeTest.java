@@ -1,8 +1,10 @@
 package io.loadgate.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.loadgate.ledger.db.EmbeddedPostgres;
 import io.loadgate.ledger.testing.TestDatabases;
 import io.loadgate.server.LoadgateHome;
 import java.nio.file.Files;
@@ -51,6 +53,9 @@ class ServerOnHomeTest {
                 assertThat(new LoadgateHome(home).runningServer()).isPresent();
             });
             String url = new LoadgateHome(home).runningServer().orElseThrow().url();
+            // What a second ledger on that home would say: the pid it names is PostgreSQL's, not to be killed.
+            assertThatThrownBy(() -> EmbeddedPostgres.start(home.resolve("pg"), 0))
+                    .hasMessageContaining("in use by another Loadgate process").hasMessageContaining("do not kill");
 
             CliProcess load = CliProcess.start(dir, home, "load", job.toString(), "--business-key", "20261129");
             assertThat(load.exit()).as(load.toString()).isZero();

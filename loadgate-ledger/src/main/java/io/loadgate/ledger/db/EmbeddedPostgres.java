@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Optional;
 
 /**
  * The default ledger database: PostgreSQL 17 from zonky's linux-amd64 binaries, with its data directory kept
@@ -66,15 +65,12 @@ public final class EmbeddedPostgres implements AutoCloseable {
             }
             String first = Files.readAllLines(pidFile).stream().findFirst().orElse("").trim();
             long pid = Long.parseLong(first);
-            Optional<ProcessHandle> postmaster = ProcessHandle.of(pid).filter(ProcessHandle::isAlive);
-            if (postmaster.isPresent()) {
-                // The pid file names PostgreSQL itself; killing it would strand whatever its Loadgate is doing, so
-                // name the Loadgate process that started it, its parent, when that is still there.
-                String owner = postmaster.get().parent().filter(p -> p.info().command().map(c -> c.endsWith("java"))
-                        .orElse(false)).map(p -> "Loadgate process " + p.pid()).orElse("another Loadgate process");
-                throw new IllegalStateException("the embedded PostgreSQL in " + dataDirectory + " is in use by "
-                        + owner + " (its PostgreSQL is pid " + pid + ": do not kill that one): stop that Loadgate,"
-                        + " or talk to it with --ledger");
+            if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+                // The pid file names PostgreSQL itself (pg_ctl detaches it from the Loadgate that started it):
+                // killing it would strand whatever that Loadgate is doing, so the message says not to.
+                throw new IllegalStateException("the embedded PostgreSQL in " + dataDirectory + " is in use by"
+                        + " another Loadgate process (its PostgreSQL is pid " + pid + ": do not kill that one): stop"
+                        + " that Loadgate, or talk to it with --ledger");
             }
         } catch (IOException | NumberFormatException e) {
             // An unreadable pid file is PostgreSQL's to judge.
