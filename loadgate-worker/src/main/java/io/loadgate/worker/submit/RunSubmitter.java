@@ -105,7 +105,7 @@ public final class RunSubmitter {
         if (!job.target().isWarehouse()) {
             try {
                 new TargetTable(TableIdentifier.parse(job.target().table()), schema, column).businessKeyFilter(key);
-            } catch (IllegalArgumentException | UnsupportedOperationException e) {
+            } catch (IllegalArgumentException e) {
                 throw new JobSpecException("business key '" + businessKey + "' cannot partition Iceberg table "
                         + job.target().table() + " by " + column + " (" + schema.findType(column) + ")", e);
             }

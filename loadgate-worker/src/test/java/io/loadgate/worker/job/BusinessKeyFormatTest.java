@@ -85,4 +85,14 @@ class BusinessKeyFormatTest {
             assertThat(table.businessKeyFilter(canonical(type, key))).as(type.toString()).isNotNull();
         });
     }
+
+    /** Why RunSubmitter refuses a timestamp key for an Iceberg target before the run: its publisher could not. */
+    @Test
+    void anIcebergPartitionCannotHoldATimestampKey() {
+        Type type = Types.TimestampType.withoutZone();
+        TargetTable table = new TargetTable(TableIdentifier.of("lake", "t"),
+                new Schema(Types.NestedField.optional(1, "k", type)), "k");
+        assertThatThrownBy(() -> table.businessKeyFilter(canonical(type, "2026-11-25T10:00")))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
 }
