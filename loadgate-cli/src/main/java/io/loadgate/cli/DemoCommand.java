@@ -37,9 +37,12 @@ final class DemoCommand implements Callable<Integer> {
             throw new CliException("--rows must be 1..100000000 and --partitions 1..64", LedgerOptions.EXIT_USAGE);
         }
         LocalDate businessDay = day == null ? LocalDate.now().minusDays(1) : day;
-        try (LocalLoadgate local = LocalLoadgate.start(partitions)) {
-            var embedded = local.server().embedded().orElseThrow(() -> new CliException("the demo runs on the"
-                    + " embedded PostgreSQL; $LOADGATE_HOME/loadgate.yaml names another database",
+        try (Interruption interruption = Interruption.install(Interruption.Mode.FINISH_OR_CANCEL);
+             LocalLoadgate local = LocalLoadgate.start(partitions)) {
+            interruption.cancelWith(local.operatorClient());
+            var embedded = local.embedded().orElseThrow(() -> new CliException("the demo runs on its own embedded"
+                    + " PostgreSQL; $LOADGATE_HOME/loadgate.yaml names another database, or a loadgate server runs on"
+                    + " $LOADGATE_HOME (stop it, or use another LOADGATE_HOME)",
                     LedgerOptions.EXIT_USAGE));
             embedded.ensureDatabase("demo");
             String sourceUrl = embedded.jdbcUrl("demo");
@@ -54,8 +57,8 @@ final class DemoCommand implements Callable<Integer> {
             Files.createDirectories(jobFile.getParent());
             Files.writeString(jobFile, yaml, StandardCharsets.UTF_8);
             JobSpec job = JobSpecLoader.parse(jobFile, yaml);
-            int exit = RunCommand.submitAndFollow(local.client(), local.sources(), local.catalogs(), job, yaml, businessDay.toString(),
-                    false);
+            int exit = RunCommand.submitAndFollow(local.client(), local.sources(), local.catalogs(), job, yaml,
+                    businessDay.toString(), false, interruption);
             if (exit == 0) {
                 readBack(local, job, businessDay);
             }

@@ -1,12 +1,21 @@
 package io.loadgate.cli;
 
+import io.loadgate.worker.job.BusinessKeyFormat;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecException;
 import io.loadgate.worker.job.JobSpecLoader;
+import io.loadgate.worker.source.SourceColumn;
+import io.loadgate.worker.source.SourceException;
+import io.loadgate.worker.source.SourceUnavailableException;
+import io.loadgate.worker.source.Sources;
+import io.loadgate.worker.submit.RunSubmitter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 /** The job file and business keys as every job command takes them: checked once, the same way, before any work. */
@@ -40,6 +49,37 @@ final class JobInput {
                     LedgerOptions.EXIT_USAGE);
         }
         return key;
+    }
+
+    /**
+     * The canonical forms of {@code keys} for the job's business-key column, as the ledger will record them (see
+     * {@link BusinessKeyFormat}), read from the source's columns before anything starts: a key the column cannot
+     * hold is exit 2, an unreachable source exit 5, and two keys that are one value are refused.
+     */
+    static List<String> canonicalKeys(JobSpec job, List<String> keys) {
+        List<SourceColumn> columns;
+        try {
+            columns = Sources.forJob(job, System.getenv()).columns();
+        } catch (SourceUnavailableException e) {
+            throw new CliException(e.getMessage(), RunOutcome.SOURCE_UNAVAILABLE);
+        } catch (SourceException | JobSpecException e) {
+            throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
+        }
+        Map<String, String> given = new LinkedHashMap<>();
+        for (String key : keys) {
+            String canonical;
+            try {
+                canonical = RunSubmitter.canonicalKey(job, columns, key);
+            } catch (JobSpecException e) {
+                throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
+            }
+            String first = given.putIfAbsent(canonical, key);
+            if (first != null) {
+                throw new CliException("business keys " + first + " and " + key + " are one value of "
+                        + job.target().businessKeyColumn() + ": " + canonical, LedgerOptions.EXIT_USAGE);
+            }
+        }
+        return List.copyOf(given.keySet());
     }
 
     /** An operator's {@code --reason}, stripped, when it says enough to be worth keeping in the ledger. */

@@ -28,7 +28,8 @@ final class LedgerOptions {
             new LedgerClientConfig.Retry(Duration.ofSeconds(2), Duration.ofMillis(200), Duration.ofSeconds(1));
 
     @Option(names = "--ledger", paramLabel = "URL",
-            description = "the ledger's base URL (default: " + DEFAULT_LEDGER + ")")
+            description = "the ledger's base URL (default: the loadgate server running on $LOADGATE_HOME, else "
+                    + DEFAULT_LEDGER + ")")
     String ledger;
 
     @Option(names = "--token-file", paramLabel = "FILE",
@@ -56,7 +57,11 @@ final class LedgerOptions {
     }
 
     String ledgerUrl() {
-        return ledgerGiven() ? ledger : DEFAULT_LEDGER;
+        if (ledgerGiven()) {
+            return ledger;
+        }
+        return new io.loadgate.server.LoadgateHome(io.loadgate.server.config.ConfigLoader.home(System.getenv()))
+                .runningServer().map(io.loadgate.server.LoadgateHome.RunningServer::url).orElse(DEFAULT_LEDGER);
     }
 
     boolean ledgerGiven() {

@@ -1,5 +1,6 @@
 package io.loadgate.cli;
 
+import io.loadgate.server.LoadgateHome;
 import io.loadgate.server.LoadgateServer;
 import io.loadgate.server.auth.Tokens;
 import io.loadgate.server.config.AuthConfig;
@@ -32,6 +33,10 @@ import org.apache.hadoop.conf.Configuration;
  * configured (by default embedded) PostgreSQL, listening on loopback only, and worker threads talking to it over
  * HTTP exactly as remote workers would. The workers use a token made for this process alone, and so do the
  * operator's actions a local command takes (a rollback).
+ *
+ * <p>When a {@code loadgate server} runs on the same {@code $LOADGATE_HOME}, its embedded PostgreSQL is taken, and
+ * a second ledger cannot start there: the workers (and the operator's actions) then use that server, with the
+ * tokens in {@code $LOADGATE_HOME/tokens}, and its lakehouse catalog.
  */
 final class LocalLoadgate implements AutoCloseable {
     private final LoadgateServer server;
@@ -66,32 +71,65 @@ final class LocalLoadgate implements AutoCloseable {
     /** Starts the ledger and, unless {@code workerThreads} is 0 (a command that only reads and records), workers. */
     static LocalLoadgate start(int workerThreads) {
         LoadgateConfig configured = Configs.load(Optional.empty());
+        LoadgateHome home = new LoadgateHome(configured.home());
+        Optional<LoadgateHome.RunningServer> running = home.runningServer();
+        if (running.isPresent()) {
+            return attach(configured, home, running.get(), workerThreads);
+        }
         String token = Tokens.generate();
         String operatorToken = Tokens.generate();
         LoadgateConfig config = inProcess(configured, Map.of("worker", Tokens.digest(token),
                 "operator", Tokens.digest(operatorToken)));
         LoadgateServer server = LoadgateServer.start(config);
         try {
-            LedgerClient client = client(server, token);
             Path warehouse = config.home().resolve("warehouse");
-            SourceCache sources = new SourceCache(System.getenv());
-            TargetCatalogs catalogs = new TargetCatalogs(Optional.of(lakehouse(server, config, warehouse)), warehouse);
-            ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "loadgate-heartbeat");
-                t.setDaemon(true);
-                return t;
-            });
-            WorkerContext context = new WorkerContext(client, "local-" + ProcessHandle.current().pid(),
-                    new Configuration(), new WorkerContext.Shared(new RunContexts(client), sources, catalogs, timer,
-                        WorkerMetrics.off()),
-                    Duration.ofSeconds(10), Duration.ofSeconds(1));
-            Worker worker = workerThreads == 0 ? null : Worker.start(context, workerThreads);
-            return new LocalLoadgate(server, new Clients(client, client(server, operatorToken)), sources, catalogs,
-                    timer, worker, config);
+            return withWorkers(server, new Clients(client(server, token), client(server, operatorToken)),
+                    lakehouse(server, config, warehouse), workerThreads, config);
         } catch (RuntimeException e) {
             server.close();
             throw e;
         }
+    }
+
+    /** Workers of this process, on a ledger of this process ({@code server}) or of a running server (null). */
+    private static LocalLoadgate withWorkers(LoadgateServer server, Clients clients, CatalogConfig lakehouse,
+                                             int workerThreads, LoadgateConfig config) {
+        LedgerClient client = clients.worker();
+        Path warehouse = config.home().resolve("warehouse");
+        SourceCache sources = new SourceCache(System.getenv());
+        TargetCatalogs catalogs = new TargetCatalogs(Optional.of(lakehouse), warehouse);
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "loadgate-heartbeat");
+            t.setDaemon(true);
+            return t;
+        });
+        WorkerContext context = new WorkerContext(client, "local-" + ProcessHandle.current().pid(),
+                new Configuration(), new WorkerContext.Shared(new RunContexts(client), sources, catalogs, timer,
+                    WorkerMetrics.off()),
+                Duration.ofSeconds(10), Duration.ofSeconds(1));
+        Worker worker = workerThreads == 0 ? null : Worker.start(context, workerThreads);
+        return new LocalLoadgate(server, clients, sources, catalogs, timer, worker, config);
+    }
+
+    /** This process's workers on the server running on {@code home}, with the home's tokens. */
+    private static LocalLoadgate attach(LoadgateConfig config, LoadgateHome home, LoadgateHome.RunningServer running,
+                                        int workerThreads) {
+        String missing = "loadgate server (pid " + running.pid() + ") runs on " + home.path() + ", but "
+                + home.tokensFile() + " has no ";
+        String token = home.token("worker").orElseThrow(() -> new CliException(missing + "worker token: pass"
+                + " --ledger " + running.url() + " and --token-file", LedgerOptions.EXIT_USAGE));
+        String operatorToken = home.token("operator").orElseThrow(() -> new CliException(missing
+                + "operator token: pass --ledger " + running.url() + " and --token-file", LedgerOptions.EXIT_USAGE));
+        Path warehouse = home.path().resolve("warehouse");
+        CatalogConfig lakehouse = running.embeddedPort() > 0
+                ? CatalogConfig.jdbc("jdbc:postgresql://127.0.0.1:" + running.embeddedPort() + "/lakehouse", "postgres",
+                        "", warehouse)
+                : CatalogConfig.jdbc(config.database().url().orElseThrow(), config.database().user(),
+                        config.database().password(), warehouse);
+        System.err.println("loadgate: using loadgate server (pid " + running.pid() + ") at " + running.url()
+                + (workerThreads == 0 ? "" : ", with " + workerThreads + " worker thread(s) in this process"));
+        return withWorkers(null, new Clients(client(running.url(), token), client(running.url(), operatorToken)),
+                lakehouse, workerThreads, config);
     }
 
     private record Clients(LedgerClient worker, LedgerClient operator) {
@@ -102,8 +140,11 @@ final class LocalLoadgate implements AutoCloseable {
     }
 
     private static LedgerClient client(LoadgateServer server, String token) {
-        return HttpLedgerClient.create(LedgerClientConfig.builder("http://127.0.0.1:" + server.port(),
-                LedgerToken.of(token)).build());
+        return client("http://127.0.0.1:" + server.port(), token);
+    }
+
+    private static LedgerClient client(String url, String token) {
+        return HttpLedgerClient.create(LedgerClientConfig.builder(url, LedgerToken.of(token)).build());
     }
 
     /** The configured ledger, on loopback and a free port, with this process's own tokens (by role) added. */
@@ -147,8 +188,9 @@ final class LocalLoadgate implements AutoCloseable {
         return catalogs;
     }
 
-    LoadgateServer server() {
-        return server;
+    /** The embedded PostgreSQL of this process's ledger; empty with a configured database or a running server's. */
+    Optional<io.loadgate.ledger.db.EmbeddedPostgres> embedded() {
+        return server == null ? Optional.empty() : server.embedded();
     }
 
     Path home() {
@@ -162,6 +204,8 @@ final class LocalLoadgate implements AutoCloseable {
         }
         timer.shutdownNow();
         catalogs.close();
-        server.close();
+        if (server != null) {
+            server.close();
+        }
     }
 }

@@ -71,18 +71,23 @@ final class ReplayCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Logging.quietUnlessAsked();
         JobSpec job = JobInput.load(jobFile);
-        List<String> keys = keys();
+        List<String> given = keys();
         RunCommand.checkThreads(threads);
         catalogOptions.requireLedger(ledgerOptions);
         String yaml = JobInput.text(jobFile);
+        List<String> keys = JobInput.canonicalKeys(job, given);
         if (ledgerOptions.ledgerGiven()) {
             LedgerClient client = ledgerOptions.workerClient(ledgerRetry);
-            try (TargetCatalogs catalogs = catalogOptions.openOrHome()) {
-                return replay(client, new SourceCache(System.getenv()), catalogs, job, yaml, keys);
+            try (Interruption interruption = Interruption.install(Interruption.Mode.LEAVE);
+                 TargetCatalogs catalogs = catalogOptions.openOrHome()) {
+                return replay(client, new SourceCache(System.getenv()), catalogs, job, yaml, keys, interruption);
             }
         }
-        try (LocalLoadgate local = LocalLoadgate.start(threads)) {
-            return replay(local.client(), local.sources(), local.catalogs(), job, yaml, keys);
+        try (Interruption interruption = Interruption.install(Interruption.Mode.FINISH_OR_CANCEL)) {
+            try (LocalLoadgate local = LocalLoadgate.start(threads)) {
+                interruption.cancelWith(local.operatorClient());
+                return replay(local.client(), local.sources(), local.catalogs(), job, yaml, keys, interruption);
+            }
         }
     }
 
@@ -133,16 +138,15 @@ final class ReplayCommand implements Callable<Integer> {
     }
 
     private int replay(LedgerClient client, SourceCache sources, TargetCatalogs catalogs, JobSpec job, String yaml,
-                       List<String> keys)
-            throws InterruptedException {
+                       List<String> keys, Interruption interruption) throws InterruptedException {
         List<Outcome> outcomes = new ArrayList<>();
-        for (int i = 0; i < keys.size(); i++) {
+        for (int i = 0; i < keys.size() && !interruption.interrupted(); i++) {
             String key = keys.get(i);
             System.out.println("== replay " + (i + 1) + "/" + keys.size() + ": " + job.jobKey() + " business key " + key);
             Outcome outcome;
             try {
-                RunCommand.Ended ended = RunCommand.load(client, sources, catalogs, job, yaml, key);
-                outcome = new Outcome(key, ended, null, ended.exitCode());
+                RunCommand.Ended ended = RunCommand.load(client, sources, catalogs, job, yaml, key, interruption);
+                outcome = new Outcome(key, ended, null, ended.exitCode(interruption));
             } catch (CliException e) {
                 // The run could not start (an active run for the key, the source refused): the key failed, and
                 // the next keys are independent of it, so --keep-going goes on.
@@ -155,7 +159,8 @@ final class ReplayCommand implements Callable<Integer> {
                 break;
             }
         }
-        return summarise(job, keys, outcomes);
+        int exit = summarise(job, keys, outcomes);
+        return interruption.interrupted() ? interruption.exitCode() : exit;
     }
 
     private static int summarise(JobSpec job, List<String> keys, List<Outcome> outcomes) {

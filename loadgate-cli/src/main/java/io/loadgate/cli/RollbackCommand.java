@@ -1,6 +1,7 @@
 package io.loadgate.cli;
 
 import io.loadgate.worker.execution.TargetCatalogs;
+import io.loadgate.worker.job.BusinessKeyFormat;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecException;
 import io.loadgate.worker.ledger.LedgerClient;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.Schema;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -82,6 +84,8 @@ final class RollbackCommand implements Callable<Integer> {
 
     private int rollback(LedgerClient client, TargetCatalogs catalogs, JobSpec job, String why) {
         PrintWriter out = spec.commandLine().getOut();
+        Target target = new Targets(catalogs, System.getenv(), new Configuration()).forJob(job);
+        businessKey = canonicalKey(target, job);
         // Newest first: the first active run blocks, the first SUCCESS is the run whose rows the partition holds.
         List<RunView> runs = ledgerOptions.call(client, c -> c.listRuns(new RunFilter(job.jobKey(), businessKey,
                 null, 1000)));
@@ -91,7 +95,6 @@ final class RollbackCommand implements Callable<Integer> {
                     + active.get().status() + ") for " + businessKey + "; roll back once it has ended",
                     RunOutcome.ACTIVE_RUN_EXISTS);
         }
-        Target target = new Targets(catalogs, System.getenv(), new Configuration()).forJob(job);
         Optional<PendingRollback> found;
         try {
             found = target.rollback(businessKey);
@@ -123,6 +126,29 @@ final class RollbackCommand implements Callable<Integer> {
             throw new CliException(e.getMessage(), LedgerOptions.EXIT_REFUSED);
         }
         return record(client, published, why, what, done.committedAs(), done.ref(), out);
+    }
+
+    /**
+     * The key as the ledger recorded its runs: parsed against the table's business-key column when the target
+     * knows its columns (no source needed), else against the source's.
+     */
+    private String canonicalKey(Target target, JobSpec job) {
+        Optional<Schema> columns;
+        try {
+            columns = target.columns();
+        } catch (JobSpecException e) {
+            throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
+        } catch (TargetException e) {
+            throw new CliException(e.getMessage(), LedgerOptions.EXIT_REFUSED);
+        }
+        if (columns.isEmpty()) {
+            return JobInput.canonicalKeys(job, List.of(businessKey)).get(0);
+        }
+        try {
+            return BusinessKeyFormat.canonical(columns.get(), job.target().businessKeyColumn(), businessKey);
+        } catch (JobSpecException e) {
+            throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
+        }
     }
 
     private RunView latestSuccess(JobSpec job, List<RunView> runs) {

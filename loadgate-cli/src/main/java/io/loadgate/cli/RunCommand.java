@@ -9,6 +9,7 @@ import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.ledger.RunApi.RunView;
 import io.loadgate.worker.ledger.RunStatus;
 import io.loadgate.worker.source.SourceException;
+import io.loadgate.worker.source.SourceUnavailableException;
 import io.loadgate.worker.submit.RunFollower;
 import io.loadgate.worker.submit.RunSubmitter;
 import io.loadgate.worker.submit.TargetCheckException;
@@ -33,7 +34,8 @@ import picocli.CommandLine.Parameters;
                 "'loadgate load' is the same command under the name of its phase (after 'loadgate setup'): the one a",
                 "scheduler runs for each new business key.",
                 "Without --ledger, runs the ledger and workers in this process on $LOADGATE_HOME.",
-                "Exit 0 on SUCCESS; 2 bad job or options; 3 ledger unreachable; 4 an active run exists;",
+                "Exit 0 on SUCCESS; 2 bad job, options or business key; 3 ledger unreachable; 4 an active run exists;",
+                "5 source unreachable; 130/143 interrupted (SIGINT/SIGTERM) and the run cancelled;",
                 "10..18 the run failed: MANIFEST, EXTRACT, SNAPSHOT_EXPIRED, STAGE_VALIDATION, PUBLISH,",
                 "PUBLISH_UNKNOWN, TARGET_VALIDATION, TIMED_OUT, CANCELLED."})
 final class RunCommand implements Callable<Integer> {
@@ -51,6 +53,11 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--no-wait", description = "with --ledger: return once extraction is over instead of following"
             + " the run to its end (a PostgreSQL snapshot lives only as long as this process)")
     boolean noWait;
+
+    @Option(names = "--cancel-on-interrupt", description = "with --ledger: on Ctrl-C or SIGTERM, cancel the run"
+            + " (operator token) instead of leaving it to go on; without --ledger an interrupted run is always"
+            + " cancelled, unless it has claimed its publish, which then finishes first")
+    boolean cancelOnInterrupt;
 
     @Mixin
     LedgerOptions ledgerOptions;
@@ -70,15 +77,30 @@ final class RunCommand implements Callable<Integer> {
         checkThreads(threads);
         catalogOptions.requireLedger(ledgerOptions);
         String yaml = JobInput.text(jobFile);
+        String key = JobInput.canonicalKeys(job, List.of(businessKey)).get(0);
         if (ledgerOptions.ledgerGiven()) {
             LedgerClient client = ledgerOptions.workerClient(ledgerRetry);
-            try (TargetCatalogs catalogs = catalogOptions.openOrHome()) {
-                return submitAndFollow(client, new SourceCache(System.getenv()), catalogs, job, yaml, businessKey,
-                        noWait);
+            LedgerClient operator = cancelOnInterrupt ? ledgerOptions.client(LedgerOptions.Role.OPERATOR) : null;
+            try (Interruption interruption = Interruption.install(cancelOnInterrupt
+                    ? Interruption.Mode.CANCEL_AND_LEAVE : Interruption.Mode.LEAVE);
+                 TargetCatalogs catalogs = catalogOptions.openOrHome()) {
+                if (operator != null) {
+                    interruption.cancelWith(operator);
+                }
+                return submitAndFollow(client, new SourceCache(System.getenv()), catalogs, job, yaml, key, noWait,
+                        interruption);
             }
         }
-        try (LocalLoadgate local = LocalLoadgate.start(threads)) {
-            return submitAndFollow(local.client(), local.sources(), local.catalogs(), job, yaml, businessKey, false);
+        try (Interruption interruption = Interruption.install(Interruption.Mode.FINISH_OR_CANCEL)) {
+            int exit;
+            try (LocalLoadgate local = LocalLoadgate.start(threads)) {
+                interruption.cancelWith(local.operatorClient());
+                exit = interruption.interrupted() ? interruption.exitCode()
+                        : submitAndFollow(local.client(), local.sources(), local.catalogs(), job, yaml, key, false,
+                                interruption);
+            }
+            // Returned only now, once this process's workers, ledger and database have stopped.
+            return exit;
         }
     }
 
@@ -101,20 +123,26 @@ final class RunCommand implements Callable<Integer> {
         int exitCode() {
             return RunOutcome.exitCode(status);
         }
+
+        /** The exit code, or the signal's when the signal cancelled the run. */
+        int exitCode(Interruption interruption) {
+            return status == RunStatus.CANCELLED && interruption.cancelledRun() ? interruption.exitCode() : exitCode();
+        }
     }
 
     /** Submits a run and follows it to its end, printing progress and the summary; returns the exit code. */
     static int submitAndFollow(LedgerClient client, SourceCache sources, TargetCatalogs catalogs, JobSpec job,
-                               String yaml, String businessKey, boolean returnAfterExtraction)
-            throws InterruptedException {
+                               String yaml, String businessKey, boolean returnAfterExtraction,
+                               Interruption interruption) throws InterruptedException {
         if (!returnAfterExtraction) {
-            return load(client, sources, catalogs, job, yaml, businessKey).exitCode();
+            return load(client, sources, catalogs, job, yaml, businessKey, interruption).exitCode(interruption);
         }
         Optional<RunSubmitter.Submission> submitted = submit(client, sources, catalogs, job, yaml, businessKey);
         if (submitted.isEmpty()) {
             return RunOutcome.exitCode(RunStatus.FAILED_MANIFEST);
         }
         try (RunSubmitter.Submission submission = submitted.get()) {
+            interruption.runStarted(submission.runId());
             RunView end = follower(client).followExtraction(submission.runId(), submission, ProgressDisplay.forStdout());
             System.out.println("Run " + end.runId() + " is " + end.status() + "; follow it with: loadgate runs show "
                     + end.runId());
@@ -128,12 +156,13 @@ final class RunCommand implements Callable<Integer> {
      * target is checked in {@code catalogs} (its own catalog, else their default) or its warehouse.
      */
     static Ended load(LedgerClient client, SourceCache sources, TargetCatalogs catalogs, JobSpec job, String yaml,
-                      String businessKey) throws InterruptedException {
+                      String businessKey, Interruption interruption) throws InterruptedException {
         Optional<RunSubmitter.Submission> submitted = submit(client, sources, catalogs, job, yaml, businessKey);
         if (submitted.isEmpty()) {
             return new Ended(null, RunStatus.FAILED_MANIFEST, 0);
         }
         try (RunSubmitter.Submission submission = submitted.get()) {
+            interruption.runStarted(submission.runId());
             RunView end = follower(client).follow(submission.runId(), submission, ProgressDisplay.forStdout());
             RunReport.print(System.out, client, end);
             if (end.status() != RunStatus.SUCCESS) {
@@ -152,7 +181,10 @@ final class RunCommand implements Callable<Integer> {
         RunSubmitter.Submission submission;
         try {
             submission = new RunSubmitter(client, sources, System.getenv(),
-                    new TargetChecks(new Targets(catalogs, System.getenv(), new Configuration()))).submit(job, yaml, businessKey);
+                    new TargetChecks(new Targets(catalogs, System.getenv(), new Configuration())))
+                    .submit(job, yaml, businessKey);
+        } catch (SourceUnavailableException e) {
+            throw new CliException(e.getMessage(), RunOutcome.SOURCE_UNAVAILABLE);
         } catch (JobSpecException | SourceException | TargetCheckException e) {
             throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
         } catch (LedgerCallException e) {
@@ -168,7 +200,7 @@ final class RunCommand implements Callable<Integer> {
             throw e;
         }
         System.out.printf("Run %s: %s, business key %s, %,d rows in %d partitions at snapshot %s%n",
-                submission.runId(), job.jobKey(), businessKey, submission.plan().split().rowCount(),
+                submission.runId(), job.jobKey(), submission.businessKey(), submission.plan().split().rowCount(),
                 submission.plan().partitions().size(), submission.plan().snapshotRef());
         if (!submission.addedColumns().isEmpty()) {
             System.out.println("Added the source's new columns " + submission.addedColumns() + " to "

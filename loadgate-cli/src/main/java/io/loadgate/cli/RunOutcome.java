@@ -6,6 +6,8 @@ import io.loadgate.worker.ledger.RunStatus;
 final class RunOutcome {
     /** The job already has an active run for the business key (or one whose publish is in doubt). */
     static final int ACTIVE_RUN_EXISTS = 4;
+    /** The source did not answer (down, starting, out of connections): unlike 2, worth retrying as it is. */
+    static final int SOURCE_UNAVAILABLE = 5;
 
     private RunOutcome() {
     }

@@ -26,13 +26,21 @@ final class ServerCommand implements Callable<Integer> {
         loaded.describe().forEach(line -> LOG.info("config {}", line));
         LoadgateServer server = LoadgateServer.start(loaded);
         String host = loaded.server().host().equals("0.0.0.0") ? "127.0.0.1" : loaded.server().host();
-        System.out.println("Loadgate ledger listening on http://" + host + ":" + server.port() + "/v1");
+        String url = (loaded.server().tls() == null ? "http" : "https") + "://" + host + ":" + server.port();
+        System.out.println("Loadgate ledger listening on " + url + "/v1");
         LoadgateHome home = new LoadgateHome(loaded.home());
         if (config == null) {
             System.out.println("Tokens (worker, operator) are in " + home.tokensFile());
         }
         System.out.println("Ledger database: " + server.jdbcUrl());
-        UntilShutdown.await(server::close);
+        // The default Iceberg catalog of 'loadgate load' beside this server, which then uses this ledger.
+        server.embedded().ifPresent(embedded -> embedded.ensureDatabase("lakehouse"));
+        long pid = ProcessHandle.current().pid();
+        home.recordServer(new LoadgateHome.RunningServer(pid, url, server.embedded().map(e -> e.port()).orElse(0)));
+        UntilShutdown.await(() -> {
+            home.forgetServer(pid);
+            server.close();
+        });
         return 0;
     }
 }

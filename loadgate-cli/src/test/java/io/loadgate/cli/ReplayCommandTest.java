@@ -81,6 +81,14 @@ class ReplayCommandTest {
         var twice = fixture.run("replay", job.toString(), "--business-key", "2026-11-27", "--business-key",
                 "2026-11-27");
         assertThat(twice.exit()).as(twice.toString()).isEqualTo(2);
+        var oneDayTwoForms = fixture.run("replay", job.toString(), "--business-key", "2026-11-27", "--business-key",
+                "20261127");
+        assertThat(oneDayTwoForms.exit()).as(oneDayTwoForms.toString()).isEqualTo(2);
+        assertThat(oneDayTwoForms.err()).contains("business keys 2026-11-27 and 20261127 are one value of day");
+        var word = fixture.run("replay", job.toString(), "--business-key", "2026-11-27", "--business-key", "yesterday");
+        assertThat(word.exit()).as(word.toString()).isEqualTo(2);
+        assertThat(word.errLines()).hasSize(1);
+        assertThat(word.err()).contains("business key 'yesterday' is not a date");
         assertThat(runsOf("REPLAY_BAD")).isZero();
         assertThat(fixture.table("replay_bad")).isNull();
     }

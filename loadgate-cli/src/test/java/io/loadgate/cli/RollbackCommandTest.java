@@ -127,6 +127,8 @@ class RollbackCommandTest {
         assertThat(refused.exit()).as(refused.toString()).isEqualTo(RunOutcome.ACTIVE_RUN_EXISTS);
         assertThat(refused.errLines()).hasSize(1);
         assertThat(refused.err()).contains("active run", "CREATED");
+        var sameDayNoDashes = rollback(job, "20261129", "--yes");
+        assertThat(sameDayNoDashes.exit()).as(sameDayNoDashes.toString()).isEqualTo(RunOutcome.ACTIVE_RUN_EXISTS);
         assertThat(fixture.table("rollback_busy").currentSnapshot().snapshotId()).isEqualTo(before);
         assertThat(fixture.rowsByDay("rollback_busy")).isEqualTo(Map.of("2026-11-29", 2000L));
     }

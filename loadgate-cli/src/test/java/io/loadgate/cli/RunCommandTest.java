@@ -135,8 +135,6 @@ class RunCommandTest {
         cases.put("label", job("SALES_C", source("public.sales", "label")));
         cases.put("missing", job("SALES_D", source("public.sales", "missing")));
         cases.put("SALES_PASSWORD", job("SALES_E", source("public.sales", "id") + "password_env: SALES_PASSWORD\n"));
-        cases.put("127.0.0.1:1", job("SALES_F", source("public.sales", "id")
-                .replace(source.jdbcUrl(), "jdbc:postgresql://127.0.0.1:1/none")));
         for (var c : cases.entrySet()) {
             var result = run(c.getValue(), "2026-11-29");
             assertThat(result.exit()).as(c.getKey() + "\n" + result).isEqualTo(2);
@@ -146,5 +144,50 @@ class RunCommandTest {
         var badKey = run(job("SALES_G", source("public.sales", "id")), "no spaces allowed");
         assertThat(badKey.exit()).isEqualTo(2);
         assertThat(ledger.get("/v1/runs?jobKey=SALES_B").body()).isEmpty();
+    }
+
+    @Test
+    void anUnreachableSourceIsRetryableNotAMistake() throws Exception {
+        Path job = job("SALES_DOWN", source("public.sales", "id").replace(source.jdbcUrl(),
+                "jdbc:postgresql://127.0.0.1:1/none"));
+        var result = run(job, "2026-11-29");
+        assertThat(result.exit()).as(result.toString()).isEqualTo(RunOutcome.SOURCE_UNAVAILABLE);
+        assertThat(result.errLines()).as(result.toString()).hasSize(1);
+        assertThat(result.err()).contains("127.0.0.1:1").doesNotContain("Exception", "\tat ");
+    }
+
+    @Test
+    void aDateKeyWithoutDashesIsRecordedInItsIsoForm() throws Exception {
+        Path job = job("SALES_NODASH", source("public.sales", "id"));
+        var result = run(job, "20261129");
+        assertThat(result.exit()).as(result.toString()).isZero();
+        assertThat(result.out()).contains("business key 2026-11-29,");
+        var runs = ledger.get("/v1/runs?jobKey=SALES_NODASH").body();
+        assertThat(runs).hasSize(1);
+        assertThat(runs.get(0).get("businessKey").asText()).isEqualTo("2026-11-29");
+    }
+
+    @Test
+    void oneDayGivenInTwoFormsIsOneActiveRun() throws Exception {
+        Path job = job("SALES_TWOFORMS", source("public.sales", "id"));
+        Map<String, Object> busy = io.loadgate.server.testing.Runs.create("SALES_TWOFORMS", "2026-11-29");
+        busy.put("hdfsRoot", dir.resolve("stage").toUri().toString());
+        assertThat(ledger.post("/v1/runs", busy).status()).isEqualTo(200);
+        var result = run(job, "20261129");
+        assertThat(result.exit()).as(result.toString()).isEqualTo(RunOutcome.ACTIVE_RUN_EXISTS);
+        assertThat(ledger.get("/v1/runs?jobKey=SALES_TWOFORMS").body()).hasSize(1);
+    }
+
+    @Test
+    void aKeyTheColumnCannotHoldIsRefusedBeforeARunExists() throws Exception {
+        Path job = job("SALES_WORDS", source("public.sales", "id"));
+        for (String key : new String[] {"yesterday", "2026-02-30", "29-11-2026"}) {
+            var result = run(job, key);
+            assertThat(result.exit()).as(result.toString()).isEqualTo(2);
+            assertThat(result.errLines()).as(result.toString()).hasSize(1);
+            assertThat(result.err()).contains("business key '" + key + "' is not a date for column day",
+                    "YYYY-MM-DD");
+        }
+        assertThat(ledger.get("/v1/runs?jobKey=SALES_WORDS").body()).isEmpty();
     }
 }

@@ -1,5 +1,7 @@
 package io.loadgate.server;
 
+import static java.util.Objects.requireNonNull;
+
 import io.loadgate.server.auth.Tokens;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -8,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
+import java.util.Properties;
 
 /**
  * {@code $LOADGATE_HOME}: the embedded database, the stage, and on first start a worker and an operator token.
@@ -17,6 +20,8 @@ import java.util.Optional;
 public final class LoadgateHome {
     public static final String CONFIG_FILE = "loadgate.yaml";
     public static final String TOKENS_FILE = "tokens";
+    /** Written by a running {@code loadgate server}, removed when it stops: where other commands find it. */
+    public static final String SERVER_FILE = "server";
 
     private final Path home;
 
@@ -34,6 +39,62 @@ public final class LoadgateHome {
 
     public Path configFile() {
         return home.resolve(CONFIG_FILE);
+    }
+
+    /**
+     * A {@code loadgate server} running on this home: its process, its API on loopback, and its embedded
+     * PostgreSQL's port when it has one (0 otherwise).
+     */
+    public record RunningServer(long pid, String url, int embeddedPort) {
+        public RunningServer {
+            requireNonNull(url, "url is null");
+        }
+    }
+
+    public Path serverFile() {
+        return home.resolve(SERVER_FILE);
+    }
+
+    /** Records this process as the home's server; written whole or not at all. */
+    public void recordServer(RunningServer server) {
+        Path partial = home.resolve(SERVER_FILE + ".new");
+        try {
+            Files.createDirectories(home);
+            Files.writeString(partial, "pid=" + server.pid() + "\nurl=" + server.url() + "\nembedded_port="
+                    + server.embeddedPort() + "\n");
+            Files.move(partial, serverFile(), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + serverFile() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Removes the record if it is this process's (a second server that failed to start must not remove it). */
+    public void forgetServer(long pid) {
+        if (runningServer().map(s -> s.pid() == pid).orElse(false)) {
+            try {
+                Files.deleteIfExists(serverFile());
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot remove " + serverFile() + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** The server recorded here, if its process is alive (a server killed with -9 leaves a record behind). */
+    public Optional<RunningServer> runningServer() {
+        Properties values = new Properties();
+        try (var in = Files.newBufferedReader(serverFile())) {
+            values.load(in);
+            RunningServer server = new RunningServer(Long.parseLong(values.getProperty("pid", "")),
+                    values.getProperty("url", ""), Integer.parseInt(values.getProperty("embedded_port", "0")));
+            boolean alive = ProcessHandle.of(server.pid()).map(ProcessHandle::isAlive).orElse(false);
+            return alive && !server.url().isEmpty() ? Optional.of(server) : Optional.empty();
+        } catch (java.nio.file.NoSuchFileException e) {
+            return Optional.empty();
+        } catch (IOException | NumberFormatException e) {
+            // A record being replaced or half-read: no server to use; a server that is there says so by its port.
+            return Optional.empty();
+        }
     }
 
     /** Creates the home's config and tokens unless they exist; returns the config file to load. */

@@ -84,9 +84,11 @@ public final class EmbeddedPostgres implements AutoCloseable {
             String first = Files.readAllLines(pidFile).stream().findFirst().orElse("").trim();
             long pid = Long.parseLong(first);
             if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
-                throw new IllegalStateException("the embedded PostgreSQL in " + dataDirectory
-                        + " is in use by another process (pid " + pid + "): stop that Loadgate, or talk to it with"
-                        + " --ledger");
+                // The pid file names PostgreSQL itself (pg_ctl detaches it from the Loadgate that started it):
+                // killing it would strand whatever that Loadgate is doing, so the message says not to.
+                throw new IllegalStateException("the embedded PostgreSQL in " + dataDirectory + " is in use by"
+                        + " another Loadgate process (its PostgreSQL is pid " + pid + ": do not kill that one): stop"
+                        + " that Loadgate, or talk to it with --ledger");
             }
         } catch (IOException | NumberFormatException e) {
             // An unreadable pid file is PostgreSQL's to judge.

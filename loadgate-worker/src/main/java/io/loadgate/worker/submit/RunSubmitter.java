@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.execution.RunContext;
 import io.loadgate.worker.execution.SourceCache;
+import io.loadgate.worker.job.BusinessKeyFormat;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecException;
 import io.loadgate.worker.ledger.LedgerCallException;
@@ -15,8 +16,10 @@ import io.loadgate.worker.ledger.RunApi.ManifestAccepted;
 import io.loadgate.worker.ledger.RunApi.ManifestPartition;
 import io.loadgate.worker.ledger.RunApi.OnLostResponse;
 import io.loadgate.worker.source.Partition;
+import io.loadgate.worker.publish.TargetTable;
 import io.loadgate.worker.source.SnapshotHolder;
 import io.loadgate.worker.source.Source;
+import io.loadgate.worker.source.SourceColumn;
 import io.loadgate.worker.source.SourcePlan;
 import io.loadgate.worker.source.Sources;
 import io.loadgate.worker.staging.SourceSchemas;
@@ -26,6 +29,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
  * Starts a run: opens the source's snapshot, plans the partitions inside it, creates the run and registers the
@@ -61,11 +66,12 @@ public final class RunSubmitter {
     }
 
     /**
-     * A submitted run and the snapshot its partitions read; {@code addedColumns} are the columns the target check
+     * A submitted run and the snapshot its partitions read; {@code businessKey} is the key as the ledger recorded it
+     * (its canonical form, see {@link BusinessKeyFormat}); {@code addedColumns} are the columns the target check
      * added to the table for it ({@code target.schema: add_columns}).
      */
-    public record Submission(UUID runId, SnapshotHolder snapshot, SourcePlan plan, ManifestAccepted manifest,
-                             List<String> addedColumns) implements AutoCloseable {
+    public record Submission(UUID runId, String businessKey, SnapshotHolder snapshot, SourcePlan plan,
+                             ManifestAccepted manifest, List<String> addedColumns) implements AutoCloseable {
         public Submission {
             addedColumns = List.copyOf(addedColumns);
         }
@@ -78,6 +84,9 @@ public final class RunSubmitter {
 
     /**
      * @param jobYaml the job file's text; the run carries it so that workers on any host read the same job
+     * @param businessKey the key in any form {@link BusinessKeyFormat} accepts for the job's business-key column; the
+     *     run records its canonical form
+     * @throws JobSpecException when the key is not a value of the business-key column's type (no run exists then)
      * @throws LedgerCallException 409 DUPLICATE_ACTIVE_RUN when the job already has an active run for the key
      * @throws TargetCheckException when the target cannot take the run; no run was created
      */
@@ -86,12 +95,15 @@ public final class RunSubmitter {
         SnapshotHolder snapshot = source.openSnapshot(businessKey);
         try {
             SourcePlan plan = snapshot.plan();
+            // The snapshot's filter casts the key as the source does; what the ledger records and the publisher
+            // parses must be the one canonical form, checked before the run exists.
+            String key = canonicalKey(job, plan.columns(), businessKey);
             checkTransforms(job, plan, environment);
             // After the plan, so exactly the columns the chunks will hold are checked; before the run, so a target
             // that cannot take them stops the load before any work.
             List<String> added = targets.map(t -> t.check(job, SourceSchemas.toIceberg(plan.columns())))
                     .orElse(List.of());
-            CreateRun request = CreateRun.forWorkers(job.jobKey(), businessKey, job.staging().root().toString(),
+            CreateRun request = CreateRun.forWorkers(job.jobKey(), key, job.staging().root().toString(),
                             STAGE_TABLE_PREFIX)
                     .withParameters(Map.of(RunContext.JOB_SPEC_PARAMETER, jobYaml))
                     .withRecoveryMode(job.recovery().mode() == null ? null : job.recovery().mode().name());
@@ -101,11 +113,32 @@ public final class RunSubmitter {
             CreatedRun created = ledger.createRun(request, OnLostResponse.ADOPT_ACTIVE_RUN);
             sources.register(created.runId(), source);
             ManifestAccepted accepted = ledger.registerManifest(created.runId(), manifest(plan));
-            return new Submission(created.runId(), snapshot, plan, accepted, added);
+            return new Submission(created.runId(), key, snapshot, plan, accepted, added);
         } catch (RuntimeException e) {
             snapshot.close();
             throw e;
         }
+    }
+
+    /**
+     * The canonical form of {@code businessKey} for the job's business-key column among the source's {@code columns},
+     * and, for an Iceberg target, one its publisher can parse (an Iceberg partition cannot hold a timestamp key).
+     *
+     * @throws JobSpecException when it is neither
+     */
+    public static String canonicalKey(JobSpec job, List<SourceColumn> columns, String businessKey) {
+        Schema schema = SourceSchemas.toIceberg(columns);
+        String column = job.target().businessKeyColumn();
+        String key = BusinessKeyFormat.canonical(schema, column, businessKey);
+        if (!job.target().isWarehouse()) {
+            try {
+                new TargetTable(TableIdentifier.parse(job.target().table()), schema, column).businessKeyFilter(key);
+            } catch (IllegalArgumentException e) {
+                throw new JobSpecException("business key '" + businessKey + "' cannot partition Iceberg table "
+                        + job.target().table() + " by " + column + " (" + schema.findType(column) + ")", e);
+            }
+        }
+        return key;
     }
 
     /** A transform that cannot apply to the source's columns is refused before a run exists, not per partition. */

@@ -70,6 +70,17 @@ final class IcebergTarget implements Target {
     }
 
     @Override
+    public Optional<Schema> columns() {
+        TargetCatalog catalog = catalog();
+        try {
+            return catalog.catalog().tableExists(identifier) ? Optional.of(catalog.loadTable(identifier).schema())
+                    : Optional.empty();
+        } catch (RuntimeException e) {
+            throw new TargetException("cannot read " + identifier + ": " + oneLine(e), e);
+        }
+    }
+
+    @Override
     public List<String> check(Schema columns) {
         TargetTable target = new TargetTable(identifier, columns, businessKeyColumn);
         TargetCatalog catalog = catalog();

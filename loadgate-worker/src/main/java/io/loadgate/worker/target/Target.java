@@ -34,6 +34,15 @@ public interface Target {
     boolean setUp(Schema columns);
 
     /**
+     * The table's columns as staged files hold them, when the target can tell: an existing Iceberg table's schema;
+     * empty when the table does not exist, or for a warehouse (its database types do not say which staged type a
+     * column holds).
+     *
+     * @throws TargetException when the target cannot be read
+     */
+    Optional<Schema> columns();
+
+    /**
      * Before a run is created ({@code load}, {@code setup}): the target answers and takes this process's
      * credentials, and the table, if it exists, fits {@code columns}. Columns the source gained after the table's own
      * are added here when the job's {@code target.schema} is {@code add_columns}, else refused by name. An absent

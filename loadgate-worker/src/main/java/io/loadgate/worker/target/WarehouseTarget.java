@@ -62,6 +62,11 @@ final class WarehouseTarget implements Target {
     }
 
     @Override
+    public Optional<Schema> columns() {
+        return Optional.empty();
+    }
+
+    @Override
     public List<String> check(Schema columns) {
         TargetTable target = target(columns);
         try {

@@ -12,6 +12,7 @@ import io.loadgate.worker.source.SnapshotExpiredException;
 import io.loadgate.worker.source.SourceColumn;
 import io.loadgate.worker.source.SourceException;
 import io.loadgate.worker.source.SourcePlan;
+import io.loadgate.worker.source.SourceUnavailableException;
 import io.loadgate.worker.source.SplitStats;
 import io.loadgate.worker.validation.MetricNames;
 import io.loadgate.worker.validation.MetricSet;
@@ -229,7 +230,9 @@ final class SnapshotQueries {
             return new SourceException("source.table " + source.table() + " does not exist in "
                     + SourceConnections.masked(source.jdbcUrl()), e);
         }
-        return new SourceException("source query failed on " + relationName() + ": " + SourceConnections.firstLine(e.getMessage()), e);
+        String message = "source query failed on " + relationName() + ": " + SourceConnections.firstLine(e.getMessage());
+        return SourceUnavailableException.isUnavailable(e) ? new SourceUnavailableException(message, e)
+                : new SourceException(message, e);
     }
 
     private List<Partition> partitions(Connection connection, String businessKey, SplitStats stats, SourceColumn split) throws SQLException {

@@ -2,6 +2,7 @@ package io.loadgate.worker.source.jdbc;
 
 import io.loadgate.worker.job.SourceSpec;
 import io.loadgate.worker.source.SourceException;
+import io.loadgate.worker.source.SourceUnavailableException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -34,7 +35,9 @@ public final class SourceConnections {
         try {
             return DriverManager.getConnection(JdbcUrls.forDriver(source.jdbcUrl()), properties);
         } catch (SQLException e) {
-            throw new SourceException("cannot connect to " + masked(source.jdbcUrl()) + ": " + firstLine(e.getMessage()), e);
+            String message = "cannot connect to " + masked(source.jdbcUrl()) + ": " + firstLine(e.getMessage());
+            throw SourceUnavailableException.isUnavailable(e) ? new SourceUnavailableException(message, e)
+                    : new SourceException(message, e);
         }
     }
 

@@ -1,0 +1,85 @@
+package io.loadgate.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A {@code loadgate} process started as bin/loadgate starts it (the test JVM's own class path), on its own
+ * {@code LOADGATE_HOME}, its stdout and stderr in files under the test's directory.
+ */
+record CliProcess(Process process, Path out, Path err) {
+    private static final Pattern RUN_LINE = Pattern.compile("Run ([0-9a-f-]{36}):");
+
+    static CliProcess start(Path dir, Path loadgateHome, String... args) throws IOException {
+        return start(dir, loadgateHome, Map.of(), args);
+    }
+
+    /** {@code environment} adds variables ({@code LOADGATE_SERVER__PORT=0}, say). */
+    static CliProcess start(Path dir, Path loadgateHome, Map<String, String> environment, String... args)
+            throws IOException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        command.addAll(List.of(args));
+        String name = UUID.randomUUID().toString();
+        Path out = dir.resolve(name + ".out");
+        Path err = dir.resolve(name + ".err");
+        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+        // Any other LOADGATE_ variable of the test's environment would be read as configuration.
+        builder.environment().keySet().removeIf(k -> k.startsWith("LOADGATE_"));
+        builder.environment().put("LOADGATE_HOME", loadgateHome.toString());
+        builder.environment().putAll(environment);
+        return new CliProcess(builder.start(), out, err);
+    }
+
+    String stdout() {
+        return read(out);
+    }
+
+    String stderr() {
+        return read(err);
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The run this {@code load} created, once it has said so. */
+    UUID runId() {
+        Matcher m = RUN_LINE.matcher(stdout());
+        return m.find() ? UUID.fromString(m.group(1)) : null;
+    }
+
+    void signal(String name) throws Exception {
+        assertThat(process.isAlive()).as("child alive before SIG" + name + "\n" + this).isTrue();
+        assertThat(new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).start().waitFor())
+                .isZero();
+    }
+
+    int exit() throws InterruptedException {
+        if (!process.waitFor(180, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError("the child did not exit\n" + this);
+        }
+        return process.exitValue();
+    }
+
+    @Override
+    public String toString() {
+        return "--- stdout\n" + stdout() + "--- stderr\n" + stderr();
+    }
+}
