@@ -1,7 +1,7 @@
 package io.loadgate.cli;
 
-import io.loadgate.worker.ledger.RunApi.RunView;
-import io.loadgate.worker.ledger.RunStatus;
+import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunStatus;
 import io.loadgate.worker.submit.RunFollower;
 import java.io.PrintStream;
 import java.time.LocalTime;

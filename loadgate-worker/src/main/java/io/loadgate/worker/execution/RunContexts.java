@@ -6,7 +6,7 @@ import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecException;
 import io.loadgate.worker.job.JobSpecLoader;
 import io.loadgate.worker.ledger.LedgerClient;
-import io.loadgate.worker.ledger.RunApi.RunView;
+import io.loadgate.api.RunApi.RunView;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.Map;

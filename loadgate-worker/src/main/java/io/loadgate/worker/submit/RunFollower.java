@@ -3,8 +3,8 @@ package io.loadgate.worker.submit;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.ledger.LedgerClient;
-import io.loadgate.worker.ledger.RunApi.RunView;
-import io.loadgate.worker.ledger.RunStatus;
+import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunStatus;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;

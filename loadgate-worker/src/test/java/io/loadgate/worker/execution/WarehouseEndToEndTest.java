@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import io.loadgate.ledger.testing.TestDatabases;
-import io.loadgate.worker.ledger.RunApi.RunView;
-import io.loadgate.worker.ledger.RunStatus;
+import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunStatus;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.sql.Connection;

@@ -1,5 +1,13 @@
 package io.loadgate.worker.ledger;
 
+import io.loadgate.api.RunStatus;
+import io.loadgate.api.PartitionStatus;
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.RunApi;
+import io.loadgate.api.StepApi;
+import io.loadgate.api.PartitionApi;
+import io.loadgate.api.OperatorApi;
+import io.loadgate.api.DispatchApi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
@@ -9,9 +17,9 @@ import io.loadgate.server.auth.Tokens;
 import io.loadgate.server.http.ApiServer;
 import io.loadgate.server.testing.TestLedger;
 import io.loadgate.worker.ledger.LedgerClientConfig.Retry;
-import io.loadgate.worker.ledger.RunApi.CreateRun;
-import io.loadgate.worker.ledger.RunApi.OnLostResponse;
-import io.loadgate.worker.ledger.StepApi.StartValidation;
+import io.loadgate.api.RunApi.CreateRun;
+import io.loadgate.api.RunApi.OnLostResponse;
+import io.loadgate.api.StepApi.StartValidation;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;

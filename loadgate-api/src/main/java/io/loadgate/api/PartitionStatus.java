@@ -1,4 +1,4 @@
-package io.loadgate.worker.ledger;
+package io.loadgate.api;
 
 /** A partition's state as the ledger reports it. */
 public enum PartitionStatus {

@@ -1,4 +1,4 @@
-package io.loadgate.worker.ledger;
+package io.loadgate.api;
 
 /**
  * What a chunk file holds (an extension of the chunk report): the rows to publish, or the rows the job's transforms

@@ -1,4 +1,4 @@
-package io.loadgate.worker.ledger;
+package io.loadgate.api;
 
 import static java.util.Objects.requireNonNull;
 

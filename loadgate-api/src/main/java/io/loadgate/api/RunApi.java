@@ -1,4 +1,4 @@
-package io.loadgate.worker.ledger;
+package io.loadgate.api;
 
 import static java.util.Objects.requireNonNull;
 
@@ -74,7 +74,7 @@ public final class RunApi {
     }
 
     /**
-     * What {@link LedgerClient#createRun(CreateRun, OnLostResponse)} does when a retried create is refused with
+     * What a client's {@code createRun(CreateRun, OnLostResponse)} does when a retried create is refused with
      * 409 DUPLICATE_ACTIVE_RUN after an earlier attempt may have reached the ledger: the active run may be the one
      * the lost attempt created, or a run someone else created meanwhile; the ledger cannot tell which.
      */

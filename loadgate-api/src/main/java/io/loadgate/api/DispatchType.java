@@ -1,4 +1,4 @@
-package io.loadgate.worker.ledger;
+package io.loadgate.api;
 
 /** The steps the ledger asks an executor to run next; a worker leases the ones it can execute. */
 public enum DispatchType {

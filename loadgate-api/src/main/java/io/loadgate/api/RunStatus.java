@@ -1,4 +1,4 @@
-package io.loadgate.worker.ledger;
+package io.loadgate.api;
 
 /** A run's state as the ledger reports it (contract: "Run states"). */
 public enum RunStatus {
