@@ -6,5 +6,10 @@ public enum DispatchType {
     VALIDATE_RUN,
     PUBLISH_RUN,
     VALIDATE_TARGET,
-    REISSUE_PARTITION
+    REISSUE_PARTITION;
+
+    /** Push delivery (executor "http", a NiFi flow) knows only these two; the other steps are pull-only. */
+    public boolean isPushed() {
+        return this == VALIDATE_RUN || this == REISSUE_PARTITION;
+    }
 }

@@ -3,7 +3,6 @@ package io.loadgate.api;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.annotation.JsonValue;
 import java.math.BigInteger;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -14,23 +13,6 @@ import java.util.UUID;
 /** Requests and responses of the run endpoints: {@code /v1/runs}, manifest, fail, and the reads. */
 public final class RunApi {
     private RunApi() {
-    }
-
-    /** Who executes the run's steps: a NiFi flow that receives pushed dispatches, or Loadgate workers that lease them. */
-    public enum Executor {
-        HTTP("http"),
-        WORKER("worker");
-
-        private final String wireName;
-
-        Executor(String wireName) {
-            this.wireName = wireName;
-        }
-
-        @JsonValue
-        public String wireName() {
-            return wireName;
-        }
     }
 
     /** {@code POST /v1/runs}. */

@@ -1,5 +1,6 @@
 package io.loadgate.ledger.dispatch;
 
+import io.loadgate.api.DispatchType;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;

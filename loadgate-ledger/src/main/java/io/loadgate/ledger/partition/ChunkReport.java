@@ -1,5 +1,6 @@
 package io.loadgate.ledger.partition;
 
+import io.loadgate.api.ChunkKind;
 import static java.util.Objects.requireNonNull;
 
 import java.util.UUID;

@@ -6,7 +6,7 @@ import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.event.EventLog;
 import io.loadgate.ledger.run.RunRow;
-import io.loadgate.ledger.run.RunStatus;
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.run.RunTransitions;
 import java.util.LinkedHashMap;
 import java.util.Map;

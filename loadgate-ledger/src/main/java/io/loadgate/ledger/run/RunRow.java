@@ -1,5 +1,7 @@
 package io.loadgate.ledger.run;
 
+import io.loadgate.api.Executor;
+import io.loadgate.api.RunStatus;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.ledger.LedgerSettings;

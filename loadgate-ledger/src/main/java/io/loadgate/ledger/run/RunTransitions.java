@@ -1,5 +1,6 @@
 package io.loadgate.ledger.run;
 
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.event.EventLog;

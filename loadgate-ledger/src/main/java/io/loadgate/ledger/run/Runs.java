@@ -1,5 +1,7 @@
 package io.loadgate.ledger.run;
 
+import io.loadgate.api.Executor;
+import io.loadgate.api.RunStatus;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.ledger.LedgerException;
@@ -7,11 +9,11 @@ import io.loadgate.ledger.LedgerJson;
 import io.loadgate.ledger.LedgerSettings;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.Tx;
-import io.loadgate.ledger.dispatch.DispatchType;
+import io.loadgate.api.DispatchType;
 import io.loadgate.ledger.dispatch.Dispatches;
 import io.loadgate.ledger.dispatch.Outbox;
 import io.loadgate.ledger.event.EventLog;
-import io.loadgate.ledger.partition.PartitionStatus;
+import io.loadgate.api.PartitionStatus;
 import io.loadgate.ledger.partition.Partitions;
 import java.sql.SQLException;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package io.loadgate.server.http;
 
 import io.javalin.http.Context;
 import io.loadgate.ledger.LedgerException;
-import io.loadgate.ledger.dispatch.DispatchType;
+import io.loadgate.api.DispatchType;
 import io.loadgate.ledger.dispatch.Dispatches;
 import io.loadgate.ledger.dispatch.LeasedDispatch;
 import io.loadgate.server.dispatch.WorkerLeases;

@@ -2,7 +2,7 @@ package io.loadgate.server.http;
 
 import io.javalin.http.Context;
 import io.loadgate.ledger.Ledger;
-import io.loadgate.ledger.partition.ChunkKind;
+import io.loadgate.api.ChunkKind;
 import io.loadgate.ledger.partition.ChunkReport;
 import io.loadgate.ledger.partition.PartitionFailure;
 import io.loadgate.ledger.partition.PartitionHeartbeat;

@@ -12,7 +12,7 @@ import io.loadgate.api.PartitionApi.Claim;
 import io.loadgate.api.PartitionApi.PartitionFailure;
 import io.loadgate.api.RunApi.CreateRun;
 import io.loadgate.api.RunApi.DispatchView;
-import io.loadgate.api.RunApi.Executor;
+import io.loadgate.api.Executor;
 import io.loadgate.api.RunApi.FailRun;
 import io.loadgate.api.RunApi.Manifest;
 import io.loadgate.api.RunApi.ManifestPartition;
