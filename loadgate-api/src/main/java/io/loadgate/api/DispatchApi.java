@@ -12,11 +12,18 @@ public final class DispatchApi {
     private DispatchApi() {
     }
 
-    /** Waits up to {@code waitSeconds} for at most {@code max} dispatches of the given types. */
-    /** {@code POST /v1/dispatches/{dispatchId}/release}: whether the lease went back to PENDING. */
+    /** {@code POST /v1/dispatches/{dispatchId}/release}: the node that holds the lease hands it back. */
+    public record Release(String node) {
+        public Release {
+            requireNonNull(node, "node is null");
+        }
+    }
+
+    /** Whether the lease went back to PENDING. */
     public record Released(UUID dispatchId, boolean released) {
     }
 
+    /** Waits up to {@code waitSeconds} for at most {@code max} dispatches of the given types. */
     public record Lease(String node, List<DispatchType> types, int max, int waitSeconds) {
         public Lease {
             requireNonNull(node, "node is null");

@@ -4,8 +4,10 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonAnySetter;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -84,11 +86,29 @@ public final class OperatorApi {
         }
     }
 
-    /** A finished run whose staged files and table are past retention. */
+    /** A finished run whose staged files and table are past retention, with every file the ledger recorded. */
+    @JsonPropertyOrder({"runId", "jobKey", "businessKey", "status", "completedAt", "hdfsRunPath", "stageTable",
+        "targetRef", "files"})
     public record CleanupCandidate(UUID runId, String jobKey, String businessKey, RunStatus status,
-                                   String hdfsRunPath, String stageTable, Instant completedAt, String targetRef) {
+                                   String hdfsRunPath, String stageTable, Instant completedAt, String targetRef,
+                                   List<CleanupFile> files) {
         public CleanupCandidate {
             requireNonNull(runId, "runId is null");
+            files = files == null ? List.of() : List.copyOf(files);
+        }
+    }
+
+    /** A file of a cleanup candidate, committed or not (a failed attempt's files are removed too). */
+    public record CleanupFile(String hdfsPath, String status) {
+        public CleanupFile {
+            requireNonNull(hdfsPath, "hdfsPath is null");
+        }
+    }
+
+    /** {@code POST .../cleanup/skipped} (extension): why a cleaner could not clean a due run. */
+    public record CleanupSkipped(String reason) {
+        public CleanupSkipped {
+            requireNonNull(reason, "reason is null");
         }
     }
 

@@ -2,9 +2,14 @@ package io.loadgate.api;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.annotation.JsonFormat;
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.math.BigInteger;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,8 +29,7 @@ public final class RunApi {
             requireNonNull(businessKey, "businessKey is null");
             requireNonNull(hdfsRoot, "hdfsRoot is null");
             requireNonNull(stageTablePrefix, "stageTablePrefix is null");
-            // Parameters may hold nulls (a JSON null is a legal value), which Map.copyOf refuses.
-            parameters = parameters == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(parameters));
+            parameters = ordered(parameters);
             requireNonNull(executor, "executor is null");
         }
 
@@ -67,20 +71,39 @@ public final class RunApi {
         ADOPT_ACTIVE_RUN
     }
 
-    /** The new run; {@code adopted} is true when it was taken over after a lost response (see {@link OnLostResponse}). */
+    /** {@code POST /v1/runs}'s answer. */
+    public record RunCreated(UUID runId, RunStatus status, String hdfsRunPath, String stageTable) {
+        public RunCreated {
+            requireNonNull(runId, "runId is null");
+            requireNonNull(status, "status is null");
+        }
+    }
+
+    /**
+     * The new run as a client's create returns it; {@code adopted} (never on the wire) is true when it was taken over
+     * after a lost response (see {@link OnLostResponse}).
+     */
     public record CreatedRun(UUID runId, RunStatus status, String hdfsRunPath, String stageTable,
-                             boolean adopted) {
+                             @JsonIgnore boolean adopted) {
         public CreatedRun {
             requireNonNull(runId, "runId is null");
             requireNonNull(status, "status is null");
         }
     }
 
-    /** A manifest partition: a half-open range of the split column, the NULL partition, or a source file (sourceRef). */
-    public record ManifestPartition(String partitionId, BigInteger lowerBound, BigInteger upperBound,
+    /**
+     * A manifest partition: a half-open range of the split column, the NULL partition, or a source file (sourceRef,
+     * extension). Bounds are decimal strings; an absent bound or sourceRef is left out, as the ledger echoes it.
+     */
+    public record ManifestPartition(String partitionId,
+                                    @JsonInclude(JsonInclude.Include.NON_NULL)
+                                    @JsonFormat(shape = JsonFormat.Shape.STRING) BigInteger lowerBound,
+                                    @JsonInclude(JsonInclude.Include.NON_NULL)
+                                    @JsonFormat(shape = JsonFormat.Shape.STRING) BigInteger upperBound,
                                     boolean upperInclusive,
                                     @JsonProperty("isNullPartition") boolean isNullPartition,
-                                    long expectedRowCount, String sourceRef) {
+                                    long expectedRowCount,
+                                    @JsonInclude(JsonInclude.Include.NON_NULL) String sourceRef) {
         public ManifestPartition {
             requireNonNull(partitionId, "partitionId is null");
         }
@@ -97,15 +120,18 @@ public final class RunApi {
     }
 
     /** {@code POST /v1/runs/{runId}/manifest}: the plan and the source's numbers at one snapshot. */
-    public record Manifest(BigInteger snapshotScn, String snapshotRef, long sourceCount, long sourceNullSplitCount,
-                           BigInteger sourceMinSplit, BigInteger sourceMaxSplit, int plannedPartitionCount,
+    public record Manifest(@JsonFormat(shape = JsonFormat.Shape.STRING) BigInteger snapshotScn, String snapshotRef,
+                           long sourceCount, long sourceNullSplitCount,
+                           @JsonFormat(shape = JsonFormat.Shape.STRING) BigInteger sourceMinSplit,
+                           @JsonFormat(shape = JsonFormat.Shape.STRING) BigInteger sourceMaxSplit,
+                           int plannedPartitionCount,
                            Map<String, String> sourceMetrics, String sourceMetricsVersion,
                            List<ManifestPartition> partitions) {
         public Manifest {
             if (snapshotScn == null && snapshotRef == null) {
                 throw new IllegalArgumentException("snapshotScn or snapshotRef is required");
             }
-            sourceMetrics = sourceMetrics == null ? Map.of() : Map.copyOf(sourceMetrics);
+            sourceMetrics = ordered(sourceMetrics);
             partitions = List.copyOf(requireNonNull(partitions, "partitions is null"));
         }
     }
@@ -129,8 +155,12 @@ public final class RunApi {
         }
     }
 
-    /** A run-level compare-and-set's answer; {@code changed} is false when the run already was in the target state. */
-    public record RunChange(UUID runId, RunStatus runStatus, boolean changed) {
+    /**
+     * A run-level compare-and-set's answer; {@code changed} is false when the run already was in the target state.
+     * {@code publish/result} answers without the runId (null here, and then left out).
+     */
+    public record RunChange(@JsonInclude(JsonInclude.Include.NON_NULL) UUID runId, RunStatus runStatus,
+                            boolean changed) {
         public RunChange {
             requireNonNull(runStatus, "runStatus is null");
         }
@@ -150,10 +180,33 @@ public final class RunApi {
     }
 
     /**
-     * A run as {@code GET /v1/runs/{runId}} shows it. Runs from {@code GET /v1/runs} carry no partitions, counts
+     * A run as {@code GET /v1/runs} lists it (and the monitor's activeRuns): the run's own fields, no partitions.
+     * {@code rejectedCount} and {@code progressRows} are extensions.
+     */
+    public record RunSummary(UUID runId, String jobKey, String businessKey, RunStatus status, String executor,
+                             String snapshotScn, String snapshotRef, Long sourceCount, Long expectedPartitionCount,
+                             long successPartitionCount, long failedPartitionCount, long extractedCount,
+                             long rejectedCount, long progressRows, Long stagingCount, Long targetCount,
+                             String targetRef, String hdfsRunPath, String stageTable, Instant startedAt,
+                             Instant heartbeatAt, Instant extractCompletedAt, Instant completedAt, String errorStage,
+                             String errorCode, String errorMessage) {
+        public RunSummary {
+            requireNonNull(runId, "runId is null");
+            requireNonNull(status, "status is null");
+        }
+    }
+
+    /**
+     * A run as {@code GET /v1/runs/{runId}} shows it: the {@link RunSummary} fields, then parameters and
+     * sourceMetrics (extensions), partitionCounts, partitions and dispatches. Runs from {@code GET /v1/runs} carry no partitions, counts
      * or dispatches (empty here). {@code progressRows} (never null here) is {@code extractedCount} plus the rows
      * read of partitions whose chunks are not reported yet: what a progress bar shows while extracting.
      */
+    @JsonPropertyOrder({"runId", "jobKey", "businessKey", "status", "executor", "snapshotScn", "snapshotRef",
+        "sourceCount", "expectedPartitionCount", "successPartitionCount", "failedPartitionCount", "extractedCount",
+        "rejectedCount", "progressRows", "stagingCount", "targetCount", "targetRef", "hdfsRunPath", "stageTable",
+        "startedAt", "heartbeatAt", "extractCompletedAt", "completedAt", "errorStage", "errorCode", "errorMessage",
+        "parameters", "sourceMetrics", "partitionCounts", "partitions", "dispatches"})
     public record RunView(UUID runId, String jobKey, String businessKey, RunStatus status, String executor,
                           String snapshotScn, String snapshotRef, Long sourceCount, Long expectedPartitionCount,
                           long successPartitionCount, long failedPartitionCount, long extractedCount, long rejectedCount,
@@ -166,14 +219,26 @@ public final class RunApi {
         public RunView {
             // A ledger from before progressRows counts only reported chunks; so does its extractedCount.
             progressRows = progressRows == null ? extractedCount : progressRows;
-            sourceMetrics = sourceMetrics == null ? Map.of() : Map.copyOf(sourceMetrics);
-            parameters = parameters == null ? Map.of() : java.util.Collections.unmodifiableMap(
-                    new java.util.LinkedHashMap<>(parameters));
+            sourceMetrics = ordered(sourceMetrics);
+            parameters = ordered(parameters);
             requireNonNull(runId, "runId is null");
             requireNonNull(status, "status is null");
-            partitionCounts = partitionCounts == null ? Map.of() : Map.copyOf(partitionCounts);
+            partitionCounts = ordered(partitionCounts);
             partitions = partitions == null ? List.of() : List.copyOf(partitions);
             dispatches = dispatches == null ? List.of() : List.copyOf(dispatches);
+        }
+
+        /** The single-run view: a run's summary and its details. */
+        public static RunView of(RunSummary run, Map<String, Object> parameters, Map<String, String> sourceMetrics,
+                                 Map<String, Long> partitionCounts, List<PartitionView> partitions,
+                                 List<DispatchView> dispatches) {
+            return new RunView(run.runId(), run.jobKey(), run.businessKey(), run.status(), run.executor(),
+                    run.snapshotScn(), run.snapshotRef(), run.sourceCount(), run.expectedPartitionCount(),
+                    run.successPartitionCount(), run.failedPartitionCount(), run.extractedCount(), run.rejectedCount(),
+                    run.progressRows(), run.stagingCount(), run.targetCount(), run.targetRef(), run.hdfsRunPath(),
+                    run.stageTable(), run.startedAt(), run.heartbeatAt(), run.extractCompletedAt(), run.completedAt(),
+                    run.errorStage(), run.errorCode(), run.errorMessage(), partitionCounts, partitions, dispatches,
+                    parameters, sourceMetrics);
         }
     }
 
@@ -200,8 +265,15 @@ public final class RunApi {
                         String actor, Map<String, Object> details, Instant createdAt) {
         public Event {
             requireNonNull(eventType, "eventType is null");
-            // Event details are free-form JSON whose values may be null, which Map.copyOf refuses.
-            details = details == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(details));
+            details = ordered(details);
         }
+    }
+
+    /**
+     * An unmodifiable copy that keeps the order the map was built in (the server writes maps in that order; Map.copyOf
+     * would not keep it) and allows null values (a JSON null is a legal parameter value).
+     */
+    static <V> Map<String, V> ordered(Map<String, V> map) {
+        return map == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(map));
     }
 }

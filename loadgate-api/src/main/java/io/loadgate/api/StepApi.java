@@ -2,7 +2,9 @@ package io.loadgate.api;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.annotation.JsonFormat;
 import java.math.BigInteger;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,11 +27,12 @@ public final class StepApi {
      * validate. {@code files} is the ledger's list of committed chunks: the only files validation may read.
      */
     public record ValidationStarted(boolean started, RunStatus runStatus, String jobKey, String businessKey,
-                                    BigInteger snapshotScn, String hdfsRunPath, String stageTable, Long sourceCount,
+                                    @JsonFormat(shape = JsonFormat.Shape.STRING) BigInteger snapshotScn,
+                                    String snapshotRef, String hdfsRunPath, String stageTable, Long sourceCount,
                                     Long extractedCount, Map<String, String> sourceMetrics, List<StagedFile> files) {
         public ValidationStarted {
             requireNonNull(runStatus, "runStatus is null");
-            sourceMetrics = sourceMetrics == null ? Map.of() : Map.copyOf(sourceMetrics);
+            sourceMetrics = RunApi.ordered(sourceMetrics);
             files = files == null ? List.of() : List.copyOf(files);
         }
     }
@@ -64,7 +67,7 @@ public final class StepApi {
         public Metric {
             requireNonNull(metricName, "metricName is null");
             requireNonNull(result, "result is null");
-            details = details == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(details));
+            details = RunApi.ordered(details);
         }
     }
 
@@ -104,15 +107,25 @@ public final class StepApi {
         PUBLISH_UNKNOWN
     }
 
-    /** {@code POST .../publish/result}: {@code targetRef} is, for example, the table snapshot id. */
     /** {@code GET .../validations}: a stored metric with the caller's result and the ledger's own verdict. */
     public record ValidationView(Stage stage, String metricName, String queryVersion, String expectedValue,
-                                 String actualValue, String tolerance, MetricResult result, MetricResult judgedResult) {
+                                 String actualValue, String tolerance, MetricResult result, MetricResult judgedResult,
+                                 Map<String, Object> details, Instant createdAt) {
         public ValidationView {
             requireNonNull(stage, "stage is null");
             requireNonNull(metricName, "metricName is null");
+            details = RunApi.ordered(details);
         }
     }
+
+    /** {@code POST .../publish/claim}: the token names this publish attempt; the same token again is a safe retry. */
+    public record ClaimPublish(UUID publishToken) {
+        public ClaimPublish {
+            requireNonNull(publishToken, "publishToken is null");
+        }
+    }
+
+    /** {@code POST .../publish/result}: {@code targetRef} (extension) is, for example, the table snapshot id. */
 
     public record PublishResult(UUID publishToken, PublishOutcome outcome, String errorCode, String message,
                                 String targetRef) {

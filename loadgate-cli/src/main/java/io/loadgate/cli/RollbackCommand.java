@@ -1,13 +1,13 @@
 package io.loadgate.cli;
 
-import io.loadgate.worker.execution.TargetCatalogs;
-import io.loadgate.worker.job.JobSpec;
-import io.loadgate.worker.job.JobSpecException;
-import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.api.OperatorApi.Rollback;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunStatus;
+import io.loadgate.worker.execution.TargetCatalogs;
+import io.loadgate.worker.job.JobSpec;
+import io.loadgate.worker.job.JobSpecException;
+import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.publish.PartitionRollback;
 import io.loadgate.worker.publish.TargetCatalog;
 import io.loadgate.worker.publish.TargetMismatchException;

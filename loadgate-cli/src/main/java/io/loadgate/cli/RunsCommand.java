@@ -1,6 +1,5 @@
 package io.loadgate.cli;
 
-import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.api.PartitionStatus;
 import io.loadgate.api.RunApi.DispatchView;
 import io.loadgate.api.RunApi.Event;
@@ -8,6 +7,7 @@ import io.loadgate.api.RunApi.PartitionView;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunStatus;
+import io.loadgate.worker.ledger.LedgerClient;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;

@@ -2,17 +2,17 @@ package io.loadgate.worker.cleanup;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.ChunkKind;
+import io.loadgate.api.OperatorApi.Cleanup;
+import io.loadgate.api.OperatorApi.CleanupCandidate;
+import io.loadgate.api.RunStatus;
 import io.loadgate.worker.cleanup.RunCleanup.Outcome;
 import io.loadgate.worker.execution.RunContext;
 import io.loadgate.worker.execution.RunContexts;
 import io.loadgate.worker.execution.TargetCatalogs;
-import io.loadgate.api.ChunkKind;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.ledger.Messages;
-import io.loadgate.api.OperatorApi.Cleanup;
-import io.loadgate.api.OperatorApi.CleanupCandidate;
-import io.loadgate.api.RunStatus;
 import io.loadgate.worker.publish.TargetCatalog;
 import io.loadgate.worker.publish.TargetReader;
 import io.loadgate.worker.staging.StagingFileSystems;

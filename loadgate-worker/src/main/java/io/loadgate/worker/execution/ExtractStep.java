@@ -4,11 +4,11 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.ChunkKind;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
-import io.loadgate.worker.ledger.LedgerCallException;
-import io.loadgate.worker.ledger.Messages;
 import io.loadgate.api.PartitionApi.ChunkReport;
 import io.loadgate.api.PartitionApi.Claim;
 import io.loadgate.api.PartitionApi.PartitionFailure;
+import io.loadgate.worker.ledger.LedgerCallException;
+import io.loadgate.worker.ledger.Messages;
 import io.loadgate.worker.metrics.StepOutcome;
 import io.loadgate.worker.metrics.WorkerMetrics;
 import io.loadgate.worker.source.Partition;

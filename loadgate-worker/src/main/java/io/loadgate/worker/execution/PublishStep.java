@@ -4,11 +4,11 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.ChunkKind;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
-import io.loadgate.worker.ledger.Messages;
 import io.loadgate.api.OperatorApi.PublishProbe;
 import io.loadgate.api.StepApi;
 import io.loadgate.api.StepApi.PublishOutcome;
 import io.loadgate.api.StepApi.PublishResult;
+import io.loadgate.worker.ledger.Messages;
 import io.loadgate.worker.metrics.StepOutcome;
 import io.loadgate.worker.publish.IcebergPublisher;
 import io.loadgate.worker.publish.ProbeResult;

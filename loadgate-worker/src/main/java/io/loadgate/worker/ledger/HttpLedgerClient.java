@@ -1,11 +1,5 @@
 package io.loadgate.worker.ledger;
 
-import io.loadgate.api.RunStatus;
-import io.loadgate.api.RunApi;
-import io.loadgate.api.StepApi;
-import io.loadgate.api.PartitionApi;
-import io.loadgate.api.OperatorApi;
-import io.loadgate.api.DispatchApi;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
@@ -20,18 +14,20 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchApi.Lease;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
+import io.loadgate.api.OperatorApi;
 import io.loadgate.api.OperatorApi.Cancel;
 import io.loadgate.api.OperatorApi.Cleanup;
 import io.loadgate.api.OperatorApi.CleanupCandidate;
 import io.loadgate.api.OperatorApi.CleanupResult;
 import io.loadgate.api.OperatorApi.MonitorSummary;
 import io.loadgate.api.OperatorApi.PublishProbe;
-import io.loadgate.api.StepApi.StagedFile;
 import io.loadgate.api.OperatorApi.Resent;
 import io.loadgate.api.OperatorApi.Resolve;
 import io.loadgate.api.OperatorApi.Rollback;
+import io.loadgate.api.PartitionApi;
 import io.loadgate.api.PartitionApi.ChunkReport;
 import io.loadgate.api.PartitionApi.ChunkResult;
 import io.loadgate.api.PartitionApi.Claim;
@@ -40,6 +36,7 @@ import io.loadgate.api.PartitionApi.FailResult;
 import io.loadgate.api.PartitionApi.HeartbeatResult;
 import io.loadgate.api.PartitionApi.PartitionFailure;
 import io.loadgate.api.PartitionApi.PartitionHeartbeat;
+import io.loadgate.api.RunApi;
 import io.loadgate.api.RunApi.CreateRun;
 import io.loadgate.api.RunApi.CreatedRun;
 import io.loadgate.api.RunApi.Event;
@@ -50,9 +47,12 @@ import io.loadgate.api.RunApi.OnLostResponse;
 import io.loadgate.api.RunApi.RunChange;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunStatus;
+import io.loadgate.api.StepApi;
 import io.loadgate.api.StepApi.PublishClaim;
 import io.loadgate.api.StepApi.PublishResult;
 import io.loadgate.api.StepApi.StageVerdict;
+import io.loadgate.api.StepApi.StagedFile;
 import io.loadgate.api.StepApi.StartValidation;
 import io.loadgate.api.StepApi.SuccessResult;
 import io.loadgate.api.StepApi.ValidationStarted;
@@ -143,10 +143,10 @@ public final class HttpLedgerClient implements LedgerClient {
     public CreatedRun createRun(CreateRun request, OnLostResponse onLostResponse) {
         requireNonNull(request, "request is null");
         requireNonNull(onLostResponse, "onLostResponse is null");
-        Call call = post("/v1/runs", request, type(CreatedWire.class), Repeat.REPEATABLE);
+        Call call = post("/v1/runs", request, type(RunApi.RunCreated.class), Repeat.REPEATABLE);
         Attempts attempts = new Attempts();
         try {
-            CreatedWire created = execute(call, attempts);
+            RunApi.RunCreated created = execute(call, attempts);
             return new CreatedRun(created.runId(), created.status(), created.hdfsRunPath(), created.stageTable(), false);
         } catch (LedgerCallException e) {
             // Only a retry can meet its own lost create; a 409 on an attempt that follows nothing but refused
@@ -170,9 +170,6 @@ public final class HttpLedgerClient implements LedgerClient {
                     request.businessKey(), run.runId());
             return new CreatedRun(run.runId(), run.status(), run.hdfsRunPath(), run.stageTable(), true);
         }
-    }
-
-    private record CreatedWire(UUID runId, RunStatus status, String hdfsRunPath, String stageTable) {
     }
 
     private static String stripSlash(String path) {
@@ -272,7 +269,7 @@ public final class HttpLedgerClient implements LedgerClient {
     @Override
     public PublishClaim publishClaim(UUID runId, UUID publishToken) {
         requireNonNull(publishToken, "publishToken is null");
-        return execute(post(run(runId) + "/publish/claim", Map.of("publishToken", publishToken),
+        return execute(post(run(runId) + "/publish/claim", new StepApi.ClaimPublish(publishToken),
                 type(PublishClaim.class), Repeat.REPEATABLE));
     }
 
@@ -334,7 +331,7 @@ public final class HttpLedgerClient implements LedgerClient {
     @Override
     public DispatchApi.Released releaseDispatch(UUID dispatchId, String node) {
         requireNonNull(dispatchId, "dispatchId is null");
-        return execute(post("/v1/dispatches/" + dispatchId + "/release", java.util.Map.of("node", node),
+        return execute(post("/v1/dispatches/" + dispatchId + "/release", new DispatchApi.Release(node),
                 type(DispatchApi.Released.class), Repeat.REPEATABLE));
     }
 
@@ -360,7 +357,7 @@ public final class HttpLedgerClient implements LedgerClient {
     @Override
     public CleanupResult cleanupSkipped(UUID runId, String reason) {
         requireNonNull(reason, "reason is null");
-        return execute(post(run(runId) + "/cleanup/skipped", java.util.Map.of("reason", reason),
+        return execute(post(run(runId) + "/cleanup/skipped", new OperatorApi.CleanupSkipped(reason),
                 type(CleanupResult.class), Repeat.REPEATABLE));
     }
 

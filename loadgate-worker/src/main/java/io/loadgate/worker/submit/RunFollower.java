@@ -2,9 +2,9 @@ package io.loadgate.worker.submit;
 
 import static java.util.Objects.requireNonNull;
 
-import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunStatus;
+import io.loadgate.worker.ledger.LedgerClient;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;

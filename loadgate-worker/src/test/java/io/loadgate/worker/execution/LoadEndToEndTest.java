@@ -3,15 +3,15 @@ package io.loadgate.worker.execution;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
 import io.loadgate.api.DispatchType;
-import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.api.PartitionApi.ChunkReport;
 import io.loadgate.api.PartitionApi.Claim;
 import io.loadgate.api.PartitionApi.PartitionFailure;
 import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunStatus;
+import io.loadgate.ledger.LedgerSettings.RecoveryMode;
+import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.publish.FaultInjectingCatalog.Fault;
 import io.loadgate.worker.submit.RunSubmitter;
 import java.nio.file.Files;

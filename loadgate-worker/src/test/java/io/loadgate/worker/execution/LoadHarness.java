@@ -1,17 +1,17 @@
 package io.loadgate.worker.execution;
 
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.RunApi.RunView;
 import io.loadgate.ledger.LedgerSettings;
 import io.loadgate.ledger.run.StagePath;
 import io.loadgate.ledger.testing.TestDatabases;
 import io.loadgate.server.testing.TestLedger;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecLoader;
-import io.loadgate.api.DispatchType;
 import io.loadgate.worker.ledger.HttpLedgerClient;
 import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.ledger.LedgerClientConfig;
 import io.loadgate.worker.ledger.LedgerToken;
-import io.loadgate.api.RunApi.RunView;
 import io.loadgate.worker.metrics.MeteredLedgerClient;
 import io.loadgate.worker.metrics.WorkerMetrics;
 import io.loadgate.worker.publish.CatalogConfig;

@@ -1,25 +1,25 @@
 package io.loadgate.worker.ledger;
 
-import io.loadgate.api.RunStatus;
-import io.loadgate.api.PartitionStatus;
-import io.loadgate.api.DispatchType;
-import io.loadgate.api.RunApi;
-import io.loadgate.api.StepApi;
-import io.loadgate.api.PartitionApi;
-import io.loadgate.api.OperatorApi;
-import io.loadgate.api.DispatchApi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import io.loadgate.api.DispatchApi;
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.OperatorApi;
+import io.loadgate.api.PartitionApi;
+import io.loadgate.api.PartitionStatus;
+import io.loadgate.api.RunApi;
+import io.loadgate.api.RunApi.CreateRun;
+import io.loadgate.api.RunApi.OnLostResponse;
+import io.loadgate.api.RunStatus;
+import io.loadgate.api.StepApi;
+import io.loadgate.api.StepApi.StartValidation;
 import io.loadgate.server.auth.Authenticator;
 import io.loadgate.server.auth.Role;
 import io.loadgate.server.auth.Tokens;
 import io.loadgate.server.http.ApiServer;
 import io.loadgate.server.testing.TestLedger;
 import io.loadgate.worker.ledger.LedgerClientConfig.Retry;
-import io.loadgate.api.RunApi.CreateRun;
-import io.loadgate.api.RunApi.OnLostResponse;
-import io.loadgate.api.StepApi.StartValidation;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;

@@ -1,25 +1,25 @@
 package io.loadgate.worker.ledger;
 
-import io.loadgate.api.RunStatus;
-import io.loadgate.api.PartitionStatus;
-import io.loadgate.api.DispatchType;
-import io.loadgate.api.RunApi;
-import io.loadgate.api.PartitionApi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import io.loadgate.server.testing.TestLedger;
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.Executor;
+import io.loadgate.api.PartitionApi;
 import io.loadgate.api.PartitionApi.ChunkReport;
 import io.loadgate.api.PartitionApi.Claim;
 import io.loadgate.api.PartitionApi.PartitionFailure;
 import io.loadgate.api.PartitionApi.PartitionHeartbeat;
+import io.loadgate.api.PartitionStatus;
+import io.loadgate.api.RunApi;
 import io.loadgate.api.RunApi.CreateRun;
-import io.loadgate.api.Executor;
 import io.loadgate.api.RunApi.FailRun;
 import io.loadgate.api.RunApi.Manifest;
 import io.loadgate.api.RunApi.ManifestPartition;
 import io.loadgate.api.RunApi.RunFilter;
+import io.loadgate.api.RunStatus;
+import io.loadgate.server.testing.TestLedger;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;

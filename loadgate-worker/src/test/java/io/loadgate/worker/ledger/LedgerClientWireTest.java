@@ -1,21 +1,21 @@
 package io.loadgate.worker.ledger;
 
-import io.loadgate.api.RunStatus;
-import io.loadgate.api.DispatchStatus;
-import io.loadgate.api.DispatchType;
-import io.loadgate.api.RunApi;
-import io.loadgate.api.StepApi;
-import io.loadgate.api.OperatorApi;
-import io.loadgate.api.DispatchApi;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.loadgate.worker.ledger.LedgerClientConfig.Retry;
+import io.loadgate.api.DispatchApi;
+import io.loadgate.api.DispatchStatus;
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.OperatorApi;
 import io.loadgate.api.OperatorApi.Resolution;
+import io.loadgate.api.RunApi;
+import io.loadgate.api.RunStatus;
+import io.loadgate.api.StepApi;
 import io.loadgate.api.StepApi.Metric;
 import io.loadgate.api.StepApi.MetricResult;
 import io.loadgate.api.StepApi.PublishOutcome;
 import io.loadgate.api.StepApi.Stage;
+import io.loadgate.worker.ledger.LedgerClientConfig.Retry;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
