@@ -1,15 +1,15 @@
 package io.loadgate.ledger.dispatch;
 
-import io.loadgate.api.DispatchType;
-import io.loadgate.api.DispatchStatus;
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.DispatchStatus;
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.LedgerJson;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.event.EventLog;
-import io.loadgate.api.RunStatus;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Arrays;

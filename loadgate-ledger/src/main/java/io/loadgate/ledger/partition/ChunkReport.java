@@ -1,8 +1,8 @@
 package io.loadgate.ledger.partition;
 
-import io.loadgate.api.ChunkKind;
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.ChunkKind;
 import java.util.UUID;
 
 /**

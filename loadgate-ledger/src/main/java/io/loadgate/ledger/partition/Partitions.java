@@ -1,18 +1,18 @@
 package io.loadgate.ledger.partition;
 
-import io.loadgate.api.PartitionStatus;
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.PartitionStatus;
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.LedgerSettings;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.Tx;
-import io.loadgate.api.DispatchType;
 import io.loadgate.ledger.dispatch.Outbox;
 import io.loadgate.ledger.event.EventLog;
 import io.loadgate.ledger.run.RunRow;
-import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.run.RunTransitions;
 import io.loadgate.ledger.run.StagePath;
 import java.sql.SQLException;

@@ -1,9 +1,9 @@
 package io.loadgate.ledger.run;
 
-import io.loadgate.api.Executor;
-import io.loadgate.api.RunStatus;
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.Executor;
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerSettings;
 import io.loadgate.ledger.db.Tx;
 import java.math.BigDecimal;

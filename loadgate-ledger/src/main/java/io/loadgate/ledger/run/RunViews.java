@@ -1,8 +1,8 @@
 package io.loadgate.ledger.run;
 
-import io.loadgate.api.RunStatus;
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerJson;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.Tx;

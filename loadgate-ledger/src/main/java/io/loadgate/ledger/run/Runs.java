@@ -1,19 +1,20 @@
 package io.loadgate.ledger.run;
 
-import io.loadgate.api.Executor;
-import io.loadgate.api.RunStatus;
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.Executor;
+import io.loadgate.api.PartitionStatus;
+import io.loadgate.api.RunApi;
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.LedgerJson;
 import io.loadgate.ledger.LedgerSettings;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.Tx;
-import io.loadgate.api.DispatchType;
 import io.loadgate.ledger.dispatch.Dispatches;
 import io.loadgate.ledger.dispatch.Outbox;
 import io.loadgate.ledger.event.EventLog;
-import io.loadgate.api.PartitionStatus;
 import io.loadgate.ledger.partition.Partitions;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -240,7 +241,7 @@ public final class Runs {
             RunStatus.STAGING_VALIDATED, RunStatus.FAILED_PUBLISH,
             RunStatus.PUBLISHED, RunStatus.FAILED_TARGET_VALIDATION);
 
-    public Map<String, Object> fail(UUID runId, FailRun request, String actor) {
+    public RunApi.RunChange fail(UUID runId, FailRun request, String actor) {
         if (ALLOWED_FAILS.get(request.expectedStatus()) != request.failStatus()) {
             throw new LedgerException.Invalid("FAIL_TRANSITION_NOT_ALLOWED", request.expectedStatus() + " -> "
                     + request.failStatus() + " is not an allowed failure transition");
@@ -258,11 +259,7 @@ public final class Runs {
                         new RunTransitions.Failure(request.errorStage(), request.errorCode(), request.message()),
                         actor);
             }
-            Map<String, Object> response = new LinkedHashMap<>();
-            response.put("runId", runId.toString());
-            response.put("runStatus", request.failStatus().name());
-            response.put("changed", changed);
-            return response;
+            return new RunApi.RunChange(runId, request.failStatus(), changed);
         });
     }
 

@@ -2,16 +2,16 @@ package io.loadgate.ledger.sweeper;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.PartitionStatus;
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerSettings;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.dispatch.Dispatches;
 import io.loadgate.ledger.event.EventLog;
-import io.loadgate.api.PartitionStatus;
 import io.loadgate.ledger.partition.Reissue;
 import io.loadgate.ledger.run.RunRow;
-import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.run.RunTransitions;
 import java.sql.SQLException;
 import java.util.ArrayList;

@@ -1,12 +1,13 @@
 package io.loadgate.server.http;
 
 import io.javalin.http.Context;
+import io.loadgate.api.RunApi;
+import io.loadgate.api.StepApi;
 import io.loadgate.ledger.Ledger;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.publish.Publishing;
 import io.loadgate.ledger.validation.Metric;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -62,11 +63,8 @@ final class StepRoutes {
         }
         body.finish();
         var recorded = ledger.validations().record(runId, stage, queryVersion, metrics);
-        Map<String, Object> response = new LinkedHashMap<>();
-        response.put("recorded", recorded.recorded());
-        response.put("failCount", recorded.failCount());
-        response.put("runStatus", recorded.runStatus().name());
-        ApiServer.ok(ctx, response);
+        ApiServer.ok(ctx, new StepApi.ValidationsRecorded(recorded.recorded(), recorded.failCount(),
+                recorded.runStatus()));
     }
 
     private static void listValidations(Context ctx, Ledger ledger) {
@@ -88,11 +86,7 @@ final class StepRoutes {
         UUID runId = ApiServer.runId(ctx);
         RequestBody.parse(ctx.body() == null || ctx.body().isBlank() ? "{}" : ctx.body()).finish();
         var verdict = ledger.validations().stageValidated(runId, ApiServer.actor(ctx));
-        Map<String, Object> response = new LinkedHashMap<>();
-        response.put("stageValidated", verdict.passed());
-        response.put("runStatus", verdict.runStatus().name());
-        response.put("reasons", verdict.reasons());
-        ApiServer.ok(ctx, response);
+        ApiServer.ok(ctx, new StepApi.StageVerdict(verdict.passed(), verdict.runStatus(), verdict.reasons()));
     }
 
     private static void publishClaim(Context ctx, Ledger ledger) {
@@ -101,7 +95,7 @@ final class StepRoutes {
         UUID token = body.uuid("publishToken", true);
         body.finish();
         var claim = ledger.publishing().claim(runId, token, ApiServer.actor(ctx));
-        ApiServer.ok(ctx, Map.of("claimed", claim.claimed(), "runStatus", claim.runStatus().name()));
+        ApiServer.ok(ctx, new StepApi.PublishClaim(claim.claimed(), claim.runStatus()));
     }
 
     private static void publishResult(Context ctx, Ledger ledger) {
@@ -114,7 +108,8 @@ final class StepRoutes {
         String targetRef = body.string("targetRef", false, Formats.MESSAGE);
         body.finish();
         var result = ledger.publishing().result(runId, token, outcome, code, message, targetRef, ApiServer.actor(ctx));
-        ApiServer.ok(ctx, Map.of("runStatus", result.runStatus().name(), "changed", result.changed()));
+        // The contract's publish/result answer has no runId.
+        ApiServer.ok(ctx, new RunApi.RunChange(null, result.runStatus(), result.changed()));
     }
 
     private static void success(Context ctx, Ledger ledger) {
@@ -123,10 +118,6 @@ final class StepRoutes {
         Long targetCount = body.integer("targetCount", false, 0, Long.MAX_VALUE);
         body.finish();
         var verdict = ledger.validations().success(runId, targetCount, ApiServer.actor(ctx));
-        Map<String, Object> response = new LinkedHashMap<>();
-        response.put("success", verdict.passed());
-        response.put("runStatus", verdict.runStatus().name());
-        response.put("reasons", verdict.reasons());
-        ApiServer.ok(ctx, response);
+        ApiServer.ok(ctx, new StepApi.SuccessResult(verdict.passed(), verdict.runStatus(), verdict.reasons()));
     }
 }
