@@ -96,6 +96,11 @@ public final class OperatorApi {
             requireNonNull(runId, "runId is null");
             files = files == null ? List.of() : List.copyOf(files);
         }
+
+        public CleanupCandidate withFiles(List<CleanupFile> newFiles) {
+            return new CleanupCandidate(runId, jobKey, businessKey, status, hdfsRunPath, stageTable, completedAt,
+                    targetRef, newFiles);
+        }
     }
 
     /** A file of a cleanup candidate, committed or not (a failed attempt's files are removed too). */
@@ -117,6 +122,26 @@ public final class OperatorApi {
     }
 
     public record CleanupResult(UUID runId, boolean changed) {
+    }
+
+    /** Why a run is in the monitor summary's attention list. */
+    public enum AttentionKind {
+        PUBLISH_UNKNOWN,
+        DEAD_DISPATCH,
+        FAILED_RUN
+    }
+
+    /**
+     * What an operator must look at (extension): a run whose publish is unknown, a dead dispatch of an active run
+     * (with its dispatch and last error), or a run failed in the last 24 hours.
+     */
+    public record Attention(UUID runId, String jobKey, String businessKey, RunStatus status, Instant since,
+                            String reason, AttentionKind kind, UUID dispatchId, DispatchType dispatchType,
+                            String errorStage, String errorCode, String errorMessage) {
+        public Attention {
+            requireNonNull(runId, "runId is null");
+            requireNonNull(kind, "kind is null");
+        }
     }
 
     /**

@@ -2,6 +2,11 @@ package io.loadgate.ledger.run;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.DispatchStatus;
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.OperatorApi;
+import io.loadgate.api.PartitionStatus;
+import io.loadgate.api.RunApi;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerJson;
 import io.loadgate.ledger.db.Database;
@@ -120,33 +125,43 @@ public final class RunViews {
         this.database = requireNonNull(database, "database is null");
     }
 
-    public Optional<Map<String, Object>> run(UUID runId) {
+    public Optional<RunApi.RunView> run(UUID runId) {
         return database.inTransaction(tx -> {
-            Optional<Map<String, Object>> run = tx.queryOne(ONE, RunViews::summary, runId);
+            Optional<RunApi.RunSummary> run = tx.queryOne(ONE, RunViews::summary, runId);
             if (run.isEmpty()) {
-                return run;
+                return Optional.empty();
             }
-            Map<String, Object> view = run.get();
-            List<Map<String, Object>> partitions = tx.query(PARTITIONS, RunViews::partition, runId);
+            List<RunApi.PartitionView> partitions = tx.query(PARTITIONS, RunViews::partition, runId);
             Map<String, Long> counts = new LinkedHashMap<>();
-            for (Map<String, Object> p : partitions) {
-                counts.merge((String) p.get("status"), 1L, Long::sum);
+            for (RunApi.PartitionView p : partitions) {
+                counts.merge(p.status().name(), 1L, Long::sum);
             }
-            String[] extras = tx.queryOne(EXTRAS, rs -> new String[] {rs.getString(1), rs.getString(2)}, runId)
+            Extras extras = tx.queryOne(EXTRAS, rs -> new Extras(rs.getString(1), rs.getString(2)), runId)
                     .orElseThrow();
-            view.put("parameters", LedgerJson.read(extras[0]));
-            view.put("sourceMetrics", extras[1] == null ? Map.of() : LedgerJson.read(extras[1]));
-            view.put("partitionCounts", counts);
-            view.put("partitions", partitions);
-            view.put("dispatches", tx.query(DISPATCHES, RunViews::dispatch, runId));
-            return Optional.of(view);
+            return Optional.of(RunApi.RunView.of(run.get(), jsonObject(extras.parameters()),
+                    extras.sourceMetrics() == null ? Map.of() : stringMap(extras.sourceMetrics()), counts, partitions,
+                    tx.query(DISPATCHES, RunViews::dispatch, runId)));
         });
+    }
+
+    /** A run's JSON columns, as stored. */
+    private record Extras(String parameters, String sourceMetrics) {
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> jsonObject(String json) {
+        return LedgerJson.MAPPER.convertValue(LedgerJson.read(json), LinkedHashMap.class);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, String> stringMap(String json) {
+        return LedgerJson.MAPPER.convertValue(LedgerJson.read(json), LinkedHashMap.class);
     }
 
     public record RunFilter(String jobKey, String businessKey, RunStatus status, int limit) {
     }
 
-    public List<Map<String, Object>> list(RunFilter filter) {
+    public List<RunApi.RunSummary> list(RunFilter filter) {
         String status = filter.status() == null ? null : filter.status().name();
         return database.inTransaction(tx -> tx.query(LIST, RunViews::summary, filter.jobKey(), filter.jobKey(),
                 filter.businessKey(), filter.businessKey(), status, status, filter.limit()));
@@ -161,28 +176,18 @@ public final class RunViews {
 
     /** The operator's overview: counts, what needs attention, and the active runs. */
     public Map<String, Object> monitorSummary() {
+        // A map, not a record: clients keep whatever counters the ledger reports (OperatorApi.MonitorSummary).
         return database.inTransaction(tx -> {
             Map<String, Object> summary = new LinkedHashMap<>();
-            summary.put("generatedAt", Instant.now().toString());
+            summary.put("generatedAt", Instant.now());
             summary.put("runsByStatus", counts(tx, STATUS_COUNTS));
             summary.put("dispatchesByStatus", counts(tx, DISPATCH_COUNTS));
-            summary.put("attention", tx.query(ATTENTION, rs -> {
-                Map<String, Object> a = new LinkedHashMap<>();
-                a.put("runId", rs.getObject("run_id", UUID.class).toString());
-                a.put("jobKey", rs.getString("job_key"));
-                a.put("businessKey", rs.getString("business_key"));
-                a.put("status", rs.getString("status"));
-                a.put("since", text(Tx.instant(rs, "since")));
-                a.put("reason", rs.getString("reason"));
-                a.put("kind", rs.getString("kind"));
-                UUID dispatchId = rs.getObject("dispatch_id", UUID.class);
-                a.put("dispatchId", dispatchId == null ? null : dispatchId.toString());
-                a.put("dispatchType", rs.getString("dispatch_type"));
-                a.put("errorStage", rs.getString("error_stage"));
-                a.put("errorCode", rs.getString("error_code"));
-                a.put("errorMessage", rs.getString("error_message"));
-                return a;
-            }));
+            summary.put("attention", tx.query(ATTENTION, rs -> new OperatorApi.Attention(
+                    rs.getObject("run_id", UUID.class), rs.getString("job_key"), rs.getString("business_key"),
+                    RunStatus.valueOf(rs.getString("status")), Tx.instant(rs, "since"), rs.getString("reason"),
+                    OperatorApi.AttentionKind.valueOf(rs.getString("kind")), rs.getObject("dispatch_id", UUID.class),
+                    rs.getString("dispatch_type") == null ? null : DispatchType.valueOf(rs.getString("dispatch_type")),
+                    rs.getString("error_stage"), rs.getString("error_code"), rs.getString("error_message"))));
             summary.put("activeRuns", tx.query(ACTIVE, RunViews::summary));
             return summary;
         });
@@ -206,74 +211,44 @@ public final class RunViews {
         });
     }
 
+    /** One row of a {@code status, count(*)} query. */
+    private record StatusCount(String status, long count) {
+    }
+
     private static Map<String, Long> counts(Tx tx, String sql) throws SQLException {
         Map<String, Long> counts = new LinkedHashMap<>();
-        for (Object[] row : tx.query(sql, rs -> new Object[] {rs.getString(1), rs.getLong(2)})) {
-            counts.put((String) row[0], (Long) row[1]);
+        for (StatusCount row : tx.query(sql, rs -> new StatusCount(rs.getString(1), rs.getLong(2)))) {
+            counts.put(row.status(), row.count());
         }
         return counts;
     }
 
-    private static Map<String, Object> summary(ResultSet rs) throws SQLException {
-        Map<String, Object> view = new LinkedHashMap<>();
-        view.put("runId", rs.getObject("run_id", UUID.class).toString());
-        view.put("jobKey", rs.getString("job_key"));
-        view.put("businessKey", rs.getString("business_key"));
-        view.put("status", rs.getString("status"));
-        view.put("executor", rs.getString("executor"));
+    private static RunApi.RunSummary summary(ResultSet rs) throws SQLException {
         BigDecimal scn = rs.getBigDecimal("snapshot_scn");
-        view.put("snapshotScn", scn == null ? null : scn.toPlainString());
-        view.put("snapshotRef", rs.getString("snapshot_ref"));
-        view.put("sourceCount", Tx.nullableLong(rs, "source_count"));
-        view.put("expectedPartitionCount", Tx.nullableLong(rs, "expected_partition_count"));
-        view.put("successPartitionCount", rs.getLong("success_partitions"));
-        view.put("failedPartitionCount", rs.getLong("failed_partitions"));
-        view.put("extractedCount", rs.getLong("extracted"));
-        view.put("rejectedCount", rs.getLong("rejected"));
-        view.put("progressRows", rs.getLong("progress"));
-        view.put("stagingCount", Tx.nullableLong(rs, "staging_count"));
-        view.put("targetCount", Tx.nullableLong(rs, "target_count"));
-        view.put("targetRef", rs.getString("target_ref"));
-        view.put("hdfsRunPath", rs.getString("hdfs_run_path"));
-        view.put("stageTable", rs.getString("stage_table"));
-        view.put("startedAt", text(Tx.instant(rs, "started_at")));
-        view.put("heartbeatAt", text(Tx.instant(rs, "heartbeat_at")));
-        view.put("extractCompletedAt", text(Tx.instant(rs, "extract_completed_at")));
-        view.put("completedAt", text(Tx.instant(rs, "completed_at")));
-        view.put("errorStage", rs.getString("error_stage"));
-        view.put("errorCode", rs.getString("error_code"));
-        view.put("errorMessage", rs.getString("error_message"));
-        return view;
+        return new RunApi.RunSummary(rs.getObject("run_id", UUID.class), rs.getString("job_key"),
+                rs.getString("business_key"), RunStatus.valueOf(rs.getString("status")), rs.getString("executor"),
+                scn == null ? null : scn.toPlainString(), rs.getString("snapshot_ref"),
+                Tx.nullableLong(rs, "source_count"), Tx.nullableLong(rs, "expected_partition_count"),
+                rs.getLong("success_partitions"), rs.getLong("failed_partitions"), rs.getLong("extracted"),
+                rs.getLong("rejected"), rs.getLong("progress"), Tx.nullableLong(rs, "staging_count"),
+                Tx.nullableLong(rs, "target_count"), rs.getString("target_ref"), rs.getString("hdfs_run_path"),
+                rs.getString("stage_table"), Tx.instant(rs, "started_at"), Tx.instant(rs, "heartbeat_at"),
+                Tx.instant(rs, "extract_completed_at"), Tx.instant(rs, "completed_at"), rs.getString("error_stage"),
+                rs.getString("error_code"), rs.getString("error_message"));
     }
 
-    private static Map<String, Object> partition(ResultSet rs) throws SQLException {
-        Map<String, Object> p = new LinkedHashMap<>();
-        p.put("partitionId", rs.getString("partition_id"));
-        p.put("status", rs.getString("status"));
-        p.put("expectedRowCount", rs.getLong("expected_row_count"));
-        p.put("actualRowCount", Tx.nullableLong(rs, "actual_row_count"));
-        p.put("fileCount", rs.getLong("file_count"));
-        p.put("attemptCount", rs.getInt("attempt_count"));
-        p.put("workerNode", rs.getString("worker_node"));
-        p.put("errorCode", rs.getString("error_code"));
-        p.put("rowsRead", Tx.nullableLong(rs, "rows_read"));
-        return p;
+    private static RunApi.PartitionView partition(ResultSet rs) throws SQLException {
+        return new RunApi.PartitionView(rs.getString("partition_id"), PartitionStatus.valueOf(rs.getString("status")),
+                rs.getLong("expected_row_count"), Tx.nullableLong(rs, "actual_row_count"), rs.getLong("file_count"),
+                rs.getInt("attempt_count"), rs.getString("worker_node"), rs.getString("error_code"),
+                Tx.nullableLong(rs, "rows_read"));
     }
 
-    private static Map<String, Object> dispatch(ResultSet rs) throws SQLException {
-        Map<String, Object> d = new LinkedHashMap<>();
-        d.put("dispatchId", rs.getObject("dispatch_id", UUID.class).toString());
-        d.put("dispatchType", rs.getString("dispatch_type"));
-        d.put("partitionId", rs.getString("partition_id"));
-        d.put("status", rs.getString("status"));
-        d.put("attemptCount", rs.getInt("attempt_count"));
-        d.put("sentAt", text(Tx.instant(rs, "sent_at")));
-        d.put("ackedAt", text(Tx.instant(rs, "acked_at")));
-        return d;
-    }
-
-    static String text(Instant instant) {
-        return instant == null ? null : instant.toString();
+    private static RunApi.DispatchView dispatch(ResultSet rs) throws SQLException {
+        return new RunApi.DispatchView(rs.getObject("dispatch_id", UUID.class),
+                DispatchType.valueOf(rs.getString("dispatch_type")), rs.getString("partition_id"),
+                DispatchStatus.valueOf(rs.getString("status")), rs.getInt("attempt_count"), Tx.instant(rs, "sent_at"),
+                Tx.instant(rs, "acked_at"));
     }
 
 }
