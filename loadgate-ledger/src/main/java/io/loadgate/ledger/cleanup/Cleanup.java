@@ -7,6 +7,7 @@ import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.LedgerSettings;
 import io.loadgate.ledger.db.Database;
+import io.loadgate.ledger.db.SqlLists;
 import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.event.EventLog;
 import io.loadgate.ledger.run.RunRow;
@@ -25,10 +26,9 @@ import java.util.UUID;
  */
 public final class Cleanup {
     private static final String DUE = """
-            r.status IN ('SUCCESS', 'FAILED_MANIFEST', 'FAILED_EXTRACT', 'FAILED_SNAPSHOT_EXPIRED',
-                         'FAILED_STAGE_VALIDATION', 'FAILED_PUBLISH', 'FAILED_TARGET_VALIDATION', 'TIMED_OUT', 'CANCELLED')
+            r.status IN (%s)
             AND r.completed_at < now() - CASE WHEN r.status = 'SUCCESS' THEN ?::interval ELSE ?::interval END
-            """;
+            """.formatted(SqlLists.quoted(RunStatus.TERMINAL));
     private static final String CANDIDATES = """
             SELECT r.run_id, r.job_key, r.business_key, r.status, r.completed_at, r.hdfs_run_path, r.stage_table,
                    r.target_ref

@@ -8,11 +8,11 @@ import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.LedgerJson;
 import io.loadgate.ledger.db.Database;
+import io.loadgate.ledger.db.SqlLists;
 import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.event.EventLog;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,8 +32,7 @@ import java.util.stream.Collectors;
  * receipt and the step's own compare-and-set is the ACK.
  */
 public final class Dispatches {
-    private static final String TERMINAL_STATUSES = Arrays.stream(RunStatus.values())
-            .filter(RunStatus::isTerminal).map(s -> "'" + s.name() + "'").collect(Collectors.joining(", "));
+    private static final String TERMINAL_STATUSES = SqlLists.quoted(RunStatus.TERMINAL);
 
     // The one way a retired dispatch dies, whichever delivery selected it as `due` (the statements below).
     private static final String RETIRE_DUE_AS_DEAD = """

@@ -10,20 +10,31 @@ import io.loadgate.api.RunApi;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerJson;
 import io.loadgate.ledger.db.Database;
+import io.loadgate.ledger.db.SqlLists;
 import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.event.EventLog;
 import java.math.BigDecimal;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Collectors;
 
 /** Read models of runs for the API, the CLI and the monitor. Reads never lock. */
 public final class RunViews {
+    // A partition that ended without its rows; SUCCESS is the only other finished state.
+    private static final Set<PartitionStatus> FAILED_PARTITION = EnumSet.of(PartitionStatus.FAILED,
+            PartitionStatus.TIMED_OUT);
+    // The runs the monitor flags as failed: a cancel is an operator's own act, not something to look at.
+    private static final Set<RunStatus> FAILED_RUN = RunStatus.TERMINAL.stream()
+            .filter(s -> s.isFailure() && s != RunStatus.CANCELLED)
+            .collect(Collectors.toCollection(() -> EnumSet.noneOf(RunStatus.class)));
     // progress: a partition's chunk rows once it has chunks, else the rows its owner says it has read. A worker
     // reports its chunks only after writing them all, so while a partition is still RUNNING its count of rows read
     // may exceed the chunks reported so far and is kept, lest the bar step back; finished, only chunks count, so
@@ -34,7 +45,8 @@ public final class RunViews {
             r.extract_completed_at, r.completed_at, r.error_stage, r.error_code, r.error_message, r.staging_count,
             r.target_count, r.target_ref,
             (SELECT count(*) FROM load_partition p WHERE p.run_id = r.run_id AND p.status = 'SUCCESS') AS success_partitions,
-            (SELECT count(*) FROM load_partition p WHERE p.run_id = r.run_id AND p.status IN ('FAILED', 'TIMED_OUT')) AS failed_partitions,
+            (SELECT count(*) FROM load_partition p WHERE p.run_id = r.run_id AND p.status IN (%s))
+                AS failed_partitions,
             (SELECT COALESCE(sum(f.record_count), 0) FROM load_file f WHERE f.run_id = r.run_id AND f.status = 'COMMITTED') AS extracted,
             (SELECT COALESCE(sum(f.record_count), 0) FROM load_file f
               WHERE f.run_id = r.run_id AND f.status = 'COMMITTED' AND f.kind = 'REJECTS') AS rejected,
@@ -45,7 +57,7 @@ public final class RunViews {
                     LATERAL (SELECT sum(f.record_count) AS rows FROM load_file f WHERE f.run_id = p.run_id
                                 AND f.partition_id = p.partition_id AND f.status = 'COMMITTED') c
               WHERE p.run_id = r.run_id) AS progress
-            """;
+            """.formatted(SqlLists.quoted(FAILED_PARTITION));
     private static final String ONE = "SELECT " + RUN_COLUMNS + " FROM load_run r WHERE r.run_id = ?";
     private static final String LIST = "SELECT " + RUN_COLUMNS + """
              FROM load_run r
@@ -67,11 +79,9 @@ public final class RunViews {
 
     private static final String STATUS_COUNTS = """
             SELECT status, count(*) FROM load_run
-             WHERE status IN ('CREATED', 'EXTRACTING', 'EXTRACTED_VALIDATED', 'STAGE_VALIDATING', 'STAGING_VALIDATED',
-                              'PUBLISHING', 'PUBLISHED', 'PUBLISH_UNKNOWN')
-                OR completed_at > now() - interval '24 hours'
+             WHERE status IN (%s) OR completed_at > now() - interval '24 hours'
              GROUP BY status ORDER BY status
-            """;
+            """.formatted(SqlLists.quoted(RunStatus.ACTIVE));
     private static final String DISPATCH_COUNTS = "SELECT status, count(*) FROM load_dispatch GROUP BY status ORDER BY status";
     // What an operator woken at night must look at first, with why and since when. kind and dispatchId let a
     // client print the command to run without parsing the reason text.
@@ -84,7 +94,7 @@ public final class RunViews {
                    r.error_stage, r.error_code, r.error_message
               FROM load_run r
              WHERE r.status = 'PUBLISH_UNKNOWN'
-                OR (r.status LIKE 'FAILED%' OR r.status = 'TIMED_OUT') AND r.completed_at > now() - interval '24 hours'
+                OR r.status IN (%s) AND r.completed_at > now() - interval '24 hours'
             UNION ALL
             SELECT d.run_id, r.job_key, r.business_key, r.status, d.created_at, 'DEAD_DISPATCH', d.dispatch_id,
                    d.dispatch_type,
@@ -93,20 +103,18 @@ public final class RunViews {
               FROM load_dispatch d JOIN load_run r USING (run_id)
              WHERE d.status = 'DEAD' AND r.status IN ('EXTRACTED_VALIDATED', 'STAGING_VALIDATED', 'PUBLISHED', 'EXTRACTING')
             ORDER BY since LIMIT 100
-            """;
+            """.formatted(SqlLists.quoted(FAILED_RUN));
     private static final String ACTIVE = "SELECT " + RUN_COLUMNS + """
              FROM load_run r
-            WHERE r.status IN ('CREATED', 'EXTRACTING', 'EXTRACTED_VALIDATED', 'STAGE_VALIDATING', 'STAGING_VALIDATED',
-                               'PUBLISHING', 'PUBLISHED', 'PUBLISH_UNKNOWN')
+            WHERE r.status IN (%s)
             ORDER BY r.started_at LIMIT 200
-            """;
+            """.formatted(SqlLists.quoted(RunStatus.ACTIVE));
 
     private static final String VITALS = """
             SELECT (SELECT count(*) FROM load_run WHERE status = 'PUBLISH_UNKNOWN') AS publish_unknown,
                    (SELECT count(*) FROM load_dispatch WHERE status = 'DEAD'
-                       AND run_id IN (SELECT run_id FROM load_run WHERE status IN ('CREATED', 'EXTRACTING',
-                           'EXTRACTED_VALIDATED', 'STAGE_VALIDATING', 'STAGING_VALIDATED', 'PUBLISHING', 'PUBLISHED',
-                           'PUBLISH_UNKNOWN'))) AS dead_dispatches_of_active_runs,
+                       AND run_id IN (SELECT run_id FROM load_run WHERE status IN (%s)))
+                       AS dead_dispatches_of_active_runs,
                    COALESCE((SELECT extract(epoch FROM now() - min(next_attempt_at)) FROM load_dispatch
                               WHERE status = 'PENDING' AND next_attempt_at <= now()), 0) AS oldest_due_dispatch_seconds,
                    COALESCE((SELECT extract(epoch FROM now() - min(COALESCE(heartbeat_at, started_at)))
@@ -117,7 +125,7 @@ public final class RunViews {
                        AND r.completed_at > now() - interval '24 hours') AS rejected_rows_24h,
                    (SELECT count(*) FROM load_run WHERE cleanup_skipped_at IS NOT NULL AND cleaned_at IS NULL)
                        AS cleanup_skipped_runs
-            """;
+            """.formatted(SqlLists.quoted(RunStatus.ACTIVE));
 
     private final Database database;
 

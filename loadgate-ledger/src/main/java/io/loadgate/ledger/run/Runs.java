@@ -11,6 +11,7 @@ import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.LedgerJson;
 import io.loadgate.ledger.LedgerSettings;
 import io.loadgate.ledger.db.Database;
+import io.loadgate.ledger.db.SqlLists;
 import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.dispatch.Dispatches;
 import io.loadgate.ledger.dispatch.Outbox;
@@ -30,17 +31,13 @@ public final class Runs {
             INSERT INTO load_run (run_id, job_key, business_key, status, executor, hdfs_root, hdfs_run_path,
                                   stage_table, allow_empty_source, parameters, created_by, recovery_mode)
             VALUES (?, ?, ?, 'CREATED', ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (job_key, business_key)
-               WHERE status IN ('CREATED', 'EXTRACTING', 'EXTRACTED_VALIDATED', 'STAGE_VALIDATING',
-                                'STAGING_VALIDATED', 'PUBLISHING', 'PUBLISHED', 'PUBLISH_UNKNOWN')
-            DO NOTHING
-            """;
+            ON CONFLICT (job_key, business_key) WHERE status IN (%s) DO NOTHING
+            """.formatted(SqlLists.quoted(RunStatus.ACTIVE));
     private static final String ACTIVE_RUN = """
             SELECT run_id FROM load_run
              WHERE job_key = ? AND business_key = ?
-               AND status IN ('CREATED', 'EXTRACTING', 'EXTRACTED_VALIDATED', 'STAGE_VALIDATING',
-                              'STAGING_VALIDATED', 'PUBLISHING', 'PUBLISHED', 'PUBLISH_UNKNOWN')
-            """;
+               AND status IN (%s)
+            """.formatted(SqlLists.quoted(RunStatus.ACTIVE));
     // jsonb equality ignores key order and number representation, which a resend may change.
     private static final String SAME_MANIFEST = """
             SELECT manifest_response FROM load_run
