@@ -91,10 +91,8 @@ public final class Partitions {
                    COALESCE(sum(actual_row_count) FILTER (WHERE status = 'SUCCESS'), 0) AS extracted
               FROM load_partition WHERE run_id = ?
             """;
-    private static final String COMPLETE_EXTRACTION = """
-            UPDATE load_run SET status = 'EXTRACTED_VALIDATED', status_changed_at = now(),
-                   extracted_count = ?, extract_completed_at = now()
-             WHERE run_id = ? AND status = 'EXTRACTING'
+    private static final String RECORD_EXTRACTED = """
+            UPDATE load_run SET extracted_count = ?, extract_completed_at = now() WHERE run_id = ?
             """;
 
     private static final String FAIL_UNFINISHED = """
@@ -285,11 +283,11 @@ public final class Partitions {
                     new RunTransitions.Failure("EXTRACT", "ROW_COUNT_MISMATCH", message), "ledger");
             return new Completion(RunStatus.FAILED_EXTRACT, false);
         }
-        if (tx.update(COMPLETE_EXTRACTION, totals[1], run.runId()) != 1) {
+        if (!RunTransitions.transition(tx, run.runId(), RunStatus.EXTRACTING, RunStatus.EXTRACTED_VALIDATED, null,
+                "ledger", Map.of("extractedCount", totals[1]))) {
             return new Completion(RunTransitions.read(tx, run.runId()).orElseThrow().status(), false);
         }
-        EventLog.append(tx, run.runId(), null, "RUN_STATUS", RunStatus.EXTRACTING, RunStatus.EXTRACTED_VALIDATED,
-                "ledger", Map.of("extractedCount", totals[1]));
+        tx.update(RECORD_EXTRACTED, totals[1], run.runId());
         Outbox.insert(tx, run.runId(), run.executor(), DispatchType.VALIDATE_RUN, null, Map.of());
         return new Completion(RunStatus.EXTRACTED_VALIDATED, true);
     }

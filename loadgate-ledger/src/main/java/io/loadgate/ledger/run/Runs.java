@@ -43,14 +43,15 @@ public final class Runs {
             SELECT manifest_response FROM load_run
              WHERE run_id = ? AND manifest_response IS NOT NULL AND manifest = ?
             """;
-    private static final String REGISTER_MANIFEST = """
+    // The status moves through RunTransitions first; this records the manifest's numbers on the locked run.
+    private static final String RECORD_MANIFEST = """
             UPDATE load_run
-               SET status = ?, status_changed_at = now(), heartbeat_at = now(),
+               SET heartbeat_at = now(),
                    snapshot_scn = ?, snapshot_ref = ?, source_count = ?, source_null_split_count = ?,
                    source_min_split = ?, source_max_split = ?, planned_partition_count = ?, source_metrics = ?,
                    source_metrics_version = ?, manifest = ?, manifest_response = ?, expected_partition_count = ?,
                    extract_completed_at = CASE WHEN ? THEN now() END
-             WHERE run_id = ? AND status = 'CREATED'
+             WHERE run_id = ?
             """;
     private static final String STORE_FAILED_MANIFEST = "UPDATE load_run SET manifest = ? WHERE run_id = ?";
     private static final String INSERT_PARTITION = """
@@ -181,18 +182,20 @@ public final class Runs {
         response.put("emptyPartitionCount", emptyPartitions);
         response.put("validationScheduled", allEmpty);
 
-        int updated = tx.update(REGISTER_MANIFEST, next, decimal(manifest.snapshotScn()), manifest.snapshotRef(),
+        if (!RunTransitions.transition(tx, run.runId(), RunStatus.CREATED, next, null, actor,
+                Map.of("partitions", manifest.partitions().size(), "emptyPartitions", emptyPartitions,
+                        "sourceCount", manifest.sourceCount()))) {
+            throw new IllegalStateException("manifest of locked CREATED run " + run.runId() + " changed no row");
+        }
+        int updated = tx.update(RECORD_MANIFEST, decimal(manifest.snapshotScn()), manifest.snapshotRef(),
                 manifest.sourceCount(), manifest.sourceNullSplitCount(), decimal(manifest.sourceMinSplit()),
                 decimal(manifest.sourceMaxSplit()), manifest.plannedPartitionCount(),
                 LedgerJson.jsonb(manifest.sourceMetrics()), manifest.sourceMetricsVersion(),
                 LedgerJson.jsonb(canonical), LedgerJson.jsonb(response), manifest.partitions().size(), allEmpty,
                 run.runId());
         if (updated != 1) {
-            throw new IllegalStateException("manifest update of a locked CREATED run changed " + updated + " rows");
+            throw new IllegalStateException("manifest update of a locked run changed " + updated + " rows");
         }
-        EventLog.append(tx, run.runId(), null, "RUN_STATUS", RunStatus.CREATED, next, actor,
-                Map.of("partitions", manifest.partitions().size(), "emptyPartitions", emptyPartitions,
-                        "sourceCount", manifest.sourceCount()));
         for (Manifest.Partition p : dispatchPartitions) {
             Outbox.insert(tx, run.runId(), run.executor(), DispatchType.EXTRACT_PARTITION, p.partitionId(),
                     extractPayload(run.hdfsRunPath(), p.toWire(),

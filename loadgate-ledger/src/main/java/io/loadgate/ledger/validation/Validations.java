@@ -11,7 +11,6 @@ import io.loadgate.ledger.LedgerJson;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.dispatch.Outbox;
-import io.loadgate.ledger.event.EventLog;
 import io.loadgate.ledger.run.RunRow;
 import io.loadgate.ledger.run.RunTransitions;
 import java.math.BigDecimal;
@@ -28,10 +27,6 @@ import java.util.UUID;
 /** Staging and target validation: start, record metrics, and the ledger's own verdict on them. */
 public final class Validations {
     private static final String DISPATCH_RUN = "SELECT run_id FROM load_dispatch WHERE dispatch_id = ?";
-    private static final String START = """
-            UPDATE load_run SET status = 'STAGE_VALIDATING', status_changed_at = now()
-             WHERE run_id = ? AND status = 'EXTRACTED_VALIDATED'
-            """;
     private static final String RUN_FACTS = """
             SELECT source_count, extracted_count, source_metrics::text, staging_count FROM load_run WHERE run_id = ?
             """;
@@ -77,13 +72,9 @@ public final class Validations {
                 }
                 Outbox.ack(tx, dispatchId);
             }
-            boolean started = tx.update(START, runId) == 1;
-            RunStatus status = run.status();
-            if (started) {
-                EventLog.append(tx, runId, null, "RUN_STATUS", RunStatus.EXTRACTED_VALIDATED,
-                        RunStatus.STAGE_VALIDATING, node, Map.of("dispatchId", String.valueOf(dispatchId)));
-                status = RunStatus.STAGE_VALIDATING;
-            }
+            boolean started = RunTransitions.transition(tx, runId, RunStatus.EXTRACTED_VALIDATED,
+                    RunStatus.STAGE_VALIDATING, null, node, Map.of("dispatchId", String.valueOf(dispatchId)));
+            RunStatus status = started ? RunStatus.STAGE_VALIDATING : run.status();
             RunFacts facts = tx.queryOne(RUN_FACTS, rs -> new RunFacts(Tx.nullableLong(rs, "source_count"),
                     rs.getLong("extracted_count"), rs.getString(3)), runId).orElseThrow();
             return new StepApi.ValidationStarted(started, status, run.jobKey(), run.businessKey(),

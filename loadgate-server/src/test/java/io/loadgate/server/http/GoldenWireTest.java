@@ -107,6 +107,18 @@ class GoldenWireTest {
         step("rollback", "POST", "/v1/runs/" + run + "/rollback", "operator",
                 new OperatorApi.Rollback("wrong source data", "5551300"), 200);
 
+        // Every status change of run A went through RunTransitions: one RUN_STATUS event each, chained.
+        List<String> chain = new java.util.ArrayList<>();
+        for (JsonNode event : ledger.get("/v1/runs/" + run + "/events").body()) {
+            if (event.get("eventType").asText().equals("RUN_STATUS")) {
+                String from = event.get("fromStatus").isNull() ? null : event.get("fromStatus").asText();
+                assertThat(from).as("event " + event).isEqualTo(chain.isEmpty() ? null : chain.get(chain.size() - 1));
+                chain.add(event.get("toStatus").asText());
+            }
+        }
+        assertThat(chain).containsExactly("CREATED", "EXTRACTING", "EXTRACTED_VALIDATED", "STAGE_VALIDATING",
+                "STAGING_VALIDATED", "PUBLISHING", "PUBLISHED", "SUCCESS");
+
         // Run B: a partition fails; its dispatch is released, leased again and resent by an operator first.
         String runB = started("2026-11-30", 5);
         String extractB = step("dispatches.lease.b", "POST", "/v1/dispatches/lease", "worker",
