@@ -27,7 +27,6 @@ import io.loadgate.api.OperatorApi.PublishProbe;
 import io.loadgate.api.OperatorApi.Resent;
 import io.loadgate.api.OperatorApi.Resolve;
 import io.loadgate.api.OperatorApi.Rollback;
-import io.loadgate.api.PartitionApi;
 import io.loadgate.api.PartitionApi.ChunkReport;
 import io.loadgate.api.PartitionApi.ChunkResult;
 import io.loadgate.api.PartitionApi.Claim;

@@ -12,7 +12,6 @@ import io.loadgate.api.RunApi;
 import io.loadgate.api.RunApi.CreateRun;
 import io.loadgate.api.RunApi.OnLostResponse;
 import io.loadgate.api.RunStatus;
-import io.loadgate.api.StepApi;
 import io.loadgate.api.StepApi.StartValidation;
 import io.loadgate.server.auth.Authenticator;
 import io.loadgate.server.auth.Role;
