@@ -6,6 +6,7 @@ import io.loadgate.api.DispatchType;
 import io.loadgate.api.Executor;
 import io.loadgate.api.PartitionStatus;
 import io.loadgate.api.RunApi;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.LedgerJson;
@@ -93,7 +94,7 @@ public final class Runs {
         }
         UUID runId = UUID.randomUUID();
         String runPath = root.resolve(request.jobKey(), "run_id=" + runId).toString();
-        String stageTable = request.stageTablePrefix() + runId.toString().replace("-", "");
+        String stageTable = request.stageTablePrefix() + new RunId(runId).hex();
         return database.inTransaction(tx -> {
             int inserted = tx.update(INSERT, runId, request.jobKey(), request.businessKey(),
                     request.executor().wireName(), root.toString(), runPath, stageTable, request.allowEmptySource(),

@@ -46,6 +46,7 @@ import io.loadgate.api.RunApi.OnLostResponse;
 import io.loadgate.api.RunApi.RunChange;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.StepApi;
 import io.loadgate.api.StepApi.PublishClaim;
@@ -160,7 +161,7 @@ public final class HttpLedgerClient implements LedgerClient {
             }
             RunView run = getRun(UUID.fromString(active.toString()));
             String expectedPath = stripSlash(request.hdfsRoot()) + "/" + request.jobKey() + "/run_id=" + run.runId();
-            String expectedTable = request.stageTablePrefix() + run.runId().toString().replace("-", "");
+            String expectedTable = request.stageTablePrefix() + new RunId(run.runId()).hex();
             if (run.status() != RunStatus.CREATED || !expectedPath.equals(run.hdfsRunPath())
                     || !expectedTable.equals(run.stageTable())) {
                 throw e;
