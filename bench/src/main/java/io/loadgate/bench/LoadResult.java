@@ -1,7 +1,7 @@
 package io.loadgate.bench;
 
+import io.loadgate.api.RunApi.RunView;
 import io.loadgate.bench.TimedLedgerClient.Call;
-import io.loadgate.worker.ledger.RunApi.RunView;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package io.loadgate.cli;
 
-import io.loadgate.worker.ledger.OperatorApi.Cancel;
-import io.loadgate.worker.ledger.RunApi.RunChange;
+import io.loadgate.api.OperatorApi.Cancel;
+import io.loadgate.api.RunApi.RunChange;
 import java.io.PrintWriter;
 import java.util.UUID;
 import picocli.CommandLine.Command;

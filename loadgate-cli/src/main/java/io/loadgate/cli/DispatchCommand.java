@@ -1,6 +1,6 @@
 package io.loadgate.cli;
 
-import io.loadgate.worker.ledger.OperatorApi.Resent;
+import io.loadgate.api.OperatorApi.Resent;
 import java.io.PrintWriter;
 import java.util.UUID;
 import picocli.CommandLine.Command;

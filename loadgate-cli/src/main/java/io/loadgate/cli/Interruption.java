@@ -2,9 +2,9 @@ package io.loadgate.cli;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.OperatorApi.Cancel;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
-import io.loadgate.worker.ledger.OperatorApi.Cancel;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;

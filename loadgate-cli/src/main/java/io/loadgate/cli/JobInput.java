@@ -1,5 +1,6 @@
 package io.loadgate.cli;
 
+import io.loadgate.api.BusinessKey;
 import io.loadgate.worker.job.BusinessKeyFormat;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecException;
@@ -21,7 +22,7 @@ import java.util.regex.Pattern;
 /** The job file and business keys as every job command takes them: checked once, the same way, before any work. */
 final class JobInput {
     /** The ledger's businessKey format (docs/ledger-api-v1.md). */
-    static final Pattern BUSINESS_KEY = Pattern.compile("[0-9A-Za-z_.:\\-]{1,200}");
+    static final Pattern BUSINESS_KEY = BusinessKey.PATTERN;
 
     private JobInput() {
     }

@@ -1,8 +1,8 @@
 package io.loadgate.cli;
 
+import io.loadgate.api.OperatorApi.MonitorSummary;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
-import io.loadgate.worker.ledger.OperatorApi.MonitorSummary;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.time.ZonedDateTime;

@@ -1,9 +1,9 @@
 package io.loadgate.cli;
 
+import io.loadgate.api.DispatchStatus;
+import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunStatus;
 import io.loadgate.server.config.Durations;
-import io.loadgate.worker.ledger.DispatchStatus;
-import io.loadgate.worker.ledger.RunApi.RunView;
-import io.loadgate.worker.ledger.RunStatus;
 import io.loadgate.worker.submit.RunFollower;
 import java.io.PrintStream;
 import java.time.Duration;

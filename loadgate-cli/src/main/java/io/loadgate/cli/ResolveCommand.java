@@ -1,8 +1,8 @@
 package io.loadgate.cli;
 
-import io.loadgate.worker.ledger.OperatorApi.Resolution;
-import io.loadgate.worker.ledger.OperatorApi.Resolve;
-import io.loadgate.worker.ledger.RunApi.RunChange;
+import io.loadgate.api.OperatorApi.Resolution;
+import io.loadgate.api.OperatorApi.Resolve;
+import io.loadgate.api.RunApi.RunChange;
 import java.io.PrintWriter;
 import java.util.UUID;
 import picocli.CommandLine.Command;

@@ -1,14 +1,14 @@
 package io.loadgate.cli;
 
+import io.loadgate.api.OperatorApi.Rollback;
+import io.loadgate.api.RunApi.RunFilter;
+import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunStatus;
 import io.loadgate.worker.execution.TargetCatalogs;
 import io.loadgate.worker.job.BusinessKeyFormat;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecException;
 import io.loadgate.worker.ledger.LedgerClient;
-import io.loadgate.worker.ledger.OperatorApi.Rollback;
-import io.loadgate.worker.ledger.RunApi.RunFilter;
-import io.loadgate.worker.ledger.RunApi.RunView;
-import io.loadgate.worker.ledger.RunStatus;
 import io.loadgate.worker.publish.TargetMismatchException;
 import io.loadgate.worker.target.PendingRollback;
 import io.loadgate.worker.target.Target;

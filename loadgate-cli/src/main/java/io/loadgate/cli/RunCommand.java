@@ -1,13 +1,13 @@
 package io.loadgate.cli;
 
+import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunStatus;
 import io.loadgate.worker.execution.SourceCache;
 import io.loadgate.worker.execution.TargetCatalogs;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecException;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
-import io.loadgate.worker.ledger.RunApi.RunView;
-import io.loadgate.worker.ledger.RunStatus;
 import io.loadgate.worker.source.SourceException;
 import io.loadgate.worker.source.SourceUnavailableException;
 import io.loadgate.worker.submit.RunFollower;

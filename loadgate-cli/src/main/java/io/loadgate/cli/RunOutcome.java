@@ -1,6 +1,6 @@
 package io.loadgate.cli;
 
-import io.loadgate.worker.ledger.RunStatus;
+import io.loadgate.api.RunStatus;
 
 /** The exit code of {@code loadgate run} and {@code loadgate demo}: 0 only for SUCCESS, one code per failure class. */
 final class RunOutcome {

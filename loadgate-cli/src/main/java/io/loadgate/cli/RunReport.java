@@ -1,11 +1,11 @@
 package io.loadgate.cli;
 
-import io.loadgate.worker.ledger.ChunkKind;
+import io.loadgate.api.ChunkKind;
+import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.StepApi.Stage;
+import io.loadgate.api.StepApi.StagedFile;
+import io.loadgate.api.StepApi.ValidationView;
 import io.loadgate.worker.ledger.LedgerClient;
-import io.loadgate.worker.ledger.RunApi.RunView;
-import io.loadgate.worker.ledger.StepApi.Stage;
-import io.loadgate.worker.ledger.StepApi.StagedFile;
-import io.loadgate.worker.ledger.StepApi.ValidationView;
 import io.loadgate.worker.staging.RejectsWriter;
 import io.loadgate.worker.validation.MetricNames;
 import java.io.PrintStream;

@@ -1,13 +1,13 @@
 package io.loadgate.cli;
 
+import io.loadgate.api.PartitionStatus;
+import io.loadgate.api.RunApi.DispatchView;
+import io.loadgate.api.RunApi.Event;
+import io.loadgate.api.RunApi.PartitionView;
+import io.loadgate.api.RunApi.RunFilter;
+import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunStatus;
 import io.loadgate.worker.ledger.LedgerClient;
-import io.loadgate.worker.ledger.PartitionStatus;
-import io.loadgate.worker.ledger.RunApi.DispatchView;
-import io.loadgate.worker.ledger.RunApi.Event;
-import io.loadgate.worker.ledger.RunApi.PartitionView;
-import io.loadgate.worker.ledger.RunApi.RunFilter;
-import io.loadgate.worker.ledger.RunApi.RunView;
-import io.loadgate.worker.ledger.RunStatus;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;

@@ -3,6 +3,7 @@ package io.loadgate.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.testing.TestDatabases;
 import io.loadgate.server.LoadgateHome;
 import io.loadgate.server.LoadgateServer;
@@ -18,7 +19,6 @@ import io.loadgate.worker.job.JobSpecLoader;
 import io.loadgate.worker.ledger.HttpLedgerClient;
 import io.loadgate.worker.ledger.LedgerClientConfig;
 import io.loadgate.worker.ledger.LedgerToken;
-import io.loadgate.worker.ledger.RunStatus;
 import io.loadgate.worker.metrics.WorkerMetrics;
 import io.loadgate.worker.publish.CatalogConfig;
 import io.loadgate.worker.submit.RunFollower;
@@ -98,7 +98,7 @@ class HomeLakehouseTest {
                         new TargetChecks(new Targets(none, Map.of(), new Configuration()))).submit(job, yaml, "2026-11-29"))
                         .isInstanceOf(TargetCheckException.class)
                         .hasMessageContaining("names no target.catalog");
-                assertThat(client.listRuns(io.loadgate.worker.ledger.RunApi.RunFilter.all())).as("no run was created").isEmpty();
+                assertThat(client.listRuns(io.loadgate.api.RunApi.RunFilter.all())).as("no run was created").isEmpty();
             }
 
             try (TargetCatalogs catalogs = new TargetCatalogs(lakehouse, warehouse)) {

@@ -2,15 +2,19 @@ package io.loadgate.ledger.cleanup;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.OperatorApi;
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.LedgerSettings;
 import io.loadgate.ledger.db.Database;
+import io.loadgate.ledger.db.SqlLists;
 import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.event.EventLog;
 import io.loadgate.ledger.run.RunRow;
 import io.loadgate.ledger.run.RunTransitions;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,10 +26,9 @@ import java.util.UUID;
  */
 public final class Cleanup {
     private static final String DUE = """
-            r.status IN ('SUCCESS', 'FAILED_MANIFEST', 'FAILED_EXTRACT', 'FAILED_SNAPSHOT_EXPIRED',
-                         'FAILED_STAGE_VALIDATION', 'FAILED_PUBLISH', 'FAILED_TARGET_VALIDATION', 'TIMED_OUT', 'CANCELLED')
+            r.status IN (%s)
             AND r.completed_at < now() - CASE WHEN r.status = 'SUCCESS' THEN ?::interval ELSE ?::interval END
-            """;
+            """.formatted(SqlLists.quoted(RunStatus.TERMINAL));
     private static final String CANDIDATES = """
             SELECT r.run_id, r.job_key, r.business_key, r.status, r.completed_at, r.hdfs_run_path, r.stage_table,
                    r.target_ref
@@ -49,15 +52,16 @@ public final class Cleanup {
         this.retention = requireNonNull(retention, "retention is null");
     }
 
-    public List<Map<String, Object>> candidates() {
+    public List<OperatorApi.CleanupCandidate> candidates() {
         return database.inTransaction(tx -> {
-            List<Map<String, Object>> runs = tx.query(CANDIDATES, Cleanup::candidate, interval(retention.afterSuccess()),
-                    interval(retention.afterFailure()), retention.maxBatch());
-            for (Map<String, Object> run : runs) {
-                run.put("files", tx.query(ALL_FILES, rs -> Map.of("hdfsPath", rs.getString(1), "status", rs.getString(2)),
-                        UUID.fromString((String) run.get("runId"))));
+            List<OperatorApi.CleanupCandidate> runs = tx.query(CANDIDATES, Cleanup::candidate,
+                    interval(retention.afterSuccess()), interval(retention.afterFailure()), retention.maxBatch());
+            List<OperatorApi.CleanupCandidate> withFiles = new ArrayList<>(runs.size());
+            for (OperatorApi.CleanupCandidate run : runs) {
+                withFiles.add(run.withFiles(tx.query(ALL_FILES, rs -> new OperatorApi.CleanupFile(rs.getString(1),
+                        rs.getString(2)), run.runId())));
             }
-            return runs;
+            return withFiles;
         });
     }
 
@@ -106,17 +110,10 @@ public final class Cleanup {
         });
     }
 
-    private static Map<String, Object> candidate(ResultSet rs) throws SQLException {
-        Map<String, Object> c = new LinkedHashMap<>();
-        c.put("runId", rs.getObject("run_id", UUID.class).toString());
-        c.put("jobKey", rs.getString("job_key"));
-        c.put("businessKey", rs.getString("business_key"));
-        c.put("status", rs.getString("status"));
-        c.put("completedAt", String.valueOf(Tx.instant(rs, "completed_at")));
-        c.put("hdfsRunPath", rs.getString("hdfs_run_path"));
-        c.put("stageTable", rs.getString("stage_table"));
-        c.put("targetRef", rs.getString("target_ref"));
-        return c;
+    private static OperatorApi.CleanupCandidate candidate(ResultSet rs) throws SQLException {
+        return new OperatorApi.CleanupCandidate(rs.getObject("run_id", UUID.class), rs.getString("job_key"),
+                rs.getString("business_key"), RunStatus.valueOf(rs.getString("status")), rs.getString("hdfs_run_path"),
+                rs.getString("stage_table"), Tx.instant(rs, "completed_at"), rs.getString("target_ref"), List.of());
     }
 
     static String interval(java.time.Duration d) {

@@ -2,15 +2,17 @@ package io.loadgate.ledger.dispatch;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.DispatchStatus;
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.LedgerJson;
 import io.loadgate.ledger.db.Database;
+import io.loadgate.ledger.db.SqlLists;
 import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.event.EventLog;
-import io.loadgate.ledger.run.RunStatus;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,8 +32,7 @@ import java.util.stream.Collectors;
  * receipt and the step's own compare-and-set is the ACK.
  */
 public final class Dispatches {
-    private static final String TERMINAL_STATUSES = Arrays.stream(RunStatus.values())
-            .filter(RunStatus::isTerminal).map(s -> "'" + s.name() + "'").collect(Collectors.joining(", "));
+    private static final String TERMINAL_STATUSES = SqlLists.quoted(RunStatus.TERMINAL);
 
     // The one way a retired dispatch dies, whichever delivery selected it as `due` (the statements below).
     private static final String RETIRE_DUE_AS_DEAD = """
@@ -255,12 +256,12 @@ public final class Dispatches {
      */
     public boolean release(UUID dispatchId, String node) {
         return database.inTransaction(tx -> {
-            var released = tx.queryOne(RELEASE, rs -> new Object[] {rs.getObject(1, UUID.class), rs.getString(2)},
+            var released = tx.queryOne(RELEASE, rs -> new DispatchOf(rs.getObject(1, UUID.class), rs.getString(2)),
                     dispatchId, node);
             if (released.isEmpty()) {
                 return false;
             }
-            EventLog.append(tx, (UUID) released.get()[0], (String) released.get()[1], "DISPATCH_RELEASED",
+            EventLog.append(tx, released.get().runId(), released.get().partitionId(), "DISPATCH_RELEASED",
                     DispatchStatus.SENT, DispatchStatus.PENDING, node, details(dispatchId));
             return true;
         });
@@ -297,15 +298,14 @@ public final class Dispatches {
 
     /** SENT without an ACK for {@code ackTimeout}: PENDING again, or DEAD when its attempts are used up. */
     public static Requeued requeueUnacked(Tx tx, DispatchPolicy policy, int limit) throws SQLException {
-        var rows = tx.query(REQUEUE_UNACKED, rs -> new Object[] {rs.getObject(1, UUID.class),
-                rs.getObject(2, UUID.class), rs.getString(3), DispatchStatus.valueOf(rs.getString(4))},
+        var rows = tx.query(REQUEUE_UNACKED, rs -> new Requeue(rs.getObject(1, UUID.class),
+                rs.getObject(2, UUID.class), rs.getString(3), DispatchStatus.valueOf(rs.getString(4))),
                 DispatchPolicy.seconds(policy.ackTimeout()), limit, policy.maxAttempts());
         int dead = 0;
-        for (Object[] row : rows) {
-            DispatchStatus to = (DispatchStatus) row[3];
-            dead += to == DispatchStatus.DEAD ? 1 : 0;
-            EventLog.append(tx, (UUID) row[1], (String) row[2], "DISPATCH_STATUS", DispatchStatus.SENT, to, "sweeper",
-                    details((UUID) row[0], "reason", "ACK_TIMEOUT"));
+        for (Requeue row : rows) {
+            dead += row.to() == DispatchStatus.DEAD ? 1 : 0;
+            EventLog.append(tx, row.runId(), row.partitionId(), "DISPATCH_STATUS", DispatchStatus.SENT, row.to(),
+                    "sweeper", details(row.dispatchId(), "reason", "ACK_TIMEOUT"));
         }
         return new Requeued(rows.size() - dead, dead);
     }
@@ -319,21 +319,33 @@ public final class Dispatches {
      * @return how many dispatches were retired
      */
     public static int retireOpenOfRun(Tx tx, UUID runId, String actor) throws SQLException {
-        List<Object[]> retired = tx.query(RETIRE_OPEN_OF_RUN, Dispatches::retired, runId);
+        List<Retired> retired = tx.query(RETIRE_OPEN_OF_RUN, Dispatches::retired, runId);
         retire(tx, retired, actor);
         return retired.size();
     }
 
-    private static void retire(Tx tx, List<Object[]> retired, String actor) throws SQLException {
-        for (Object[] row : retired) {
-            EventLog.append(tx, (UUID) row[1], (String) row[2], "DISPATCH_STATUS", null, DispatchStatus.DEAD, actor,
-                    details((UUID) row[0], "reason", row[3]));
+    private static void retire(Tx tx, List<Retired> retired, String actor) throws SQLException {
+        for (Retired row : retired) {
+            EventLog.append(tx, row.runId(), row.partitionId(), "DISPATCH_STATUS", null, DispatchStatus.DEAD, actor,
+                    details(row.dispatchId(), "reason", row.lastError()));
         }
     }
 
-    private static Object[] retired(ResultSet rs) throws SQLException {
-        return new Object[] {rs.getObject("dispatch_id", UUID.class), rs.getObject("run_id", UUID.class),
-                rs.getString("partition_id"), rs.getString("last_error")};
+    /** Which run and partition a dispatch belongs to. */
+    private record DispatchOf(UUID runId, String partitionId) {
+    }
+
+    /** A SENT dispatch the ACK-timeout rule moved, and where to. */
+    private record Requeue(UUID dispatchId, UUID runId, String partitionId, DispatchStatus to) {
+    }
+
+    /** A dispatch retired as DEAD, with the error it was retired with. */
+    private record Retired(UUID dispatchId, UUID runId, String partitionId, String lastError) {
+    }
+
+    private static Retired retired(ResultSet rs) throws SQLException {
+        return new Retired(rs.getObject("dispatch_id", UUID.class), rs.getObject("run_id", UUID.class),
+                rs.getString("partition_id"), rs.getString("last_error"));
     }
 
     private static LeasedDispatch leased(ResultSet rs) throws SQLException {

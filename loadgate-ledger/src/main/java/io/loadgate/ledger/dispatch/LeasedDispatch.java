@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.loadgate.api.DispatchType;
 import io.loadgate.ledger.LedgerJson;
 import java.util.UUID;
 

@@ -1,9 +1,11 @@
 package io.loadgate.ledger.dispatch;
 
+import io.loadgate.api.DispatchStatus;
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.Executor;
 import io.loadgate.ledger.LedgerJson;
 import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.event.EventLog;
-import io.loadgate.ledger.run.Executor;
 import java.sql.SQLException;
 import java.util.Map;
 import java.util.Optional;

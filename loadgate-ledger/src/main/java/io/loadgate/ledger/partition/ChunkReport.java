@@ -2,6 +2,7 @@ package io.loadgate.ledger.partition;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.ChunkKind;
 import java.util.UUID;
 
 /**

@@ -1,5 +1,6 @@
 package io.loadgate.ledger.partition;
 
+import io.loadgate.api.PartitionStatus;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.UUID;

@@ -2,16 +2,17 @@ package io.loadgate.ledger.partition;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.PartitionStatus;
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.LedgerSettings;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.Tx;
-import io.loadgate.ledger.dispatch.DispatchType;
 import io.loadgate.ledger.dispatch.Outbox;
 import io.loadgate.ledger.event.EventLog;
 import io.loadgate.ledger.run.RunRow;
-import io.loadgate.ledger.run.RunStatus;
 import io.loadgate.ledger.run.RunTransitions;
 import io.loadgate.ledger.run.StagePath;
 import java.sql.SQLException;
@@ -90,10 +91,8 @@ public final class Partitions {
                    COALESCE(sum(actual_row_count) FILTER (WHERE status = 'SUCCESS'), 0) AS extracted
               FROM load_partition WHERE run_id = ?
             """;
-    private static final String COMPLETE_EXTRACTION = """
-            UPDATE load_run SET status = 'EXTRACTED_VALIDATED', status_changed_at = now(),
-                   extracted_count = ?, extract_completed_at = now()
-             WHERE run_id = ? AND status = 'EXTRACTING'
+    private static final String RECORD_EXTRACTED = """
+            UPDATE load_run SET extracted_count = ?, extract_completed_at = now() WHERE run_id = ?
             """;
 
     private static final String FAIL_UNFINISHED = """
@@ -136,18 +135,39 @@ public final class Partitions {
                         Map.of("claimToken", claimToken.toString(), "attempt", won.get().attempt()));
                 return won.get();
             }
-            var current = tx.queryOne(READ, rs -> new Object[] {PartitionStatus.valueOf(rs.getString(1)),
-                    rs.getObject(2, UUID.class), rs.getInt(3), RunStatus.valueOf(rs.getString(4))}, runId, partitionId);
+            var current = tx.queryOne(READ, rs -> new ClaimState(PartitionStatus.valueOf(rs.getString(1)),
+                    rs.getObject(2, UUID.class), rs.getInt(3), RunStatus.valueOf(rs.getString(4))), runId, partitionId);
             if (current.isEmpty()) {
                 RunTransitions.read(tx, runId).orElseThrow(() -> RunTransitions.notFound(runId));
                 throw partitionNotFound(runId, partitionId);
             }
-            Object[] row = current.get();
-            PartitionStatus status = (PartitionStatus) row[0];
-            boolean sameOwner = claimToken.equals(row[1]) && status == PartitionStatus.RUNNING
-                    && row[3] == RunStatus.EXTRACTING;
-            return new ClaimResult(sameOwner, (RunStatus) row[3], status, (int) row[2]);
+            ClaimState row = current.get();
+            boolean sameOwner = claimToken.equals(row.claimToken()) && row.status() == PartitionStatus.RUNNING
+                    && row.runStatus() == RunStatus.EXTRACTING;
+            return new ClaimResult(sameOwner, row.runStatus(), row.status(), row.attemptCount());
         });
+    }
+
+    /** A partition a claim did not win, as READ finds it: who owns it and its run's status. */
+    private record ClaimState(PartitionStatus status, UUID claimToken, int attemptCount, RunStatus runStatus) {
+    }
+
+    /** A chunk already committed at an index, as COMMITTED_CHUNK reads it, for the identical-resend check. */
+    private record CommittedChunk(int chunkCount, String hdfsPath, long recordCount, long byteCount, String checksum,
+                                  String kind) {
+        boolean sameAs(ChunkReport report, String normalisedPath) {
+            return chunkCount == report.chunkCount() && hdfsPath.equals(normalisedPath)
+                    && recordCount == report.recordCount() && byteCount == report.byteCount()
+                    && Objects.equals(checksum, report.checksum()) && kind.equals(report.kind().name());
+        }
+    }
+
+    /** How many chunks a partition (or a run's partitions) has and their rows. */
+    private record Totals(long count, long rows) {
+    }
+
+    /** A partition that failUnfinished ended (a cancel), and the status it left. */
+    private record Ended(String partitionId, String fromStatus) {
     }
 
     public static LedgerException.NotFound partitionNotFound(UUID runId, String partitionId) {
@@ -190,14 +210,11 @@ public final class Partitions {
                 throw new LedgerException.Invalid("HDFS_PATH_OUTSIDE_RUN", report.hdfsPath()
                         + " is not under the run path " + run.hdfsRunPath());
             }
-            var existing = tx.queryOne(COMMITTED_CHUNK, rs -> new Object[] {rs.getInt(1), rs.getString(2),
-                    rs.getLong(3), rs.getLong(4), rs.getString(5), rs.getString(6)}, runId, partitionId, report.chunkIndex());
+            var existing = tx.queryOne(COMMITTED_CHUNK, rs -> new CommittedChunk(rs.getInt(1), rs.getString(2),
+                    rs.getLong(3), rs.getLong(4), rs.getString(5), rs.getString(6)), runId, partitionId,
+                    report.chunkIndex());
             if (existing.isPresent()) {
-                Object[] e = existing.get();
-                boolean identical = (int) e[0] == report.chunkCount() && e[1].equals(chunkPath.toString())
-                        && (long) e[2] == report.recordCount() && (long) e[3] == report.byteCount()
-                        && Objects.equals(e[4], report.checksum()) && e[5].equals(report.kind().name());
-                if (!identical) {
+                if (!existing.get().sameAs(report, chunkPath.toString())) {
                     throw chunkConflict(report, "chunk " + report.chunkIndex() + " is already recorded with "
                             + "other content");
                 }
@@ -228,24 +245,26 @@ public final class Partitions {
 
     private ChunkResult chunkResult(Tx tx, RunRow run, UUID runId, String partitionId, ChunkReport report,
                                     boolean inserted) throws SQLException {
-        long[] totals = tx.queryOne(CHUNK_TOTALS, rs -> new long[] {rs.getLong(1), rs.getLong(2)}, runId, partitionId)
+        Totals totals = tx.queryOne(CHUNK_TOTALS, rs -> new Totals(rs.getLong(1), rs.getLong(2)), runId, partitionId)
                 .orElseThrow();
-        long chunks = totals[0];
+        long chunks = totals.count();
         PartitionStatus partitionStatus = PartitionStatus.RUNNING;
         RunStatus runStatus = run.status();
         boolean validationScheduled = false;
         if (inserted && chunks == report.chunkCount()) {
             PartitionRow partition = lockPartition(tx, runId, partitionId);
-            if (totals[1] == partition.expectedRowCount()) {
-                finishPartition(tx, runId, partitionId, report.claimToken(), PartitionStatus.SUCCESS, totals[1], null);
+            if (totals.rows() == partition.expectedRowCount()) {
+                finishPartition(tx, runId, partitionId, report.claimToken(), PartitionStatus.SUCCESS, totals.rows(),
+                        null);
                 partitionStatus = PartitionStatus.SUCCESS;
                 Completion completion = completeExtractionIfLast(tx, run);
                 runStatus = completion.runStatus();
                 validationScheduled = completion.validationScheduled();
             } else {
-                String message = "partition " + partitionId + " staged " + totals[1] + " rows, expected "
+                String message = "partition " + partitionId + " staged " + totals.rows() + " rows, expected "
                         + partition.expectedRowCount();
-                finishPartition(tx, runId, partitionId, report.claimToken(), PartitionStatus.FAILED, totals[1], message);
+                finishPartition(tx, runId, partitionId, report.claimToken(), PartitionStatus.FAILED, totals.rows(),
+                        message);
                 partitionStatus = PartitionStatus.FAILED;
                 RunTransitions.transition(tx, runId, RunStatus.EXTRACTING, RunStatus.FAILED_EXTRACT,
                         new RunTransitions.Failure("EXTRACT", "ROW_COUNT_MISMATCH", message), "ledger");
@@ -273,22 +292,23 @@ public final class Partitions {
 
     /** The completion compare-and-set: the one report that finishes the last partition moves the run on. */
     private static Completion completeExtractionIfLast(Tx tx, RunRow run) throws SQLException {
-        long[] totals = tx.queryOne(RUN_TOTALS, rs -> new long[] {rs.getLong(1), rs.getLong(2)}, run.runId())
+        // count: partitions not yet SUCCESS; rows: the rows of those that are.
+        Totals totals = tx.queryOne(RUN_TOTALS, rs -> new Totals(rs.getLong(1), rs.getLong(2)), run.runId())
                 .orElseThrow();
-        if (totals[0] > 0) {
+        if (totals.count() > 0) {
             return new Completion(run.status(), false);
         }
-        if (run.sourceCount() == null || totals[1] != run.sourceCount()) {
-            String message = "partitions staged " + totals[1] + " rows but the source has " + run.sourceCount();
+        if (run.sourceCount() == null || totals.rows() != run.sourceCount()) {
+            String message = "partitions staged " + totals.rows() + " rows but the source has " + run.sourceCount();
             RunTransitions.transition(tx, run.runId(), RunStatus.EXTRACTING, RunStatus.FAILED_EXTRACT,
                     new RunTransitions.Failure("EXTRACT", "ROW_COUNT_MISMATCH", message), "ledger");
             return new Completion(RunStatus.FAILED_EXTRACT, false);
         }
-        if (tx.update(COMPLETE_EXTRACTION, totals[1], run.runId()) != 1) {
+        if (!RunTransitions.transition(tx, run.runId(), RunStatus.EXTRACTING, RunStatus.EXTRACTED_VALIDATED, null,
+                "ledger", Map.of("extractedCount", totals.rows()))) {
             return new Completion(RunTransitions.read(tx, run.runId()).orElseThrow().status(), false);
         }
-        EventLog.append(tx, run.runId(), null, "RUN_STATUS", RunStatus.EXTRACTING, RunStatus.EXTRACTED_VALIDATED,
-                "ledger", Map.of("extractedCount", totals[1]));
+        tx.update(RECORD_EXTRACTED, totals.rows(), run.runId());
         Outbox.insert(tx, run.runId(), run.executor(), DispatchType.VALIDATE_RUN, null, Map.of());
         return new Completion(RunStatus.EXTRACTED_VALIDATED, true);
     }
@@ -356,11 +376,11 @@ public final class Partitions {
      */
     public static int failUnfinished(Tx tx, UUID runId, String stage, String code, String message, String actor)
             throws SQLException {
-        var ended = tx.query(FAIL_UNFINISHED, rs -> new String[] {rs.getString(1), rs.getString(2)}, runId, stage,
+        var ended = tx.query(FAIL_UNFINISHED, rs -> new Ended(rs.getString(1), rs.getString(2)), runId, stage,
                 code, message, runId);
-        for (String[] p : ended) {
-            EventLog.append(tx, runId, p[0], "PARTITION_STATUS", p[1], PartitionStatus.FAILED, actor,
-                    Map.of("errorCode", code));
+        for (Ended p : ended) {
+            EventLog.append(tx, runId, p.partitionId(), "PARTITION_STATUS", p.fromStatus(), PartitionStatus.FAILED,
+                    actor, Map.of("errorCode", code));
         }
         return ended.size();
     }

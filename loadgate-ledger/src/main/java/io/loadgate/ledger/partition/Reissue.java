@@ -1,8 +1,9 @@
 package io.loadgate.ledger.partition;
 
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.PartitionStatus;
 import io.loadgate.ledger.LedgerJson;
 import io.loadgate.ledger.db.Tx;
-import io.loadgate.ledger.dispatch.DispatchType;
 import io.loadgate.ledger.dispatch.Outbox;
 import io.loadgate.ledger.event.EventLog;
 import io.loadgate.ledger.run.RunRow;

@@ -2,14 +2,14 @@ package io.loadgate.ledger.publish;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.Tx;
-import io.loadgate.ledger.dispatch.DispatchType;
 import io.loadgate.ledger.dispatch.Outbox;
 import io.loadgate.ledger.event.EventLog;
 import io.loadgate.ledger.run.RunRow;
-import io.loadgate.ledger.run.RunStatus;
 import io.loadgate.ledger.run.RunTransitions;
 import java.sql.SQLException;
 import java.time.Duration;

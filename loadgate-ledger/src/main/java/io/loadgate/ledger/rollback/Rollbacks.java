@@ -2,11 +2,11 @@ package io.loadgate.ledger.rollback;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.event.EventLog;
 import io.loadgate.ledger.run.RunRow;
-import io.loadgate.ledger.run.RunStatus;
 import io.loadgate.ledger.run.RunTransitions;
 import java.util.LinkedHashMap;
 import java.util.Map;

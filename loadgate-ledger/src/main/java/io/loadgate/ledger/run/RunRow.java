@@ -2,6 +2,8 @@ package io.loadgate.ledger.run;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.Executor;
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerSettings;
 import io.loadgate.ledger.db.Tx;
 import java.math.BigDecimal;

@@ -1,5 +1,6 @@
 package io.loadgate.ledger.run;
 
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.event.EventLog;
@@ -10,8 +11,11 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * The single point where a run changes state: one compare-and-set whose WHERE clause is the precondition.
- * Zero rows means someone else moved the run first; the caller decides what that means for its request.
+ * The single point where a run changes state: one compare-and-set whose WHERE clause is the precondition, and the
+ * RUN_STATUS event that records it, in the same transaction. Zero rows means someone else moved the run first; the
+ * caller decides what that means for its request. A step that also records columns of its own (the manifest's
+ * numbers, the extracted count) updates them after the transition, on the row the transition just moved. The one
+ * exception is the publish claim (Publishing), which stores its token in the same statement as the status.
  */
 public final class RunTransitions {
     // FOR NO KEY UPDATE, not FOR UPDATE: it excludes every other writer of the run row just the same, but does

@@ -2,22 +2,39 @@ package io.loadgate.ledger.run;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.DispatchStatus;
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.OperatorApi;
+import io.loadgate.api.PartitionStatus;
+import io.loadgate.api.RunApi;
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerJson;
 import io.loadgate.ledger.db.Database;
+import io.loadgate.ledger.db.SqlLists;
 import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.event.EventLog;
 import java.math.BigDecimal;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Collectors;
 
 /** Read models of runs for the API, the CLI and the monitor. Reads never lock. */
 public final class RunViews {
+    // A partition that ended without its rows; SUCCESS is the only other finished state.
+    private static final Set<PartitionStatus> FAILED_PARTITION = EnumSet.of(PartitionStatus.FAILED,
+            PartitionStatus.TIMED_OUT);
+    // The runs the monitor flags as failed: a cancel is an operator's own act, not something to look at.
+    private static final Set<RunStatus> FAILED_RUN = RunStatus.TERMINAL.stream()
+            .filter(s -> s.isFailure() && s != RunStatus.CANCELLED)
+            .collect(Collectors.toCollection(() -> EnumSet.noneOf(RunStatus.class)));
     // progress: a partition's chunk rows once it has chunks, else the rows its owner says it has read. A worker
     // reports its chunks only after writing them all, so while a partition is still RUNNING its count of rows read
     // may exceed the chunks reported so far and is kept, lest the bar step back; finished, only chunks count, so
@@ -28,7 +45,8 @@ public final class RunViews {
             r.extract_completed_at, r.completed_at, r.error_stage, r.error_code, r.error_message, r.staging_count,
             r.target_count, r.target_ref,
             (SELECT count(*) FROM load_partition p WHERE p.run_id = r.run_id AND p.status = 'SUCCESS') AS success_partitions,
-            (SELECT count(*) FROM load_partition p WHERE p.run_id = r.run_id AND p.status IN ('FAILED', 'TIMED_OUT')) AS failed_partitions,
+            (SELECT count(*) FROM load_partition p WHERE p.run_id = r.run_id AND p.status IN (%s))
+                AS failed_partitions,
             (SELECT COALESCE(sum(f.record_count), 0) FROM load_file f WHERE f.run_id = r.run_id AND f.status = 'COMMITTED') AS extracted,
             (SELECT COALESCE(sum(f.record_count), 0) FROM load_file f
               WHERE f.run_id = r.run_id AND f.status = 'COMMITTED' AND f.kind = 'REJECTS') AS rejected,
@@ -39,7 +57,7 @@ public final class RunViews {
                     LATERAL (SELECT sum(f.record_count) AS rows FROM load_file f WHERE f.run_id = p.run_id
                                 AND f.partition_id = p.partition_id AND f.status = 'COMMITTED') c
               WHERE p.run_id = r.run_id) AS progress
-            """;
+            """.formatted(SqlLists.quoted(FAILED_PARTITION));
     private static final String ONE = "SELECT " + RUN_COLUMNS + " FROM load_run r WHERE r.run_id = ?";
     private static final String LIST = "SELECT " + RUN_COLUMNS + """
              FROM load_run r
@@ -61,11 +79,9 @@ public final class RunViews {
 
     private static final String STATUS_COUNTS = """
             SELECT status, count(*) FROM load_run
-             WHERE status IN ('CREATED', 'EXTRACTING', 'EXTRACTED_VALIDATED', 'STAGE_VALIDATING', 'STAGING_VALIDATED',
-                              'PUBLISHING', 'PUBLISHED', 'PUBLISH_UNKNOWN')
-                OR completed_at > now() - interval '24 hours'
+             WHERE status IN (%s) OR completed_at > now() - interval '24 hours'
              GROUP BY status ORDER BY status
-            """;
+            """.formatted(SqlLists.quoted(RunStatus.ACTIVE));
     private static final String DISPATCH_COUNTS = "SELECT status, count(*) FROM load_dispatch GROUP BY status ORDER BY status";
     // What an operator woken at night must look at first, with why and since when. kind and dispatchId let a
     // client print the command to run without parsing the reason text.
@@ -78,7 +94,7 @@ public final class RunViews {
                    r.error_stage, r.error_code, r.error_message
               FROM load_run r
              WHERE r.status = 'PUBLISH_UNKNOWN'
-                OR (r.status LIKE 'FAILED%' OR r.status = 'TIMED_OUT') AND r.completed_at > now() - interval '24 hours'
+                OR r.status IN (%s) AND r.completed_at > now() - interval '24 hours'
             UNION ALL
             SELECT d.run_id, r.job_key, r.business_key, r.status, d.created_at, 'DEAD_DISPATCH', d.dispatch_id,
                    d.dispatch_type,
@@ -103,20 +119,18 @@ public final class RunViews {
                AND min(d.next_attempt_at) FILTER (WHERE d.status = 'PENDING') < now() - interval '1 minute'
                AND NOT EXISTS (SELECT 1 FROM load_partition p WHERE p.run_id = r.run_id AND p.status = 'RUNNING')
             ORDER BY since LIMIT 100
-            """;
+            """.formatted(SqlLists.quoted(FAILED_RUN));
     private static final String ACTIVE = "SELECT " + RUN_COLUMNS + """
              FROM load_run r
-            WHERE r.status IN ('CREATED', 'EXTRACTING', 'EXTRACTED_VALIDATED', 'STAGE_VALIDATING', 'STAGING_VALIDATED',
-                               'PUBLISHING', 'PUBLISHED', 'PUBLISH_UNKNOWN')
+            WHERE r.status IN (%s)
             ORDER BY r.started_at LIMIT 200
-            """;
+            """.formatted(SqlLists.quoted(RunStatus.ACTIVE));
 
     private static final String VITALS = """
             SELECT (SELECT count(*) FROM load_run WHERE status = 'PUBLISH_UNKNOWN') AS publish_unknown,
                    (SELECT count(*) FROM load_dispatch WHERE status = 'DEAD'
-                       AND run_id IN (SELECT run_id FROM load_run WHERE status IN ('CREATED', 'EXTRACTING',
-                           'EXTRACTED_VALIDATED', 'STAGE_VALIDATING', 'STAGING_VALIDATED', 'PUBLISHING', 'PUBLISHED',
-                           'PUBLISH_UNKNOWN'))) AS dead_dispatches_of_active_runs,
+                       AND run_id IN (SELECT run_id FROM load_run WHERE status IN (%s)))
+                       AS dead_dispatches_of_active_runs,
                    COALESCE((SELECT extract(epoch FROM now() - min(next_attempt_at)) FROM load_dispatch
                               WHERE status = 'PENDING' AND next_attempt_at <= now()), 0) AS oldest_due_dispatch_seconds,
                    COALESCE((SELECT extract(epoch FROM now() - min(COALESCE(heartbeat_at, started_at)))
@@ -127,7 +141,7 @@ public final class RunViews {
                        AND r.completed_at > now() - interval '24 hours') AS rejected_rows_24h,
                    (SELECT count(*) FROM load_run WHERE cleanup_skipped_at IS NOT NULL AND cleaned_at IS NULL)
                        AS cleanup_skipped_runs
-            """;
+            """.formatted(SqlLists.quoted(RunStatus.ACTIVE));
 
     private final Database database;
 
@@ -135,33 +149,43 @@ public final class RunViews {
         this.database = requireNonNull(database, "database is null");
     }
 
-    public Optional<Map<String, Object>> run(UUID runId) {
+    public Optional<RunApi.RunView> run(UUID runId) {
         return database.inTransaction(tx -> {
-            Optional<Map<String, Object>> run = tx.queryOne(ONE, RunViews::summary, runId);
+            Optional<RunApi.RunSummary> run = tx.queryOne(ONE, RunViews::summary, runId);
             if (run.isEmpty()) {
-                return run;
+                return Optional.empty();
             }
-            Map<String, Object> view = run.get();
-            List<Map<String, Object>> partitions = tx.query(PARTITIONS, RunViews::partition, runId);
+            List<RunApi.PartitionView> partitions = tx.query(PARTITIONS, RunViews::partition, runId);
             Map<String, Long> counts = new LinkedHashMap<>();
-            for (Map<String, Object> p : partitions) {
-                counts.merge((String) p.get("status"), 1L, Long::sum);
+            for (RunApi.PartitionView p : partitions) {
+                counts.merge(p.status().name(), 1L, Long::sum);
             }
-            String[] extras = tx.queryOne(EXTRAS, rs -> new String[] {rs.getString(1), rs.getString(2)}, runId)
+            Extras extras = tx.queryOne(EXTRAS, rs -> new Extras(rs.getString(1), rs.getString(2)), runId)
                     .orElseThrow();
-            view.put("parameters", LedgerJson.read(extras[0]));
-            view.put("sourceMetrics", extras[1] == null ? Map.of() : LedgerJson.read(extras[1]));
-            view.put("partitionCounts", counts);
-            view.put("partitions", partitions);
-            view.put("dispatches", tx.query(DISPATCHES, RunViews::dispatch, runId));
-            return Optional.of(view);
+            return Optional.of(RunApi.RunView.of(run.get(), jsonObject(extras.parameters()),
+                    extras.sourceMetrics() == null ? Map.of() : stringMap(extras.sourceMetrics()), counts, partitions,
+                    tx.query(DISPATCHES, RunViews::dispatch, runId)));
         });
+    }
+
+    /** A run's JSON columns, as stored. */
+    private record Extras(String parameters, String sourceMetrics) {
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> jsonObject(String json) {
+        return LedgerJson.MAPPER.convertValue(LedgerJson.read(json), LinkedHashMap.class);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, String> stringMap(String json) {
+        return LedgerJson.MAPPER.convertValue(LedgerJson.read(json), LinkedHashMap.class);
     }
 
     public record RunFilter(String jobKey, String businessKey, RunStatus status, int limit) {
     }
 
-    public List<Map<String, Object>> list(RunFilter filter) {
+    public List<RunApi.RunSummary> list(RunFilter filter) {
         String status = filter.status() == null ? null : filter.status().name();
         return database.inTransaction(tx -> tx.query(LIST, RunViews::summary, filter.jobKey(), filter.jobKey(),
                 filter.businessKey(), filter.businessKey(), status, status, filter.limit()));
@@ -176,28 +200,18 @@ public final class RunViews {
 
     /** The operator's overview: counts, what needs attention, and the active runs. */
     public Map<String, Object> monitorSummary() {
+        // A map, not a record: clients keep whatever counters the ledger reports (OperatorApi.MonitorSummary).
         return database.inTransaction(tx -> {
             Map<String, Object> summary = new LinkedHashMap<>();
-            summary.put("generatedAt", Instant.now().toString());
+            summary.put("generatedAt", Instant.now());
             summary.put("runsByStatus", counts(tx, STATUS_COUNTS));
             summary.put("dispatchesByStatus", counts(tx, DISPATCH_COUNTS));
-            summary.put("attention", tx.query(ATTENTION, rs -> {
-                Map<String, Object> a = new LinkedHashMap<>();
-                a.put("runId", rs.getObject("run_id", UUID.class).toString());
-                a.put("jobKey", rs.getString("job_key"));
-                a.put("businessKey", rs.getString("business_key"));
-                a.put("status", rs.getString("status"));
-                a.put("since", text(Tx.instant(rs, "since")));
-                a.put("reason", rs.getString("reason"));
-                a.put("kind", rs.getString("kind"));
-                UUID dispatchId = rs.getObject("dispatch_id", UUID.class);
-                a.put("dispatchId", dispatchId == null ? null : dispatchId.toString());
-                a.put("dispatchType", rs.getString("dispatch_type"));
-                a.put("errorStage", rs.getString("error_stage"));
-                a.put("errorCode", rs.getString("error_code"));
-                a.put("errorMessage", rs.getString("error_message"));
-                return a;
-            }));
+            summary.put("attention", tx.query(ATTENTION, rs -> new OperatorApi.Attention(
+                    rs.getObject("run_id", UUID.class), rs.getString("job_key"), rs.getString("business_key"),
+                    RunStatus.valueOf(rs.getString("status")), Tx.instant(rs, "since"), rs.getString("reason"),
+                    OperatorApi.AttentionKind.valueOf(rs.getString("kind")), rs.getObject("dispatch_id", UUID.class),
+                    rs.getString("dispatch_type") == null ? null : DispatchType.valueOf(rs.getString("dispatch_type")),
+                    rs.getString("error_stage"), rs.getString("error_code"), rs.getString("error_message"))));
             summary.put("activeRuns", tx.query(ACTIVE, RunViews::summary));
             return summary;
         });
@@ -221,74 +235,44 @@ public final class RunViews {
         });
     }
 
+    /** One row of a {@code status, count(*)} query. */
+    private record StatusCount(String status, long count) {
+    }
+
     private static Map<String, Long> counts(Tx tx, String sql) throws SQLException {
         Map<String, Long> counts = new LinkedHashMap<>();
-        for (Object[] row : tx.query(sql, rs -> new Object[] {rs.getString(1), rs.getLong(2)})) {
-            counts.put((String) row[0], (Long) row[1]);
+        for (StatusCount row : tx.query(sql, rs -> new StatusCount(rs.getString(1), rs.getLong(2)))) {
+            counts.put(row.status(), row.count());
         }
         return counts;
     }
 
-    private static Map<String, Object> summary(ResultSet rs) throws SQLException {
-        Map<String, Object> view = new LinkedHashMap<>();
-        view.put("runId", rs.getObject("run_id", UUID.class).toString());
-        view.put("jobKey", rs.getString("job_key"));
-        view.put("businessKey", rs.getString("business_key"));
-        view.put("status", rs.getString("status"));
-        view.put("executor", rs.getString("executor"));
+    private static RunApi.RunSummary summary(ResultSet rs) throws SQLException {
         BigDecimal scn = rs.getBigDecimal("snapshot_scn");
-        view.put("snapshotScn", scn == null ? null : scn.toPlainString());
-        view.put("snapshotRef", rs.getString("snapshot_ref"));
-        view.put("sourceCount", Tx.nullableLong(rs, "source_count"));
-        view.put("expectedPartitionCount", Tx.nullableLong(rs, "expected_partition_count"));
-        view.put("successPartitionCount", rs.getLong("success_partitions"));
-        view.put("failedPartitionCount", rs.getLong("failed_partitions"));
-        view.put("extractedCount", rs.getLong("extracted"));
-        view.put("rejectedCount", rs.getLong("rejected"));
-        view.put("progressRows", rs.getLong("progress"));
-        view.put("stagingCount", Tx.nullableLong(rs, "staging_count"));
-        view.put("targetCount", Tx.nullableLong(rs, "target_count"));
-        view.put("targetRef", rs.getString("target_ref"));
-        view.put("hdfsRunPath", rs.getString("hdfs_run_path"));
-        view.put("stageTable", rs.getString("stage_table"));
-        view.put("startedAt", text(Tx.instant(rs, "started_at")));
-        view.put("heartbeatAt", text(Tx.instant(rs, "heartbeat_at")));
-        view.put("extractCompletedAt", text(Tx.instant(rs, "extract_completed_at")));
-        view.put("completedAt", text(Tx.instant(rs, "completed_at")));
-        view.put("errorStage", rs.getString("error_stage"));
-        view.put("errorCode", rs.getString("error_code"));
-        view.put("errorMessage", rs.getString("error_message"));
-        return view;
+        return new RunApi.RunSummary(rs.getObject("run_id", UUID.class), rs.getString("job_key"),
+                rs.getString("business_key"), RunStatus.valueOf(rs.getString("status")), rs.getString("executor"),
+                scn == null ? null : scn.toPlainString(), rs.getString("snapshot_ref"),
+                Tx.nullableLong(rs, "source_count"), Tx.nullableLong(rs, "expected_partition_count"),
+                rs.getLong("success_partitions"), rs.getLong("failed_partitions"), rs.getLong("extracted"),
+                rs.getLong("rejected"), rs.getLong("progress"), Tx.nullableLong(rs, "staging_count"),
+                Tx.nullableLong(rs, "target_count"), rs.getString("target_ref"), rs.getString("hdfs_run_path"),
+                rs.getString("stage_table"), Tx.instant(rs, "started_at"), Tx.instant(rs, "heartbeat_at"),
+                Tx.instant(rs, "extract_completed_at"), Tx.instant(rs, "completed_at"), rs.getString("error_stage"),
+                rs.getString("error_code"), rs.getString("error_message"));
     }
 
-    private static Map<String, Object> partition(ResultSet rs) throws SQLException {
-        Map<String, Object> p = new LinkedHashMap<>();
-        p.put("partitionId", rs.getString("partition_id"));
-        p.put("status", rs.getString("status"));
-        p.put("expectedRowCount", rs.getLong("expected_row_count"));
-        p.put("actualRowCount", Tx.nullableLong(rs, "actual_row_count"));
-        p.put("fileCount", rs.getLong("file_count"));
-        p.put("attemptCount", rs.getInt("attempt_count"));
-        p.put("workerNode", rs.getString("worker_node"));
-        p.put("errorCode", rs.getString("error_code"));
-        p.put("rowsRead", Tx.nullableLong(rs, "rows_read"));
-        return p;
+    private static RunApi.PartitionView partition(ResultSet rs) throws SQLException {
+        return new RunApi.PartitionView(rs.getString("partition_id"), PartitionStatus.valueOf(rs.getString("status")),
+                rs.getLong("expected_row_count"), Tx.nullableLong(rs, "actual_row_count"), rs.getLong("file_count"),
+                rs.getInt("attempt_count"), rs.getString("worker_node"), rs.getString("error_code"),
+                Tx.nullableLong(rs, "rows_read"));
     }
 
-    private static Map<String, Object> dispatch(ResultSet rs) throws SQLException {
-        Map<String, Object> d = new LinkedHashMap<>();
-        d.put("dispatchId", rs.getObject("dispatch_id", UUID.class).toString());
-        d.put("dispatchType", rs.getString("dispatch_type"));
-        d.put("partitionId", rs.getString("partition_id"));
-        d.put("status", rs.getString("status"));
-        d.put("attemptCount", rs.getInt("attempt_count"));
-        d.put("sentAt", text(Tx.instant(rs, "sent_at")));
-        d.put("ackedAt", text(Tx.instant(rs, "acked_at")));
-        return d;
-    }
-
-    static String text(Instant instant) {
-        return instant == null ? null : instant.toString();
+    private static RunApi.DispatchView dispatch(ResultSet rs) throws SQLException {
+        return new RunApi.DispatchView(rs.getObject("dispatch_id", UUID.class),
+                DispatchType.valueOf(rs.getString("dispatch_type")), rs.getString("partition_id"),
+                DispatchStatus.valueOf(rs.getString("status")), rs.getInt("attempt_count"), Tx.instant(rs, "sent_at"),
+                Tx.instant(rs, "acked_at"));
     }
 
 }

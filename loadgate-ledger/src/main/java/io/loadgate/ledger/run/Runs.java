@@ -2,16 +2,21 @@ package io.loadgate.ledger.run;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.Executor;
+import io.loadgate.api.PartitionStatus;
+import io.loadgate.api.RunApi;
+import io.loadgate.api.RunId;
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.LedgerJson;
 import io.loadgate.ledger.LedgerSettings;
 import io.loadgate.ledger.db.Database;
+import io.loadgate.ledger.db.SqlLists;
 import io.loadgate.ledger.db.Tx;
-import io.loadgate.ledger.dispatch.DispatchType;
 import io.loadgate.ledger.dispatch.Dispatches;
 import io.loadgate.ledger.dispatch.Outbox;
 import io.loadgate.ledger.event.EventLog;
-import io.loadgate.ledger.partition.PartitionStatus;
 import io.loadgate.ledger.partition.Partitions;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -28,17 +33,13 @@ public final class Runs {
             INSERT INTO load_run (run_id, job_key, business_key, status, executor, hdfs_root, hdfs_run_path,
                                   stage_table, allow_empty_source, parameters, created_by, recovery_mode, create_key)
             VALUES (?, ?, ?, 'CREATED', ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (job_key, business_key)
-               WHERE status IN ('CREATED', 'EXTRACTING', 'EXTRACTED_VALIDATED', 'STAGE_VALIDATING',
-                                'STAGING_VALIDATED', 'PUBLISHING', 'PUBLISHED', 'PUBLISH_UNKNOWN')
-            DO NOTHING
-            """;
+            ON CONFLICT (job_key, business_key) WHERE status IN (%s) DO NOTHING
+            """.formatted(SqlLists.quoted(RunStatus.ACTIVE));
     private static final String ACTIVE_RUN = """
             SELECT run_id FROM load_run
              WHERE job_key = ? AND business_key = ?
-               AND status IN ('CREATED', 'EXTRACTING', 'EXTRACTED_VALIDATED', 'STAGE_VALIDATING',
-                              'STAGING_VALIDATED', 'PUBLISHING', 'PUBLISHED', 'PUBLISH_UNKNOWN')
-            """;
+               AND status IN (%s)
+            """.formatted(SqlLists.quoted(RunStatus.ACTIVE));
     // The run an earlier create with the same key made, and whether it was made from the same request: its stage
     // table is the prefix followed by its own id.
     private static final String KEYED_CREATE = """
@@ -54,14 +55,15 @@ public final class Runs {
             SELECT manifest_response FROM load_run
              WHERE run_id = ? AND manifest_response IS NOT NULL AND manifest = ?
             """;
-    private static final String REGISTER_MANIFEST = """
+    // The status moves through RunTransitions first; this records the manifest's numbers on the locked run.
+    private static final String RECORD_MANIFEST = """
             UPDATE load_run
-               SET status = ?, status_changed_at = now(), heartbeat_at = now(),
+               SET heartbeat_at = now(),
                    snapshot_scn = ?, snapshot_ref = ?, source_count = ?, source_null_split_count = ?,
                    source_min_split = ?, source_max_split = ?, planned_partition_count = ?, source_metrics = ?,
                    source_metrics_version = ?, manifest = ?, manifest_response = ?, expected_partition_count = ?,
                    extract_completed_at = CASE WHEN ? THEN now() END
-             WHERE run_id = ? AND status = 'CREATED'
+             WHERE run_id = ?
             """;
     private static final String STORE_FAILED_MANIFEST = "UPDATE load_run SET manifest = ? WHERE run_id = ?";
     private static final String INSERT_PARTITION = """
@@ -108,7 +110,7 @@ public final class Runs {
         }
         UUID runId = UUID.randomUUID();
         String runPath = root.resolve(request.jobKey(), "run_id=" + runId).toString();
-        String stageTable = request.stageTablePrefix() + runId.toString().replace("-", "");
+        String stageTable = request.stageTablePrefix() + new RunId(runId).hex();
         return database.inTransaction(tx -> {
             Optional<CreatedRun> earlier = keyedCreate(tx, request, root);
             if (earlier.isPresent()) {
@@ -237,18 +239,20 @@ public final class Runs {
         response.put("emptyPartitionCount", emptyPartitions);
         response.put("validationScheduled", allEmpty);
 
-        int updated = tx.update(REGISTER_MANIFEST, next, decimal(manifest.snapshotScn()), manifest.snapshotRef(),
+        if (!RunTransitions.transition(tx, run.runId(), RunStatus.CREATED, next, null, actor,
+                Map.of("partitions", manifest.partitions().size(), "emptyPartitions", emptyPartitions,
+                        "sourceCount", manifest.sourceCount()))) {
+            throw new IllegalStateException("manifest of locked CREATED run " + run.runId() + " changed no row");
+        }
+        int updated = tx.update(RECORD_MANIFEST, decimal(manifest.snapshotScn()), manifest.snapshotRef(),
                 manifest.sourceCount(), manifest.sourceNullSplitCount(), decimal(manifest.sourceMinSplit()),
                 decimal(manifest.sourceMaxSplit()), manifest.plannedPartitionCount(),
                 LedgerJson.jsonb(manifest.sourceMetrics()), manifest.sourceMetricsVersion(),
                 LedgerJson.jsonb(canonical), LedgerJson.jsonb(response), manifest.partitions().size(), allEmpty,
                 run.runId());
         if (updated != 1) {
-            throw new IllegalStateException("manifest update of a locked CREATED run changed " + updated + " rows");
+            throw new IllegalStateException("manifest update of a locked run changed " + updated + " rows");
         }
-        EventLog.append(tx, run.runId(), null, "RUN_STATUS", RunStatus.CREATED, next, actor,
-                Map.of("partitions", manifest.partitions().size(), "emptyPartitions", emptyPartitions,
-                        "sourceCount", manifest.sourceCount()));
         for (Manifest.Partition p : dispatchPartitions) {
             Outbox.insert(tx, run.runId(), run.executor(), DispatchType.EXTRACT_PARTITION, p.partitionId(),
                     extractPayload(run.hdfsRunPath(), p.toWire(),
@@ -295,7 +299,7 @@ public final class Runs {
             RunStatus.STAGING_VALIDATED, Set.of(RunStatus.FAILED_PUBLISH),
             RunStatus.PUBLISHED, Set.of(RunStatus.FAILED_TARGET_VALIDATION));
 
-    public Map<String, Object> fail(UUID runId, FailRun request, String actor) {
+    public RunApi.RunChange fail(UUID runId, FailRun request, String actor) {
         if (!ALLOWED_FAILS.getOrDefault(request.expectedStatus(), Set.of()).contains(request.failStatus())) {
             throw new LedgerException.Invalid("FAIL_TRANSITION_NOT_ALLOWED", request.expectedStatus() + " -> "
                     + request.failStatus() + " is not an allowed failure transition");
@@ -318,11 +322,7 @@ public final class Runs {
                     Partitions.failUnfinished(tx, runId, "EXTRACT", request.errorCode(), request.message(), actor);
                 }
             }
-            Map<String, Object> response = new LinkedHashMap<>();
-            response.put("runId", runId.toString());
-            response.put("runStatus", request.failStatus().name());
-            response.put("changed", changed);
-            return response;
+            return new RunApi.RunChange(runId, request.failStatus(), changed);
         });
     }
 

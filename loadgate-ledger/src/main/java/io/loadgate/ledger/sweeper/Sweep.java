@@ -2,18 +2,18 @@ package io.loadgate.ledger.sweeper;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.PartitionStatus;
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerSettings;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.Tx;
-import io.loadgate.ledger.dispatch.DispatchType;
 import io.loadgate.ledger.dispatch.Dispatches;
 import io.loadgate.ledger.dispatch.Outbox;
 import io.loadgate.ledger.event.EventLog;
-import io.loadgate.ledger.partition.PartitionStatus;
 import io.loadgate.ledger.partition.Reissue;
 import io.loadgate.ledger.run.RunRow;
-import io.loadgate.ledger.run.RunStatus;
 import io.loadgate.ledger.run.RunTransitions;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -201,11 +201,11 @@ public final class Sweep {
         // Rule 1: RUNNING partition without a heartbeat for `stale`.
         void stalePartitions() throws SQLException {
             double stale = SweepThresholds.seconds(thresholds.stale());
-            var candidates = tx.query(STALE_PARTITIONS, rs -> new Object[] {rs.getObject(1, UUID.class),
-                    rs.getString(2)}, stale, thresholds.batch());
-            for (Object[] candidate : candidates) {
-                UUID runId = (UUID) candidate[0];
-                String partitionId = (String) candidate[1];
+            var candidates = tx.query(STALE_PARTITIONS, rs -> new PartitionKey(rs.getObject(1, UUID.class),
+                    rs.getString(2)), stale, thresholds.batch());
+            for (PartitionKey candidate : candidates) {
+                UUID runId = candidate.runId();
+                String partitionId = candidate.partitionId();
                 row("stale partition " + runId + "/" + partitionId, () -> stalePartition(runId, partitionId, stale));
             }
         }
@@ -241,12 +241,12 @@ public final class Sweep {
 
         // Rule 2: CREATED or EXTRACTING past run_timeout.
         void runTimeouts() throws SQLException {
-            var runs = tx.query(TIMED_OUT_RUNS, rs -> new Object[] {rs.getObject(1, UUID.class),
-                    RunStatus.valueOf(rs.getString(2))}, SweepThresholds.seconds(thresholds.runTimeout()),
+            var runs = tx.query(TIMED_OUT_RUNS, rs -> new RunState(rs.getObject(1, UUID.class),
+                    RunStatus.valueOf(rs.getString(2)), null), SweepThresholds.seconds(thresholds.runTimeout()),
                     thresholds.batch());
-            for (Object[] candidate : runs) {
-                UUID runId = (UUID) candidate[0];
-                RunStatus status = (RunStatus) candidate[1];
+            for (RunState candidate : runs) {
+                UUID runId = candidate.runId();
+                RunStatus status = candidate.status();
                 row("run timeout " + runId, () -> {
                     RunRow run = RunTransitions.lock(tx, runId);
                     boolean moved = timeOut(run, status, status == RunStatus.CREATED ? "MANIFEST" : "EXTRACT",
@@ -281,11 +281,11 @@ public final class Sweep {
                     new RunTransitions.Failure(stage, code, message), ACTOR)) {
                 return false;
             }
-            var partitions = tx.query(TIME_OUT_PARTITIONS, rs -> new String[] {rs.getString(1), rs.getString(2)},
-                    run.runId(), stage, code, message, run.runId());
-            for (String[] p : partitions) {
-                EventLog.append(tx, run.runId(), p[0], "PARTITION_STATUS", p[1], PartitionStatus.TIMED_OUT, ACTOR,
-                        Map.of("errorCode", code));
+            var partitions = tx.query(TIME_OUT_PARTITIONS, rs -> new EndedPartition(rs.getString(1),
+                    rs.getString(2)), run.runId(), stage, code, message, run.runId());
+            for (EndedPartition p : partitions) {
+                EventLog.append(tx, run.runId(), p.partitionId(), "PARTITION_STATUS", p.fromStatus(),
+                        PartitionStatus.TIMED_OUT, ACTOR, Map.of("errorCode", code));
             }
             return true;
         }
@@ -349,14 +349,15 @@ public final class Sweep {
         // Rule 4: STAGE_VALIDATING or PUBLISHED for longer than validation_stale: one alert per window.
         void staleAlerts() throws SQLException {
             double window = SweepThresholds.seconds(thresholds.validationStale());
-            var rows = tx.query(STALE_ALERTS, rs -> new Object[] {rs.getObject(1, UUID.class), rs.getString(2),
-                    Tx.instant(rs, "status_changed_at")}, window, window, thresholds.batch());
-            for (Object[] row : rows) {
+            var rows = tx.query(STALE_ALERTS, rs -> new RunState(rs.getObject(1, UUID.class),
+                    RunStatus.valueOf(rs.getString(2)), Tx.instant(rs, "status_changed_at")), window, window,
+                    thresholds.batch());
+            for (RunState row : rows) {
                 Map<String, Object> details = new LinkedHashMap<>();
-                details.put("status", row[1]);
-                details.put("since", String.valueOf(row[2]));
+                details.put("status", row.status().name());
+                details.put("since", String.valueOf(row.since()));
                 details.put("validationStale", thresholds.validationStale().toString());
-                EventLog.append(tx, (UUID) row[0], null, "RUN_STALE_ALERT", null, null, ACTOR, details);
+                EventLog.append(tx, row.runId(), null, "RUN_STALE_ALERT", null, null, ACTOR, details);
                 alerts++;
             }
         }
@@ -400,5 +401,17 @@ public final class Sweep {
     @FunctionalInterface
     private interface SqlCheck {
         boolean run() throws SQLException;
+    }
+
+    /** A partition a rule selected. */
+    private record PartitionKey(UUID runId, String partitionId) {
+    }
+
+    /** A run a rule selected, with its status and (for the stale alert) since when. */
+    private record RunState(UUID runId, RunStatus status, java.time.Instant since) {
+    }
+
+    /** A partition a time-out ended, and the status it left. */
+    private record EndedPartition(String partitionId, String fromStatus) {
     }
 }

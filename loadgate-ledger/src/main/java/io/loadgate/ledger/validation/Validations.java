@@ -2,17 +2,20 @@ package io.loadgate.ledger.validation;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.ChunkKind;
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.RunStatus;
+import io.loadgate.api.StepApi;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.LedgerJson;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.Tx;
-import io.loadgate.ledger.dispatch.DispatchType;
 import io.loadgate.ledger.dispatch.Outbox;
 import io.loadgate.ledger.event.EventLog;
 import io.loadgate.ledger.run.RunRow;
-import io.loadgate.ledger.run.RunStatus;
 import io.loadgate.ledger.run.RunTransitions;
 import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -73,7 +76,7 @@ public final class Validations {
      * same token is: a retry after a lost answer, or the request delivered twice. The dispatch is acknowledged either
      * way: it was delivered, and someone is validating.
      */
-    public Map<String, Object> start(UUID runId, UUID dispatchId, String node) {
+    public StepApi.ValidationStarted start(UUID runId, UUID dispatchId, String node) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             if (dispatchId != null) {
@@ -87,6 +90,7 @@ public final class Validations {
                 }
                 Outbox.ack(tx, dispatchId);
             }
+            // One statement moves the status and records the validator, as the publish claim does with its token.
             boolean started = tx.update(START, dispatchId, node, runId) == 1;
             RunStatus status = run.status();
             if (started) {
@@ -96,58 +100,45 @@ public final class Validations {
             } else if (dispatchId != null) {
                 started = tx.update(SAME_CALLER, runId, dispatchId, node) == 1;
             }
-            Object[] facts = tx.queryOne(RUN_FACTS, rs -> new Object[] {Tx.nullableLong(rs, "source_count"),
-                    rs.getLong("extracted_count"), rs.getString(3)}, runId).orElseThrow();
-            Map<String, Object> response = new LinkedHashMap<>();
-            response.put("started", started);
-            response.put("runStatus", status.name());
-            response.put("jobKey", run.jobKey());
-            response.put("businessKey", run.businessKey());
-            response.put("snapshotScn", run.snapshotScn());
-            response.put("snapshotRef", run.snapshotRef());
-            response.put("hdfsRunPath", run.hdfsRunPath());
-            response.put("stageTable", run.stageTable());
-            response.put("sourceCount", facts[0]);
-            response.put("extractedCount", facts[1]);
-            response.put("sourceMetrics", facts[2] == null ? Map.of() : LedgerJson.read((String) facts[2]));
-            response.put("files", files(tx, runId));
-            response.put("heartbeatIntervalMillis", heartbeatInterval.toMillis());
-            return response;
+            RunFacts facts = tx.queryOne(RUN_FACTS, rs -> new RunFacts(Tx.nullableLong(rs, "source_count"),
+                    rs.getLong("extracted_count"), rs.getString(3)), runId).orElseThrow();
+            return new StepApi.ValidationStarted(started, status, run.jobKey(), run.businessKey(),
+                    run.snapshotScn() == null ? null : new BigInteger(run.snapshotScn()), run.snapshotRef(),
+                    run.hdfsRunPath(), run.stageTable(), facts.sourceCount(), facts.extractedCount(),
+                    facts.sourceMetrics() == null ? Map.of() : stringMap(facts.sourceMetrics()), files(tx, runId),
+                    heartbeatInterval.toMillis());
         });
     }
 
-    /** Whether the caller still holds the run's staging validation, and the run's status. */
-    public record Beat(boolean validating, RunStatus runStatus) {
+    /** The run's numbers validation/start answers with, beside the run row. */
+    private record RunFacts(Long sourceCount, long extractedCount, String sourceMetrics) {
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, String> stringMap(String json) {
+        return LedgerJson.MAPPER.convertValue(LedgerJson.read(json), LinkedHashMap.class);
     }
 
     /**
      * The validating caller is alive. {@code validating=false} means the validation is no longer this caller's (the
      * sweeper gave it again, or the run moved on): it should stop.
      */
-    public Beat heartbeat(UUID runId, UUID dispatchId, String node) {
+    public StepApi.ValidationBeat heartbeat(UUID runId, UUID dispatchId, String node) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
-            return new Beat(tx.update(SAME_CALLER, runId, dispatchId, node) == 1, run.status());
+            return new StepApi.ValidationBeat(tx.update(SAME_CALLER, runId, dispatchId, node) == 1, run.status());
         });
     }
 
     /** The committed chunk files of a run: the only files validation and publishing may read. */
-    public static List<Map<String, Object>> files(Tx tx, UUID runId) throws SQLException {
-        return tx.query(FILES, rs -> {
-            Map<String, Object> f = new LinkedHashMap<>();
-            f.put("partitionId", rs.getString("partition_id"));
-            f.put("chunkIndex", rs.getInt("chunk_index"));
-            f.put("hdfsPath", rs.getString("hdfs_path"));
-            f.put("recordCount", rs.getLong("record_count"));
-            f.put("byteCount", rs.getLong("byte_count"));
-            f.put("checksum", rs.getString("checksum"));
-            f.put("kind", rs.getString("kind"));
-            return f;
-        }, runId);
+    public static List<StepApi.StagedFile> files(Tx tx, UUID runId) throws SQLException {
+        return tx.query(FILES, rs -> new StepApi.StagedFile(rs.getString("partition_id"), rs.getInt("chunk_index"),
+                rs.getString("hdfs_path"), rs.getLong("record_count"), rs.getLong("byte_count"),
+                rs.getString("checksum"), ChunkKind.valueOf(rs.getString("kind"))), runId);
     }
 
     /** The committed files of a run, for publishing and for operators; 404 for an unknown run. */
-    public List<Map<String, Object>> files(UUID runId) {
+    public List<StepApi.StagedFile> files(UUID runId) {
         return database.inTransaction(tx -> {
             RunTransitions.read(tx, runId).orElseThrow(() -> RunTransitions.notFound(runId));
             return files(tx, runId);
@@ -250,24 +241,16 @@ public final class Validations {
         });
     }
 
-    public List<Map<String, Object>> list(UUID runId, Metric.Stage stage) {
+    public List<StepApi.ValidationView> list(UUID runId, Metric.Stage stage) {
         String s = stage == null ? null : stage.name();
         return database.inTransaction(tx -> {
             RunTransitions.read(tx, runId).orElseThrow(() -> RunTransitions.notFound(runId));
             return tx.query(METRICS, rs -> {
                 Metric m = metric(rs);
-                Map<String, Object> v = new LinkedHashMap<>();
-                v.put("stage", rs.getString("stage"));
-                v.put("metricName", m.metricName());
-                v.put("queryVersion", rs.getString("query_version"));
-                v.put("expectedValue", m.expectedValue());
-                v.put("actualValue", m.actualValue());
-                v.put("tolerance", m.tolerance());
-                v.put("result", m.result().name());
-                v.put("judgedResult", Judge.judge(m).name());
-                v.put("details", m.details());
-                v.put("createdAt", String.valueOf(Tx.instant(rs, "created_at")));
-                return v;
+                return new StepApi.ValidationView(StepApi.Stage.valueOf(rs.getString("stage")), m.metricName(),
+                        rs.getString("query_version"), m.expectedValue(), m.actualValue(), m.tolerance(),
+                        StepApi.MetricResult.valueOf(m.result().name()),
+                        StepApi.MetricResult.valueOf(Judge.judge(m).name()), m.details(), Tx.instant(rs, "created_at"));
             }, runId, s, s);
         });
     }

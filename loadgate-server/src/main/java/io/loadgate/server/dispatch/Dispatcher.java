@@ -3,9 +3,9 @@ package io.loadgate.server.dispatch;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.loadgate.api.DispatchType;
 import io.loadgate.ledger.LedgerJson;
 import io.loadgate.ledger.dispatch.DispatchPolicy;
-import io.loadgate.ledger.dispatch.DispatchType;
 import io.loadgate.ledger.dispatch.Dispatches;
 import io.loadgate.ledger.dispatch.LeasedDispatch;
 import io.loadgate.server.config.DispatchConfig;

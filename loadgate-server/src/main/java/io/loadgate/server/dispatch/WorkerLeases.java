@@ -2,8 +2,8 @@ package io.loadgate.server.dispatch;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.DispatchType;
 import io.loadgate.ledger.dispatch.DispatchPolicy;
-import io.loadgate.ledger.dispatch.DispatchType;
 import io.loadgate.ledger.dispatch.Dispatches;
 import io.loadgate.ledger.dispatch.LeasedDispatch;
 import java.time.Duration;

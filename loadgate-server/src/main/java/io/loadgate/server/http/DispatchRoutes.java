@@ -1,17 +1,18 @@
 package io.loadgate.server.http;
 
 import io.javalin.http.Context;
+import io.loadgate.api.DispatchApi;
+import io.loadgate.api.DispatchStatus;
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.OperatorApi;
 import io.loadgate.ledger.LedgerException;
-import io.loadgate.ledger.dispatch.DispatchType;
 import io.loadgate.ledger.dispatch.Dispatches;
 import io.loadgate.ledger.dispatch.LeasedDispatch;
 import io.loadgate.server.dispatch.WorkerLeases;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -44,15 +45,10 @@ final class DispatchRoutes {
         // Answered from the future: a poll that waits holds no request thread.
         ctx.future(() -> leases.lease(node, wanted, max == null ? 1 : max,
                 Duration.ofSeconds(waitSeconds == null ? 0 : waitSeconds)).thenAccept(leased -> {
-                    List<Map<String, Object>> response = new ArrayList<>();
+                    List<DispatchApi.LeasedDispatch> response = new ArrayList<>();
                     for (LeasedDispatch dispatch : leased) {
-                        Map<String, Object> item = new LinkedHashMap<>();
-                        item.put("dispatchId", dispatch.dispatchId().toString());
-                        item.put("runId", dispatch.runId().toString());
-                        item.put("dispatchType", dispatch.dispatchType().name());
-                        item.put("partitionId", dispatch.partitionId());
-                        item.put("payload", dispatch.payloadWithKeys());
-                        response.add(item);
+                        response.add(new DispatchApi.LeasedDispatch(dispatch.dispatchId(), dispatch.runId(),
+                                dispatch.dispatchType(), dispatch.partitionId(), Json.object(dispatch.payloadWithKeys())));
                     }
                     ApiServer.ok(ctx, response);
                 }));
@@ -68,10 +64,7 @@ final class DispatchRoutes {
         RequestBody body = RequestBody.parse(ctx.body());
         String node = body.string("node", true, 200);
         body.finish();
-        Map<String, Object> response = new LinkedHashMap<>();
-        response.put("dispatchId", dispatchId.toString());
-        response.put("released", dispatches.release(dispatchId, node));
-        ApiServer.ok(ctx, response);
+        ApiServer.ok(ctx, new DispatchApi.Released(dispatchId, dispatches.release(dispatchId, node)));
     }
 
     private static void resend(Context ctx, Dispatches dispatches) {
@@ -88,9 +81,6 @@ final class DispatchRoutes {
             RequestBody.parse(ctx.body()).finish();
         }
         dispatches.resend(runId, dispatchId, ApiServer.actor(ctx));
-        Map<String, Object> response = new LinkedHashMap<>();
-        response.put("dispatchId", dispatchId.toString());
-        response.put("status", "PENDING");
-        ApiServer.ok(ctx, response);
+        ApiServer.ok(ctx, new OperatorApi.Resent(dispatchId, DispatchStatus.PENDING));
     }
 }

@@ -1,6 +1,8 @@
 package io.loadgate.server.http;
 
 import io.javalin.http.Context;
+import io.loadgate.api.OperatorApi;
+import io.loadgate.api.RunApi;
 import io.loadgate.ledger.Ledger;
 import io.loadgate.ledger.publish.Publishing;
 import io.loadgate.ledger.rollback.Rollbacks;
@@ -36,8 +38,7 @@ final class OperatorRoutes {
                 "must be at least " + Runs.MIN_CANCEL_REASON + " characters");
         body.finish();
         var result = ledger.runs().cancel(runId, reason.strip(), ApiServer.actor(ctx));
-        ApiServer.ok(ctx, Map.of("runId", runId.toString(), "runStatus", result.runStatus().name(),
-                "changed", result.changed()));
+        ApiServer.ok(ctx, new RunApi.RunChange(runId, result.runStatus(), result.changed()));
     }
 
     private static void resolve(Context ctx, Ledger ledger) {
@@ -48,8 +49,7 @@ final class OperatorRoutes {
         body.check("reason", reason == null || reason.strip().length() >= 5, "must be at least 5 characters");
         body.finish();
         var result = ledger.publishing().resolve(runId, resolution, reason.strip(), Map.of(), ApiServer.actor(ctx));
-        ApiServer.ok(ctx, Map.of("runId", runId.toString(), "runStatus", result.runStatus().name(),
-                "changed", result.changed()));
+        ApiServer.ok(ctx, new RunApi.RunChange(runId, result.runStatus(), result.changed()));
     }
 
     private static void probe(Context ctx, Ledger ledger) {
@@ -64,8 +64,7 @@ final class OperatorRoutes {
         body.finish();
         var result = ledger.publishing().probe(runId, new Publishing.ProbeReport(token, found, snapshotId, returned,
                 evidence), ApiServer.actor(ctx));
-        ApiServer.ok(ctx, Map.of("runId", runId.toString(), "runStatus", result.runStatus().name(),
-                "changed", result.changed()));
+        ApiServer.ok(ctx, new RunApi.RunChange(runId, result.runStatus(), result.changed()));
     }
 
     private static void rollback(Context ctx, Ledger ledger) {
@@ -78,8 +77,7 @@ final class OperatorRoutes {
         body.check("targetRef", targetRef == null || !targetRef.isBlank(), "must not be blank");
         body.finish();
         var result = ledger.rollbacks().record(runId, reason.strip(), targetRef.strip(), ApiServer.actor(ctx));
-        ApiServer.ok(ctx, Map.of("runId", runId.toString(), "runStatus", result.runStatus().name(),
-                "changed", result.changed()));
+        ApiServer.ok(ctx, new RunApi.RunChange(runId, result.runStatus(), result.changed()));
     }
 
     private static void cleanup(Context ctx, Ledger ledger) {
@@ -89,7 +87,7 @@ final class OperatorRoutes {
         String deletedPath = body.string("deletedPath", false, Formats.PATH);
         body.finish();
         var cleaned = ledger.cleanup().markCleaned(runId, droppedTable, deletedPath, ApiServer.actor(ctx));
-        ApiServer.ok(ctx, Map.of("runId", runId.toString(), "changed", cleaned.changed()));
+        ApiServer.ok(ctx, new OperatorApi.CleanupResult(runId, cleaned.changed()));
     }
 
     private static void cleanupSkipped(Context ctx, Ledger ledger) {
@@ -99,6 +97,6 @@ final class OperatorRoutes {
         body.check("reason", reason == null || !reason.isBlank(), "must not be blank");
         body.finish();
         boolean changed = ledger.cleanup().markSkipped(runId, reason.strip(), ApiServer.actor(ctx));
-        ApiServer.ok(ctx, Map.of("runId", runId.toString(), "changed", changed));
+        ApiServer.ok(ctx, new OperatorApi.CleanupResult(runId, changed));
     }
 }

@@ -1,14 +1,13 @@
 package io.loadgate.server.http;
 
 import io.javalin.http.Context;
+import io.loadgate.api.ChunkKind;
+import io.loadgate.api.PartitionApi;
 import io.loadgate.ledger.Ledger;
-import io.loadgate.ledger.partition.ChunkKind;
 import io.loadgate.ledger.partition.ChunkReport;
 import io.loadgate.ledger.partition.PartitionFailure;
 import io.loadgate.ledger.partition.PartitionHeartbeat;
 import io.loadgate.ledger.partition.Partitions;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.UUID;
 
 /** {@code /v1/runs/{runId}/partitions/{partitionId}/...}: claim, chunks, fail, heartbeat. */
@@ -41,14 +40,9 @@ final class PartitionRoutes {
         String node = body.string("workerNode", false, 200);
         body.finish();
         var result = ledger.partitions().claim(runId, partitionId, token, node);
-        Map<String, Object> response = new LinkedHashMap<>();
-        response.put("claimed", result.claimed());
-        response.put("runStatus", result.runStatus().name());
-        response.put("partitionStatus", result.partitionStatus().name());
-        response.put("attempt", result.attempt());
         // Extension: how often the ledger expects the owner's heartbeat (recovery.heartbeat_interval).
-        response.put("heartbeatIntervalMillis", ledger.settings().heartbeatInterval().toMillis());
-        ApiServer.ok(ctx, response);
+        ApiServer.ok(ctx, new PartitionApi.ClaimResult(result.claimed(), result.runStatus(), result.partitionStatus(),
+                result.attempt(), ledger.settings().heartbeatInterval().toMillis()));
     }
 
     private static void chunk(Context ctx, Ledger ledger) {
@@ -67,14 +61,8 @@ final class PartitionRoutes {
         body.finish();
         var result = ledger.partitions().reportChunk(runId, partitionId,
                 new ChunkReport(token, index, count, fragment, path, records, bytes, checksum, kind));
-        Map<String, Object> response = new LinkedHashMap<>();
-        response.put("recorded", result.recorded());
-        response.put("partitionStatus", result.partitionStatus().name());
-        response.put("runStatus", result.runStatus().name());
-        response.put("receivedChunks", result.receivedChunks());
-        response.put("chunkCount", result.chunkCount());
-        response.put("validationScheduled", result.validationScheduled());
-        ApiServer.ok(ctx, response);
+        ApiServer.ok(ctx, new PartitionApi.ChunkResult(result.recorded(), result.partitionStatus(), result.runStatus(),
+                Math.toIntExact(result.receivedChunks()), result.chunkCount(), result.validationScheduled()));
     }
 
     private static void fail(Context ctx, Ledger ledger) {
@@ -90,11 +78,7 @@ final class PartitionRoutes {
         body.finish();
         var result = ledger.partitions().fail(runId, partitionId,
                 new PartitionFailure(token, stage, errorClass, code, message, attempt));
-        Map<String, Object> response = new LinkedHashMap<>();
-        response.put("partitionStatus", result.partitionStatus().name());
-        response.put("runStatus", result.runStatus().name());
-        response.put("changed", result.changed());
-        ApiServer.ok(ctx, response);
+        ApiServer.ok(ctx, new PartitionApi.FailResult(result.partitionStatus(), result.runStatus(), result.changed()));
     }
 
     private static void heartbeat(Context ctx, Ledger ledger) {
@@ -105,9 +89,6 @@ final class PartitionRoutes {
         Long rowsRead = body.integer("rowsRead", false, 0, Long.MAX_VALUE);
         body.finish();
         var result = ledger.partitions().heartbeat(runId, partitionId, new PartitionHeartbeat(token, rowsRead));
-        Map<String, Object> response = new LinkedHashMap<>();
-        response.put("partitionStatus", result.partitionStatus().name());
-        response.put("runStatus", result.runStatus().name());
-        ApiServer.ok(ctx, response);
+        ApiServer.ok(ctx, new PartitionApi.HeartbeatResult(result.partitionStatus(), result.runStatus()));
     }
 }

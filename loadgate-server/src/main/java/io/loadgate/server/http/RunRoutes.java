@@ -1,16 +1,16 @@
 package io.loadgate.server.http;
 
 import io.javalin.http.Context;
+import io.loadgate.api.Executor;
+import io.loadgate.api.RunApi;
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.Ledger;
 import io.loadgate.ledger.LedgerException;
-import io.loadgate.ledger.run.Executor;
 import io.loadgate.ledger.run.Manifest;
-import io.loadgate.ledger.run.RunStatus;
 import io.loadgate.ledger.run.RunTransitions;
 import io.loadgate.ledger.run.RunViews;
 import io.loadgate.ledger.run.Runs;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -52,12 +52,8 @@ final class RunRoutes {
         if (created.replayed()) {
             ctx.header("Idempotent-Replayed", "true");
         }
-        Map<String, Object> response = new LinkedHashMap<>();
-        response.put("runId", created.runId().toString());
-        response.put("status", created.status().name());
-        response.put("hdfsRunPath", created.hdfsRunPath());
-        response.put("stageTable", created.stageTable());
-        ApiServer.ok(ctx, response);
+        ApiServer.ok(ctx, new RunApi.RunCreated(created.runId(), created.status(), created.hdfsRunPath(),
+                created.stageTable()));
     }
 
     private static void manifest(Context ctx, Ledger ledger) {

@@ -1,12 +1,13 @@
 package io.loadgate.server.http;
 
 import io.javalin.http.Context;
+import io.loadgate.api.RunApi;
+import io.loadgate.api.StepApi;
 import io.loadgate.ledger.Ledger;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.publish.Publishing;
 import io.loadgate.ledger.validation.Metric;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -46,8 +47,7 @@ final class StepRoutes {
         UUID dispatchId = body.uuid("dispatchId", true);
         String node = body.string("node", false, 200);
         body.finish();
-        var beat = ledger.validations().heartbeat(runId, dispatchId, node);
-        ApiServer.ok(ctx, Map.of("validating", beat.validating(), "runStatus", beat.runStatus().name()));
+        ApiServer.ok(ctx, ledger.validations().heartbeat(runId, dispatchId, node));
     }
 
     private static void recordValidations(Context ctx, Ledger ledger) {
@@ -73,11 +73,8 @@ final class StepRoutes {
         }
         body.finish();
         var recorded = ledger.validations().record(runId, stage, queryVersion, metrics);
-        Map<String, Object> response = new LinkedHashMap<>();
-        response.put("recorded", recorded.recorded());
-        response.put("failCount", recorded.failCount());
-        response.put("runStatus", recorded.runStatus().name());
-        ApiServer.ok(ctx, response);
+        ApiServer.ok(ctx, new StepApi.ValidationsRecorded(recorded.recorded(), recorded.failCount(),
+                recorded.runStatus()));
     }
 
     private static void listValidations(Context ctx, Ledger ledger) {
@@ -99,11 +96,7 @@ final class StepRoutes {
         UUID runId = ApiServer.runId(ctx);
         RequestBody.parse(ctx.body() == null || ctx.body().isBlank() ? "{}" : ctx.body()).finish();
         var verdict = ledger.validations().stageValidated(runId, ApiServer.actor(ctx));
-        Map<String, Object> response = new LinkedHashMap<>();
-        response.put("stageValidated", verdict.passed());
-        response.put("runStatus", verdict.runStatus().name());
-        response.put("reasons", verdict.reasons());
-        ApiServer.ok(ctx, response);
+        ApiServer.ok(ctx, new StepApi.StageVerdict(verdict.passed(), verdict.runStatus(), verdict.reasons()));
     }
 
     private static void publishClaim(Context ctx, Ledger ledger) {
@@ -112,15 +105,10 @@ final class StepRoutes {
         UUID token = body.uuid("publishToken", true);
         body.finish();
         var claim = ledger.publishing().claim(runId, token, ApiServer.actor(ctx));
-        Map<String, Object> response = new LinkedHashMap<>();
-        response.put("claimed", claim.claimed());
-        response.put("runStatus", claim.runStatus().name());
         // Loadgate extensions, present when claimed: the publish's fence (NiFi clients ignore them).
-        if (claim.claimed()) {
-            response.put("publishGeneration", claim.publishGeneration());
-            response.put("publishWithinMs", claim.publishWithinMs());
-        }
-        ApiServer.ok(ctx, response);
+        ApiServer.ok(ctx, claim.claimed()
+                ? new StepApi.PublishClaim(true, claim.runStatus(), claim.publishGeneration(), claim.publishWithinMs())
+                : new StepApi.PublishClaim(false, claim.runStatus(), null, null));
     }
 
     private static void publishResult(Context ctx, Ledger ledger) {
@@ -133,7 +121,8 @@ final class StepRoutes {
         String targetRef = body.string("targetRef", false, Formats.MESSAGE);
         body.finish();
         var result = ledger.publishing().result(runId, token, outcome, code, message, targetRef, ApiServer.actor(ctx));
-        ApiServer.ok(ctx, Map.of("runStatus", result.runStatus().name(), "changed", result.changed()));
+        // The contract's publish/result answer has no runId.
+        ApiServer.ok(ctx, new RunApi.RunChange(null, result.runStatus(), result.changed()));
     }
 
     private static void success(Context ctx, Ledger ledger) {
@@ -142,10 +131,6 @@ final class StepRoutes {
         Long targetCount = body.integer("targetCount", false, 0, Long.MAX_VALUE);
         body.finish();
         var verdict = ledger.validations().success(runId, targetCount, ApiServer.actor(ctx));
-        Map<String, Object> response = new LinkedHashMap<>();
-        response.put("success", verdict.passed());
-        response.put("runStatus", verdict.runStatus().name());
-        response.put("reasons", verdict.reasons());
-        ApiServer.ok(ctx, response);
+        ApiServer.ok(ctx, new StepApi.SuccessResult(verdict.passed(), verdict.runStatus(), verdict.reasons()));
     }
 }

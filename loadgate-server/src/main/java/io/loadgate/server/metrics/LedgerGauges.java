@@ -2,8 +2,8 @@ package io.loadgate.server.metrics;
 
 import static java.util.Objects.requireNonNull;
 
-import io.loadgate.ledger.dispatch.DispatchStatus;
-import io.loadgate.ledger.run.RunStatus;
+import io.loadgate.api.DispatchStatus;
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.run.RunViews;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -4,11 +4,11 @@ import static io.loadgate.server.testing.Runs.create;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.Executor;
 import io.loadgate.ledger.dispatch.DispatchPolicy;
-import io.loadgate.ledger.dispatch.DispatchType;
 import io.loadgate.ledger.dispatch.Dispatches;
 import io.loadgate.ledger.dispatch.Outbox;
-import io.loadgate.ledger.run.Executor;
 import io.loadgate.ledger.sweeper.Sweep;
 import io.loadgate.ledger.sweeper.SweepThresholds;
 import io.loadgate.server.testing.Receiver;

@@ -2,18 +2,18 @@ package io.loadgate.worker.cleanup;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.ChunkKind;
+import io.loadgate.api.OperatorApi.Cleanup;
+import io.loadgate.api.OperatorApi.CleanupCandidate;
+import io.loadgate.api.RunStatus;
 import io.loadgate.worker.cleanup.RunCleanup.Outcome;
 import io.loadgate.worker.execution.RunContext;
 import io.loadgate.worker.execution.RunContexts;
 import io.loadgate.worker.execution.TargetCatalogs;
 import io.loadgate.worker.job.TargetSpec;
-import io.loadgate.worker.ledger.ChunkKind;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.ledger.Messages;
-import io.loadgate.worker.ledger.OperatorApi.Cleanup;
-import io.loadgate.worker.ledger.OperatorApi.CleanupCandidate;
-import io.loadgate.worker.ledger.RunStatus;
 import io.loadgate.worker.staging.StagingFileSystems;
 import io.loadgate.worker.target.SnapshotExpiry;
 import io.loadgate.worker.target.Target;

@@ -2,7 +2,7 @@ package io.loadgate.worker.cleanup;
 
 import static java.util.Objects.requireNonNull;
 
-import io.loadgate.worker.ledger.RunStatus;
+import io.loadgate.api.RunStatus;
 import java.util.List;
 import java.util.UUID;
 

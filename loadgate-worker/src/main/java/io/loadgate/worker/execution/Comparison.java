@@ -1,7 +1,7 @@
 package io.loadgate.worker.execution;
 
-import io.loadgate.worker.ledger.StepApi.Metric;
-import io.loadgate.worker.ledger.StepApi.MetricResult;
+import io.loadgate.api.StepApi.Metric;
+import io.loadgate.api.StepApi.MetricResult;
 import io.loadgate.worker.validation.MetricNames;
 import io.loadgate.worker.validation.MetricSet;
 import io.loadgate.worker.validation.MetricValues;

@@ -2,13 +2,13 @@ package io.loadgate.worker.execution;
 
 import static java.util.Objects.requireNonNull;
 
-import io.loadgate.worker.ledger.ChunkKind;
-import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
+import io.loadgate.api.ChunkKind;
+import io.loadgate.api.DispatchApi.LeasedDispatch;
+import io.loadgate.api.PartitionApi.ChunkReport;
+import io.loadgate.api.PartitionApi.Claim;
+import io.loadgate.api.PartitionApi.PartitionFailure;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.Messages;
-import io.loadgate.worker.ledger.PartitionApi.ChunkReport;
-import io.loadgate.worker.ledger.PartitionApi.Claim;
-import io.loadgate.worker.ledger.PartitionApi.PartitionFailure;
 import io.loadgate.worker.metrics.StepOutcome;
 import io.loadgate.worker.metrics.WorkerMetrics;
 import io.loadgate.worker.source.Partition;

@@ -1,9 +1,9 @@
 package io.loadgate.worker.execution;
 
+import io.loadgate.api.PartitionApi.PartitionHeartbeat;
+import io.loadgate.api.PartitionStatus;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
-import io.loadgate.worker.ledger.PartitionApi.PartitionHeartbeat;
-import io.loadgate.worker.ledger.PartitionStatus;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.UUID;

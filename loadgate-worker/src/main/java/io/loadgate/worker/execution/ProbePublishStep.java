@@ -2,10 +2,10 @@ package io.loadgate.worker.execution;
 
 import static java.util.Objects.requireNonNull;
 
-import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
+import io.loadgate.api.DispatchApi.LeasedDispatch;
+import io.loadgate.api.OperatorApi.PublishProbe;
+import io.loadgate.api.RunStatus;
 import io.loadgate.worker.ledger.LedgerCallException;
-import io.loadgate.worker.ledger.OperatorApi.PublishProbe;
-import io.loadgate.worker.ledger.RunStatus;
 import io.loadgate.worker.metrics.StepOutcome;
 import io.loadgate.worker.publish.ProbeResult;
 import java.util.Map;

@@ -2,11 +2,11 @@ package io.loadgate.worker.execution;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.RunApi.RunView;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecException;
 import io.loadgate.worker.job.JobSpecLoader;
 import io.loadgate.worker.ledger.LedgerClient;
-import io.loadgate.worker.ledger.RunApi.RunView;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.Map;

@@ -2,15 +2,15 @@ package io.loadgate.worker.execution;
 
 import static java.util.Objects.requireNonNull;
 
-import io.loadgate.worker.ledger.ChunkKind;
-import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
-import io.loadgate.worker.ledger.StepApi.Metric;
-import io.loadgate.worker.ledger.StepApi.MetricResult;
-import io.loadgate.worker.ledger.StepApi.Stage;
-import io.loadgate.worker.ledger.StepApi.StagedFile;
-import io.loadgate.worker.ledger.StepApi.StartValidation;
-import io.loadgate.worker.ledger.StepApi.ValidationStarted;
-import io.loadgate.worker.ledger.StepApi.Validations;
+import io.loadgate.api.ChunkKind;
+import io.loadgate.api.DispatchApi.LeasedDispatch;
+import io.loadgate.api.StepApi.Metric;
+import io.loadgate.api.StepApi.MetricResult;
+import io.loadgate.api.StepApi.Stage;
+import io.loadgate.api.StepApi.StagedFile;
+import io.loadgate.api.StepApi.StartValidation;
+import io.loadgate.api.StepApi.ValidationStarted;
+import io.loadgate.api.StepApi.Validations;
 import io.loadgate.worker.metrics.StepOutcome;
 import io.loadgate.worker.staging.RejectsWriter;
 import io.loadgate.worker.validation.MetricCalculator;

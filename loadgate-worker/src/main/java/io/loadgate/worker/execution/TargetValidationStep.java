@@ -2,14 +2,14 @@ package io.loadgate.worker.execution;
 
 import static java.util.Objects.requireNonNull;
 
-import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
-import io.loadgate.worker.ledger.RunApi.RunView;
-import io.loadgate.worker.ledger.RunStatus;
-import io.loadgate.worker.ledger.StepApi.Metric;
-import io.loadgate.worker.ledger.StepApi.MetricResult;
-import io.loadgate.worker.ledger.StepApi.Stage;
-import io.loadgate.worker.ledger.StepApi.ValidationView;
-import io.loadgate.worker.ledger.StepApi.Validations;
+import io.loadgate.api.DispatchApi.LeasedDispatch;
+import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunStatus;
+import io.loadgate.api.StepApi.Metric;
+import io.loadgate.api.StepApi.MetricResult;
+import io.loadgate.api.StepApi.Stage;
+import io.loadgate.api.StepApi.ValidationView;
+import io.loadgate.api.StepApi.Validations;
 import io.loadgate.worker.metrics.StepOutcome;
 import io.loadgate.worker.validation.MetricNames;
 import io.loadgate.worker.validation.MetricSet;

@@ -2,9 +2,9 @@ package io.loadgate.worker.execution;
 
 import static java.util.Objects.requireNonNull;
 
-import io.loadgate.worker.ledger.DispatchApi.Lease;
-import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
-import io.loadgate.worker.ledger.DispatchType;
+import io.loadgate.api.DispatchApi.Lease;
+import io.loadgate.api.DispatchApi.LeasedDispatch;
+import io.loadgate.api.DispatchType;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.metrics.StepOutcome;
 import io.loadgate.worker.metrics.WorkerMetrics;

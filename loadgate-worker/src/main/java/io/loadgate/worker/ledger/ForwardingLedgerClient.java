@@ -2,44 +2,46 @@ package io.loadgate.worker.ledger;
 
 import static java.util.Objects.requireNonNull;
 
-import io.loadgate.worker.ledger.DispatchApi.Lease;
-import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
-import io.loadgate.worker.ledger.OperatorApi.Cancel;
-import io.loadgate.worker.ledger.OperatorApi.Cleanup;
-import io.loadgate.worker.ledger.OperatorApi.CleanupCandidate;
-import io.loadgate.worker.ledger.OperatorApi.CleanupResult;
-import io.loadgate.worker.ledger.OperatorApi.MonitorSummary;
-import io.loadgate.worker.ledger.OperatorApi.PublishProbe;
-import io.loadgate.worker.ledger.OperatorApi.Resent;
-import io.loadgate.worker.ledger.OperatorApi.Resolve;
-import io.loadgate.worker.ledger.OperatorApi.Rollback;
-import io.loadgate.worker.ledger.PartitionApi.ChunkReport;
-import io.loadgate.worker.ledger.PartitionApi.ChunkResult;
-import io.loadgate.worker.ledger.PartitionApi.Claim;
-import io.loadgate.worker.ledger.PartitionApi.ClaimResult;
-import io.loadgate.worker.ledger.PartitionApi.FailResult;
-import io.loadgate.worker.ledger.PartitionApi.HeartbeatResult;
-import io.loadgate.worker.ledger.PartitionApi.PartitionFailure;
-import io.loadgate.worker.ledger.PartitionApi.PartitionHeartbeat;
-import io.loadgate.worker.ledger.RunApi.CreateRun;
-import io.loadgate.worker.ledger.RunApi.CreatedRun;
-import io.loadgate.worker.ledger.RunApi.Event;
-import io.loadgate.worker.ledger.RunApi.FailRun;
-import io.loadgate.worker.ledger.RunApi.Manifest;
-import io.loadgate.worker.ledger.RunApi.ManifestAccepted;
-import io.loadgate.worker.ledger.RunApi.OnLostResponse;
-import io.loadgate.worker.ledger.RunApi.RunChange;
-import io.loadgate.worker.ledger.RunApi.RunFilter;
-import io.loadgate.worker.ledger.RunApi.RunView;
-import io.loadgate.worker.ledger.StepApi.PublishClaim;
-import io.loadgate.worker.ledger.StepApi.PublishResult;
-import io.loadgate.worker.ledger.StepApi.StageVerdict;
-import io.loadgate.worker.ledger.StepApi.StagedFile;
-import io.loadgate.worker.ledger.StepApi.StartValidation;
-import io.loadgate.worker.ledger.StepApi.SuccessResult;
-import io.loadgate.worker.ledger.StepApi.ValidationStarted;
-import io.loadgate.worker.ledger.StepApi.Validations;
-import io.loadgate.worker.ledger.StepApi.ValidationsRecorded;
+import io.loadgate.api.DispatchApi;
+import io.loadgate.api.DispatchApi.Lease;
+import io.loadgate.api.DispatchApi.LeasedDispatch;
+import io.loadgate.api.OperatorApi.Cancel;
+import io.loadgate.api.OperatorApi.Cleanup;
+import io.loadgate.api.OperatorApi.CleanupCandidate;
+import io.loadgate.api.OperatorApi.CleanupResult;
+import io.loadgate.api.OperatorApi.MonitorSummary;
+import io.loadgate.api.OperatorApi.PublishProbe;
+import io.loadgate.api.OperatorApi.Resent;
+import io.loadgate.api.OperatorApi.Resolve;
+import io.loadgate.api.OperatorApi.Rollback;
+import io.loadgate.api.PartitionApi.ChunkReport;
+import io.loadgate.api.PartitionApi.ChunkResult;
+import io.loadgate.api.PartitionApi.Claim;
+import io.loadgate.api.PartitionApi.ClaimResult;
+import io.loadgate.api.PartitionApi.FailResult;
+import io.loadgate.api.PartitionApi.HeartbeatResult;
+import io.loadgate.api.PartitionApi.PartitionFailure;
+import io.loadgate.api.PartitionApi.PartitionHeartbeat;
+import io.loadgate.api.RunApi.CreateRun;
+import io.loadgate.api.RunApi.CreatedRun;
+import io.loadgate.api.RunApi.Event;
+import io.loadgate.api.RunApi.FailRun;
+import io.loadgate.api.RunApi.Manifest;
+import io.loadgate.api.RunApi.ManifestAccepted;
+import io.loadgate.api.RunApi.OnLostResponse;
+import io.loadgate.api.RunApi.RunChange;
+import io.loadgate.api.RunApi.RunFilter;
+import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.StepApi;
+import io.loadgate.api.StepApi.PublishClaim;
+import io.loadgate.api.StepApi.PublishResult;
+import io.loadgate.api.StepApi.StageVerdict;
+import io.loadgate.api.StepApi.StagedFile;
+import io.loadgate.api.StepApi.StartValidation;
+import io.loadgate.api.StepApi.SuccessResult;
+import io.loadgate.api.StepApi.ValidationStarted;
+import io.loadgate.api.StepApi.Validations;
+import io.loadgate.api.StepApi.ValidationsRecorded;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Supplier;
@@ -179,7 +181,7 @@ public abstract class ForwardingLedgerClient implements LedgerClient {
     }
 
     @Override
-    public io.loadgate.worker.ledger.DispatchApi.Released releaseDispatch(UUID dispatchId, String node) {
+    public io.loadgate.api.DispatchApi.Released releaseDispatch(UUID dispatchId, String node) {
         return around("releaseDispatch", () -> delegate.releaseDispatch(dispatchId, node));
     }
 

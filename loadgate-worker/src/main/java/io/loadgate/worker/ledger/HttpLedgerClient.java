@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -14,44 +13,50 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
-import io.loadgate.worker.ledger.DispatchApi.Lease;
-import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
-import io.loadgate.worker.ledger.OperatorApi.Cancel;
-import io.loadgate.worker.ledger.OperatorApi.Cleanup;
-import io.loadgate.worker.ledger.OperatorApi.CleanupCandidate;
-import io.loadgate.worker.ledger.OperatorApi.CleanupResult;
-import io.loadgate.worker.ledger.OperatorApi.MonitorSummary;
-import io.loadgate.worker.ledger.OperatorApi.PublishProbe;
-import io.loadgate.worker.ledger.StepApi.StagedFile;
-import io.loadgate.worker.ledger.OperatorApi.Resent;
-import io.loadgate.worker.ledger.OperatorApi.Resolve;
-import io.loadgate.worker.ledger.OperatorApi.Rollback;
-import io.loadgate.worker.ledger.PartitionApi.ChunkReport;
-import io.loadgate.worker.ledger.PartitionApi.ChunkResult;
-import io.loadgate.worker.ledger.PartitionApi.Claim;
-import io.loadgate.worker.ledger.PartitionApi.ClaimResult;
-import io.loadgate.worker.ledger.PartitionApi.FailResult;
-import io.loadgate.worker.ledger.PartitionApi.HeartbeatResult;
-import io.loadgate.worker.ledger.PartitionApi.PartitionFailure;
-import io.loadgate.worker.ledger.PartitionApi.PartitionHeartbeat;
-import io.loadgate.worker.ledger.RunApi.CreateRun;
-import io.loadgate.worker.ledger.RunApi.CreatedRun;
-import io.loadgate.worker.ledger.RunApi.Event;
-import io.loadgate.worker.ledger.RunApi.FailRun;
-import io.loadgate.worker.ledger.RunApi.Manifest;
-import io.loadgate.worker.ledger.RunApi.ManifestAccepted;
-import io.loadgate.worker.ledger.RunApi.OnLostResponse;
-import io.loadgate.worker.ledger.RunApi.RunChange;
-import io.loadgate.worker.ledger.RunApi.RunFilter;
-import io.loadgate.worker.ledger.RunApi.RunView;
-import io.loadgate.worker.ledger.StepApi.PublishClaim;
-import io.loadgate.worker.ledger.StepApi.PublishResult;
-import io.loadgate.worker.ledger.StepApi.StageVerdict;
-import io.loadgate.worker.ledger.StepApi.StartValidation;
-import io.loadgate.worker.ledger.StepApi.SuccessResult;
-import io.loadgate.worker.ledger.StepApi.ValidationStarted;
-import io.loadgate.worker.ledger.StepApi.Validations;
-import io.loadgate.worker.ledger.StepApi.ValidationsRecorded;
+import io.loadgate.api.DispatchApi;
+import io.loadgate.api.DispatchApi.Lease;
+import io.loadgate.api.DispatchApi.LeasedDispatch;
+import io.loadgate.api.OperatorApi;
+import io.loadgate.api.OperatorApi.Cancel;
+import io.loadgate.api.OperatorApi.Cleanup;
+import io.loadgate.api.OperatorApi.CleanupCandidate;
+import io.loadgate.api.OperatorApi.CleanupResult;
+import io.loadgate.api.OperatorApi.MonitorSummary;
+import io.loadgate.api.OperatorApi.PublishProbe;
+import io.loadgate.api.OperatorApi.Resent;
+import io.loadgate.api.OperatorApi.Resolve;
+import io.loadgate.api.OperatorApi.Rollback;
+import io.loadgate.api.PartitionApi.ChunkReport;
+import io.loadgate.api.PartitionApi.ChunkResult;
+import io.loadgate.api.PartitionApi.Claim;
+import io.loadgate.api.PartitionApi.ClaimResult;
+import io.loadgate.api.PartitionApi.FailResult;
+import io.loadgate.api.PartitionApi.HeartbeatResult;
+import io.loadgate.api.PartitionApi.PartitionFailure;
+import io.loadgate.api.PartitionApi.PartitionHeartbeat;
+import io.loadgate.api.RunApi;
+import io.loadgate.api.RunApi.CreateRun;
+import io.loadgate.api.RunApi.CreatedRun;
+import io.loadgate.api.RunApi.Event;
+import io.loadgate.api.RunApi.FailRun;
+import io.loadgate.api.RunApi.Manifest;
+import io.loadgate.api.RunApi.ManifestAccepted;
+import io.loadgate.api.RunApi.OnLostResponse;
+import io.loadgate.api.RunApi.RunChange;
+import io.loadgate.api.RunApi.RunFilter;
+import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
+import io.loadgate.api.RunStatus;
+import io.loadgate.api.StepApi;
+import io.loadgate.api.StepApi.PublishClaim;
+import io.loadgate.api.StepApi.PublishResult;
+import io.loadgate.api.StepApi.StageVerdict;
+import io.loadgate.api.StepApi.StagedFile;
+import io.loadgate.api.StepApi.StartValidation;
+import io.loadgate.api.StepApi.SuccessResult;
+import io.loadgate.api.StepApi.ValidationStarted;
+import io.loadgate.api.StepApi.Validations;
+import io.loadgate.api.StepApi.ValidationsRecorded;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.net.ConnectException;
@@ -144,11 +149,11 @@ public final class HttpLedgerClient implements LedgerClient {
         requireNonNull(onLostResponse, "onLostResponse is null");
         // One key for every attempt of this create, so that the ledger answers a retry (or a copy of the request
         // that a proxy duplicated) with the run the first attempt made, rather than a second run or a 409.
-        Call call = new Call("POST", "/v1/runs", request, type(CreatedWire.class), Repeat.REPEATABLE,
+        Call call = new Call("POST", "/v1/runs", request, type(RunApi.RunCreated.class), Repeat.REPEATABLE,
                 config.requestTimeout(), UUID.randomUUID().toString());
         Attempts attempts = new Attempts();
         try {
-            CreatedWire created = execute(call, attempts);
+            RunApi.RunCreated created = execute(call, attempts);
             return new CreatedRun(created.runId(), created.status(), created.hdfsRunPath(), created.stageTable(), false);
         } catch (LedgerCallException e) {
             // Only a retry can meet its own lost create; a 409 on an attempt that follows nothing but refused
@@ -163,7 +168,7 @@ public final class HttpLedgerClient implements LedgerClient {
             }
             RunView run = getRun(UUID.fromString(active.toString()));
             String expectedPath = stripSlash(request.hdfsRoot()) + "/" + request.jobKey() + "/run_id=" + run.runId();
-            String expectedTable = request.stageTablePrefix() + run.runId().toString().replace("-", "");
+            String expectedTable = request.stageTablePrefix() + new RunId(run.runId()).hex();
             if (run.status() != RunStatus.CREATED || !expectedPath.equals(run.hdfsRunPath())
                     || !expectedTable.equals(run.stageTable())) {
                 throw e;
@@ -172,9 +177,6 @@ public final class HttpLedgerClient implements LedgerClient {
                     request.businessKey(), run.runId());
             return new CreatedRun(run.runId(), run.status(), run.hdfsRunPath(), run.stageTable(), true);
         }
-    }
-
-    private record CreatedWire(UUID runId, RunStatus status, String hdfsRunPath, String stageTable) {
     }
 
     private static String stripSlash(String path) {
@@ -282,7 +284,7 @@ public final class HttpLedgerClient implements LedgerClient {
     @Override
     public PublishClaim publishClaim(UUID runId, UUID publishToken) {
         requireNonNull(publishToken, "publishToken is null");
-        return execute(post(run(runId) + "/publish/claim", Map.of("publishToken", publishToken),
+        return execute(post(run(runId) + "/publish/claim", new StepApi.ClaimPublish(publishToken),
                 type(PublishClaim.class), Repeat.REPEATABLE));
     }
 
@@ -344,7 +346,7 @@ public final class HttpLedgerClient implements LedgerClient {
     @Override
     public DispatchApi.Released releaseDispatch(UUID dispatchId, String node) {
         requireNonNull(dispatchId, "dispatchId is null");
-        return execute(post("/v1/dispatches/" + dispatchId + "/release", java.util.Map.of("node", node),
+        return execute(post("/v1/dispatches/" + dispatchId + "/release", new DispatchApi.Release(node),
                 type(DispatchApi.Released.class), Repeat.REPEATABLE));
     }
 
@@ -370,7 +372,7 @@ public final class HttpLedgerClient implements LedgerClient {
     @Override
     public CleanupResult cleanupSkipped(UUID runId, String reason) {
         requireNonNull(reason, "reason is null");
-        return execute(post(run(runId) + "/cleanup/skipped", java.util.Map.of("reason", reason),
+        return execute(post(run(runId) + "/cleanup/skipped", new OperatorApi.CleanupSkipped(reason),
                 type(CleanupResult.class), Repeat.REPEATABLE));
     }
 

@@ -2,8 +2,8 @@ package io.loadgate.worker.metrics;
 
 import static java.util.Objects.requireNonNull;
 
-import io.loadgate.worker.ledger.DispatchType;
-import io.loadgate.worker.ledger.StepApi.PublishOutcome;
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.StepApi.PublishOutcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

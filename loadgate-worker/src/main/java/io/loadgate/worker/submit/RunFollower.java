@@ -2,14 +2,14 @@ package io.loadgate.worker.submit;
 
 import static java.util.Objects.requireNonNull;
 
-import io.loadgate.worker.ledger.DispatchStatus;
+import io.loadgate.api.DispatchStatus;
+import io.loadgate.api.PartitionStatus;
+import io.loadgate.api.RunApi.FailRun;
+import io.loadgate.api.RunApi.RunChange;
+import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunStatus;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
-import io.loadgate.worker.ledger.PartitionStatus;
-import io.loadgate.worker.ledger.RunApi.FailRun;
-import io.loadgate.worker.ledger.RunApi.RunChange;
-import io.loadgate.worker.ledger.RunApi.RunView;
-import io.loadgate.worker.ledger.RunStatus;
 import io.loadgate.worker.submit.RunSubmitter.Submission;
 import java.time.Duration;
 import java.time.Instant;

@@ -2,6 +2,12 @@ package io.loadgate.worker.submit;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.RunApi.CreateRun;
+import io.loadgate.api.RunApi.CreatedRun;
+import io.loadgate.api.RunApi.Manifest;
+import io.loadgate.api.RunApi.ManifestAccepted;
+import io.loadgate.api.RunApi.ManifestPartition;
+import io.loadgate.api.RunApi.OnLostResponse;
 import io.loadgate.worker.execution.RunContext;
 import io.loadgate.worker.execution.SourceCache;
 import io.loadgate.worker.job.BusinessKeyFormat;
@@ -9,14 +15,8 @@ import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecException;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
-import io.loadgate.worker.ledger.RunApi.CreateRun;
-import io.loadgate.worker.ledger.RunApi.CreatedRun;
-import io.loadgate.worker.ledger.RunApi.Manifest;
-import io.loadgate.worker.ledger.RunApi.ManifestAccepted;
-import io.loadgate.worker.ledger.RunApi.ManifestPartition;
-import io.loadgate.worker.ledger.RunApi.OnLostResponse;
-import io.loadgate.worker.source.Partition;
 import io.loadgate.worker.publish.TargetTable;
+import io.loadgate.worker.source.Partition;
 import io.loadgate.worker.source.SnapshotHolder;
 import io.loadgate.worker.source.Source;
 import io.loadgate.worker.source.SourceColumn;

@@ -2,9 +2,9 @@ package io.loadgate.worker.execution;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
-import io.loadgate.worker.ledger.RunApi.RunView;
-import io.loadgate.worker.ledger.RunStatus;
 import io.loadgate.worker.submit.RunFollower;
 import java.nio.file.Path;
 import java.sql.Connection;

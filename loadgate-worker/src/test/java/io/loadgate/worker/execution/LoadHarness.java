@@ -1,17 +1,17 @@
 package io.loadgate.worker.execution;
 
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.RunApi.RunView;
 import io.loadgate.ledger.LedgerSettings;
 import io.loadgate.ledger.run.StagePath;
 import io.loadgate.ledger.testing.TestDatabases;
 import io.loadgate.server.testing.TestLedger;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecLoader;
-import io.loadgate.worker.ledger.DispatchType;
 import io.loadgate.worker.ledger.HttpLedgerClient;
 import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.ledger.LedgerClientConfig;
 import io.loadgate.worker.ledger.LedgerToken;
-import io.loadgate.worker.ledger.RunApi.RunView;
 import io.loadgate.worker.metrics.MeteredLedgerClient;
 import io.loadgate.worker.metrics.WorkerMetrics;
 import io.loadgate.worker.publish.CatalogConfig;
@@ -178,7 +178,7 @@ final class LoadHarness implements AutoCloseable {
                 .follow(submission.runId(), submission, run -> { });
     }
 
-    RunView waitFor(UUID runId, io.loadgate.worker.ledger.RunStatus status) throws InterruptedException {
+    RunView waitFor(UUID runId, io.loadgate.api.RunStatus status) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (System.nanoTime() < deadline) {
             RunView run = client.getRun(runId);

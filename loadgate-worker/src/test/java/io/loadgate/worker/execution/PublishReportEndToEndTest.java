@@ -2,16 +2,16 @@ package io.loadgate.worker.execution;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loadgate.api.RunApi.RunChange;
+import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunStatus;
+import io.loadgate.api.StepApi.PublishResult;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import io.loadgate.worker.ledger.ForwardingLedgerClient;
 import io.loadgate.worker.ledger.HttpLedgerClient;
 import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.ledger.LedgerClientConfig;
 import io.loadgate.worker.ledger.LedgerToken;
-import io.loadgate.worker.ledger.RunApi.RunView;
-import io.loadgate.worker.ledger.RunApi.RunChange;
-import io.loadgate.worker.ledger.RunStatus;
-import io.loadgate.worker.ledger.StepApi.PublishResult;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.LocalDate;

@@ -3,10 +3,10 @@ package io.loadgate.worker.execution;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.loadgate.api.PartitionStatus;
+import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
-import io.loadgate.worker.ledger.PartitionStatus;
-import io.loadgate.worker.ledger.RunApi.RunView;
-import io.loadgate.worker.ledger.RunStatus;
 import io.loadgate.worker.submit.RunSubmitter;
 import java.nio.file.Path;
 import java.sql.Connection;

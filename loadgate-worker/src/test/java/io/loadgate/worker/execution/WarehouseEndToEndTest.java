@@ -3,10 +3,10 @@ package io.loadgate.worker.execution;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import io.loadgate.ledger.testing.TestDatabases;
-import io.loadgate.worker.ledger.RunApi.RunView;
-import io.loadgate.worker.ledger.RunStatus;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.sql.Connection;

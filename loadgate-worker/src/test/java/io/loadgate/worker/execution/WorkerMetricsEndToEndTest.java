@@ -3,8 +3,8 @@ package io.loadgate.worker.execution;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
-import io.loadgate.worker.ledger.RunStatus;
 import io.loadgate.worker.metrics.MetricsServer;
 import io.loadgate.worker.metrics.WorkerMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;

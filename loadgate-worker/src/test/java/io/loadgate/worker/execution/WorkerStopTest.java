@@ -2,9 +2,9 @@ package io.loadgate.worker.execution;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.loadgate.worker.ledger.DispatchApi;
-import io.loadgate.worker.ledger.DispatchApi.LeasedDispatch;
-import io.loadgate.worker.ledger.DispatchType;
+import io.loadgate.api.DispatchApi;
+import io.loadgate.api.DispatchApi.LeasedDispatch;
+import io.loadgate.api.DispatchType;
 import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.metrics.WorkerMetrics;
 import java.lang.reflect.Proxy;

@@ -1,0 +1,279 @@
+package io.loadgate.api;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.annotation.JsonFormat;
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.math.BigInteger;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/** Requests and responses of the run endpoints: {@code /v1/runs}, manifest, fail, and the reads. */
+public final class RunApi {
+    private RunApi() {
+    }
+
+    /** {@code POST /v1/runs}. */
+    public record CreateRun(String jobKey, String businessKey, String hdfsRoot, String stageTablePrefix,
+                            boolean allowEmptySource, Map<String, Object> parameters, Executor executor,
+                            String recoveryMode) {
+        public CreateRun {
+            requireNonNull(jobKey, "jobKey is null");
+            requireNonNull(businessKey, "businessKey is null");
+            requireNonNull(hdfsRoot, "hdfsRoot is null");
+            requireNonNull(stageTablePrefix, "stageTablePrefix is null");
+            parameters = ordered(parameters);
+            requireNonNull(executor, "executor is null");
+        }
+
+        /** A run for Loadgate workers, with no parameters, that refuses an empty source. */
+        public static CreateRun forWorkers(String jobKey, String businessKey, String hdfsRoot, String stageTablePrefix) {
+            return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, false, Map.of(), Executor.WORKER, null);
+        }
+
+        public CreateRun withParameters(Map<String, Object> newParameters) {
+            return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, allowEmptySource, newParameters, executor,
+                    recoveryMode);
+        }
+
+        public CreateRun withExecutor(Executor newExecutor) {
+            return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, allowEmptySource, parameters, newExecutor,
+                    recoveryMode);
+        }
+
+        /** The run's own recovery mode (FAIL or REISSUE) instead of the server's. */
+        public CreateRun withRecoveryMode(String mode) {
+            return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, allowEmptySource, parameters, executor,
+                    mode);
+        }
+
+        public CreateRun allowingEmptySource() {
+            return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, true, parameters, executor, recoveryMode);
+        }
+    }
+
+    /**
+     * What a client's {@code createRun(CreateRun, OnLostResponse)} does when a retried create is refused with
+     * 409 DUPLICATE_ACTIVE_RUN after an earlier attempt may have reached the ledger: the active run may be the one
+     * the lost attempt created, or a run someone else created meanwhile; the ledger cannot tell which.
+     */
+    public enum OnLostResponse {
+        /** Throw the 409; the caller decides (details.activeRunId names the active run). */
+        FAIL,
+        /** Return the active run, marked {@link CreatedRun#adopted()}, when its paths match the request. */
+        ADOPT_ACTIVE_RUN
+    }
+
+    /** {@code POST /v1/runs}'s answer. */
+    public record RunCreated(UUID runId, RunStatus status, String hdfsRunPath, String stageTable) {
+        public RunCreated {
+            requireNonNull(runId, "runId is null");
+            requireNonNull(status, "status is null");
+        }
+    }
+
+    /**
+     * The new run as a client's create returns it; {@code adopted} (never on the wire) is true when it was taken over
+     * after a lost response (see {@link OnLostResponse}).
+     */
+    public record CreatedRun(UUID runId, RunStatus status, String hdfsRunPath, String stageTable,
+                             @JsonIgnore boolean adopted) {
+        public CreatedRun {
+            requireNonNull(runId, "runId is null");
+            requireNonNull(status, "status is null");
+        }
+    }
+
+    /**
+     * A manifest partition: a half-open range of the split column, the NULL partition, or a source file (sourceRef,
+     * extension). Bounds are decimal strings; an absent bound or sourceRef is left out, as the ledger echoes it.
+     */
+    public record ManifestPartition(String partitionId,
+                                    @JsonInclude(JsonInclude.Include.NON_NULL)
+                                    @JsonFormat(shape = JsonFormat.Shape.STRING) BigInteger lowerBound,
+                                    @JsonInclude(JsonInclude.Include.NON_NULL)
+                                    @JsonFormat(shape = JsonFormat.Shape.STRING) BigInteger upperBound,
+                                    boolean upperInclusive,
+                                    @JsonProperty("isNullPartition") boolean isNullPartition,
+                                    long expectedRowCount,
+                                    @JsonInclude(JsonInclude.Include.NON_NULL) String sourceRef) {
+        public ManifestPartition {
+            requireNonNull(partitionId, "partitionId is null");
+        }
+
+        public static ManifestPartition range(String partitionId, BigInteger lowerBound, BigInteger upperBound,
+                                              boolean upperInclusive, long expectedRowCount) {
+            return new ManifestPartition(partitionId, lowerBound, upperBound, upperInclusive, false, expectedRowCount,
+                    null);
+        }
+
+        public static ManifestPartition nullPartition(long expectedRowCount) {
+            return new ManifestPartition("NULL", null, null, false, true, expectedRowCount, null);
+        }
+    }
+
+    /** {@code POST /v1/runs/{runId}/manifest}: the plan and the source's numbers at one snapshot. */
+    public record Manifest(@JsonFormat(shape = JsonFormat.Shape.STRING) BigInteger snapshotScn, String snapshotRef,
+                           long sourceCount, long sourceNullSplitCount,
+                           @JsonFormat(shape = JsonFormat.Shape.STRING) BigInteger sourceMinSplit,
+                           @JsonFormat(shape = JsonFormat.Shape.STRING) BigInteger sourceMaxSplit,
+                           int plannedPartitionCount,
+                           Map<String, String> sourceMetrics, String sourceMetricsVersion,
+                           List<ManifestPartition> partitions) {
+        public Manifest {
+            if (snapshotScn == null && snapshotRef == null) {
+                throw new IllegalArgumentException("snapshotScn or snapshotRef is required");
+            }
+            sourceMetrics = ordered(sourceMetrics);
+            partitions = List.copyOf(requireNonNull(partitions, "partitions is null"));
+        }
+    }
+
+    /** The manifest's answer: the partitions to extract (those expecting rows) and the run's new state. */
+    public record ManifestAccepted(UUID runId, RunStatus status, List<ManifestPartition> dispatchPartitions,
+                                   int emptyPartitionCount, boolean validationScheduled) {
+        public ManifestAccepted {
+            requireNonNull(runId, "runId is null");
+            requireNonNull(status, "status is null");
+            dispatchPartitions = dispatchPartitions == null ? List.of() : List.copyOf(dispatchPartitions);
+        }
+    }
+
+    /** {@code POST /v1/runs/{runId}/fail}: only the contract's allowed (expectedStatus, failStatus) pairs. */
+    public record FailRun(RunStatus expectedStatus, RunStatus failStatus, String errorStage, String errorCode,
+                          String message) {
+        public FailRun {
+            requireNonNull(expectedStatus, "expectedStatus is null");
+            requireNonNull(failStatus, "failStatus is null");
+        }
+    }
+
+    /**
+     * A run-level compare-and-set's answer; {@code changed} is false when the run already was in the target state.
+     * {@code publish/result} answers without the runId (null here, and then left out).
+     */
+    public record RunChange(@JsonInclude(JsonInclude.Include.NON_NULL) UUID runId, RunStatus runStatus,
+                            boolean changed) {
+        public RunChange {
+            requireNonNull(runStatus, "runStatus is null");
+        }
+    }
+
+    /** {@code GET /v1/runs} filters; null means any. */
+    public record RunFilter(String jobKey, String businessKey, RunStatus status, Integer limit) {
+        public RunFilter {
+            if (limit != null && (limit < 1 || limit > 1000)) {
+                throw new IllegalArgumentException("limit must be between 1 and 1000, got " + limit);
+            }
+        }
+
+        public static RunFilter all() {
+            return new RunFilter(null, null, null, null);
+        }
+    }
+
+    /**
+     * A run as {@code GET /v1/runs} lists it (and the monitor's activeRuns): the run's own fields, no partitions.
+     * {@code rejectedCount} and {@code progressRows} are extensions.
+     */
+    public record RunSummary(UUID runId, String jobKey, String businessKey, RunStatus status, String executor,
+                             String snapshotScn, String snapshotRef, Long sourceCount, Long expectedPartitionCount,
+                             long successPartitionCount, long failedPartitionCount, long extractedCount,
+                             long rejectedCount, long progressRows, Long stagingCount, Long targetCount,
+                             String targetRef, String hdfsRunPath, String stageTable, Instant startedAt,
+                             Instant heartbeatAt, Instant extractCompletedAt, Instant completedAt, String errorStage,
+                             String errorCode, String errorMessage) {
+        public RunSummary {
+            requireNonNull(runId, "runId is null");
+            requireNonNull(status, "status is null");
+        }
+    }
+
+    /**
+     * A run as {@code GET /v1/runs/{runId}} shows it: the {@link RunSummary} fields, then parameters and
+     * sourceMetrics (extensions), partitionCounts, partitions and dispatches. Runs from {@code GET /v1/runs} carry no partitions, counts
+     * or dispatches (empty here). {@code progressRows} (never null here) is {@code extractedCount} plus the rows
+     * read of partitions whose chunks are not reported yet: what a progress bar shows while extracting.
+     */
+    @JsonPropertyOrder({"runId", "jobKey", "businessKey", "status", "executor", "snapshotScn", "snapshotRef",
+        "sourceCount", "expectedPartitionCount", "successPartitionCount", "failedPartitionCount", "extractedCount",
+        "rejectedCount", "progressRows", "stagingCount", "targetCount", "targetRef", "hdfsRunPath", "stageTable",
+        "startedAt", "heartbeatAt", "extractCompletedAt", "completedAt", "errorStage", "errorCode", "errorMessage",
+        "parameters", "sourceMetrics", "partitionCounts", "partitions", "dispatches"})
+    public record RunView(UUID runId, String jobKey, String businessKey, RunStatus status, String executor,
+                          String snapshotScn, String snapshotRef, Long sourceCount, Long expectedPartitionCount,
+                          long successPartitionCount, long failedPartitionCount, long extractedCount, long rejectedCount,
+                          Long progressRows, Long stagingCount, Long targetCount, String targetRef, String hdfsRunPath,
+                          String stageTable, Instant startedAt, Instant heartbeatAt, Instant extractCompletedAt,
+                          Instant completedAt, String errorStage, String errorCode, String errorMessage,
+                          Map<String, Long> partitionCounts, List<PartitionView> partitions,
+                          List<DispatchView> dispatches, Map<String, Object> parameters,
+                          Map<String, String> sourceMetrics) {
+        public RunView {
+            // A ledger from before progressRows counts only reported chunks; so does its extractedCount.
+            progressRows = progressRows == null ? extractedCount : progressRows;
+            sourceMetrics = ordered(sourceMetrics);
+            parameters = ordered(parameters);
+            requireNonNull(runId, "runId is null");
+            requireNonNull(status, "status is null");
+            partitionCounts = ordered(partitionCounts);
+            partitions = partitions == null ? List.of() : List.copyOf(partitions);
+            dispatches = dispatches == null ? List.of() : List.copyOf(dispatches);
+        }
+
+        /** The single-run view: a run's summary and its details. */
+        public static RunView of(RunSummary run, Map<String, Object> parameters, Map<String, String> sourceMetrics,
+                                 Map<String, Long> partitionCounts, List<PartitionView> partitions,
+                                 List<DispatchView> dispatches) {
+            return new RunView(run.runId(), run.jobKey(), run.businessKey(), run.status(), run.executor(),
+                    run.snapshotScn(), run.snapshotRef(), run.sourceCount(), run.expectedPartitionCount(),
+                    run.successPartitionCount(), run.failedPartitionCount(), run.extractedCount(), run.rejectedCount(),
+                    run.progressRows(), run.stagingCount(), run.targetCount(), run.targetRef(), run.hdfsRunPath(),
+                    run.stageTable(), run.startedAt(), run.heartbeatAt(), run.extractCompletedAt(), run.completedAt(),
+                    run.errorStage(), run.errorCode(), run.errorMessage(), partitionCounts, partitions, dispatches,
+                    parameters, sourceMetrics);
+        }
+    }
+
+    public record PartitionView(String partitionId, PartitionStatus status, long expectedRowCount, Long actualRowCount,
+                                long fileCount, int attemptCount, String workerNode, String errorCode,
+                                Long rowsRead) {
+        public PartitionView {
+            requireNonNull(partitionId, "partitionId is null");
+            requireNonNull(status, "status is null");
+        }
+    }
+
+    public record DispatchView(UUID dispatchId, DispatchType dispatchType, String partitionId, DispatchStatus status,
+                               int attemptCount, Instant sentAt, Instant ackedAt) {
+        public DispatchView {
+            requireNonNull(dispatchId, "dispatchId is null");
+            requireNonNull(dispatchType, "dispatchType is null");
+            requireNonNull(status, "status is null");
+        }
+    }
+
+    /** One entry of a run's event log, oldest first by {@code eventId}. */
+    public record Event(long eventId, String partitionId, String eventType, String fromStatus, String toStatus,
+                        String actor, Map<String, Object> details, Instant createdAt) {
+        public Event {
+            requireNonNull(eventType, "eventType is null");
+            details = ordered(details);
+        }
+    }
+
+    /**
+     * An unmodifiable copy that keeps the order the map was built in (the server writes maps in that order; Map.copyOf
+     * would not keep it) and allows null values (a JSON null is a legal parameter value).
+     */
+    static <V> Map<String, V> ordered(Map<String, V> map) {
+        return map == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(map));
+    }
+}

@@ -1,8 +1,0 @@
-package io.loadgate.ledger.dispatch;
-
-public enum DispatchStatus {
-    PENDING,
-    SENT,
-    ACKED,
-    DEAD
-}

@@ -1,0 +1,275 @@
+package io.loadgate.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.loadgate.api.ChunkKind;
+import io.loadgate.api.DispatchApi;
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.Executor;
+import io.loadgate.api.OperatorApi;
+import io.loadgate.api.PartitionApi;
+import io.loadgate.api.RunApi;
+import io.loadgate.api.RunStatus;
+import io.loadgate.api.StepApi;
+import io.loadgate.server.testing.TestLedger;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The API answers byte for byte as the golden cases of loadgate-api ({@code golden/*.json}, the JSON of
+ * docs/ledger-api-v1.md) say: field names, order, casing, nulls, status codes and error codes. One scenario drives
+ * runs through every endpoint on a real database; ids and times are replaced by stable placeholders before the
+ * comparison, nothing else. loadgate-api's GoldenRoundTripTest holds the same files against the records.
+ *
+ * <p>With {@code -Dloadgate.golden.record=DIR} the cases are written to DIR instead of compared: review the diff.
+ */
+class GoldenWireTest {
+    private static final Pattern UUID_TEXT = Pattern.compile(
+            "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32}");
+    private static final Pattern INSTANT = Pattern.compile("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?Z");
+    private static final String TIME = "2026-01-01T00:00:00Z";
+    private static final ObjectMapper PLAIN = new ObjectMapper();
+    private static final ObjectMapper PRETTY = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private static TestLedger ledger;
+    private final Map<UUID, UUID> canonical = new HashMap<>();
+    private final String recordTo = System.getProperty("loadgate.golden.record");
+    private int cases;
+
+    @BeforeAll
+    static void start() {
+        ledger = new TestLedger();
+    }
+
+    @AfterAll
+    static void stop() {
+        ledger.close();
+    }
+
+    @Test
+    void everyEndpointAnswersAsItsGoldenCase() {
+        // Run A: the whole happy path, pulled by a worker.
+        var create = RunApi.CreateRun.forWorkers("GOLDEN", "2026-11-29", TestLedger.STAGE_ROOT, "stg_");
+        JsonNode created = step("runs.create", "POST", "/v1/runs", "worker", create, 200);
+        String run = created.get("runId").asText();
+        step("runs.create.duplicate", "POST", "/v1/runs", "worker", create, 409);
+        step("runs.manifest", "POST", "/v1/runs/" + run + "/manifest", "worker", manifest(10), 200);
+        JsonNode leased = step("dispatches.lease", "POST", "/v1/dispatches/lease", "worker",
+                lease("EXTRACT_PARTITION"), 200);
+        assertThat(leased).as("leased").hasSize(1);
+        UUID claimToken = fixed(1);
+        String partition = "/v1/runs/" + run + "/partitions/0000";
+        step("partitions.claim", "POST", partition + "/claim", "worker",
+                new PartitionApi.Claim(claimToken, "node-1"), 200);
+        step("partitions.heartbeat", "POST", partition + "/heartbeat", "worker",
+                new PartitionApi.PartitionHeartbeat(claimToken, 4L), 200);
+        step("partitions.chunks", "POST", partition + "/chunks", "worker",
+                new PartitionApi.ChunkReport(claimToken, 0, 1, "0000", runPath(created) + "/part-0000-0.parquet", 10,
+                        100, "c0", ChunkKind.DATA), 200);
+        step("runs.get.extracted", "GET", "/v1/runs/" + run, "viewer", null, 200);
+        step("runs.list", "GET", "/v1/runs?jobKey=GOLDEN", "viewer", null, 200);
+        String validateRun = step("dispatches.lease.validate", "POST", "/v1/dispatches/lease", "worker",
+                lease("VALIDATE_RUN"), 200).get(0).get("dispatchId").asText();
+        step("validation.start", "POST", "/v1/runs/" + run + "/validation/start", "worker",
+                new StepApi.StartValidation(UUID.fromString(validateRun), "node-1"), 200);
+        step("runs.files", "GET", "/v1/runs/" + run + "/files", "viewer", null, 200);
+        step("validations.record.staging", "POST", "/v1/runs/" + run + "/validations", "worker",
+                metrics("STAGING"), 200);
+        step("validations.list", "GET", "/v1/runs/" + run + "/validations", "viewer", null, 200);
+        step("stage-validated", "POST", "/v1/runs/" + run + "/stage-validated", "worker", "{}", 200);
+        step("dispatches.lease.publish", "POST", "/v1/dispatches/lease", "worker", lease("PUBLISH_RUN"), 200);
+        UUID publishToken = fixed(2);
+        step("publish.claim", "POST", "/v1/runs/" + run + "/publish/claim", "worker",
+                new StepApi.ClaimPublish(publishToken), 200);
+        step("publish.result", "POST", "/v1/runs/" + run + "/publish/result", "worker",
+                new StepApi.PublishResult(publishToken, StepApi.PublishOutcome.PUBLISHED, null, null, "5551212"), 200);
+        step("validations.record.target", "POST", "/v1/runs/" + run + "/validations", "worker",
+                metrics("TARGET"), 200);
+        step("success", "POST", "/v1/runs/" + run + "/success", "worker", new StepApi.Success(10), 200);
+        step("rollback", "POST", "/v1/runs/" + run + "/rollback", "operator",
+                new OperatorApi.Rollback("wrong source data", "5551300"), 200);
+
+        // Every status change of run A went through RunTransitions: one RUN_STATUS event each, chained.
+        List<String> chain = new java.util.ArrayList<>();
+        for (JsonNode event : ledger.get("/v1/runs/" + run + "/events").body()) {
+            if (event.get("eventType").asText().equals("RUN_STATUS")) {
+                String from = event.get("fromStatus").isNull() ? null : event.get("fromStatus").asText();
+                assertThat(from).as("event " + event).isEqualTo(chain.isEmpty() ? null : chain.get(chain.size() - 1));
+                chain.add(event.get("toStatus").asText());
+            }
+        }
+        assertThat(chain).containsExactly("CREATED", "EXTRACTING", "EXTRACTED_VALIDATED", "STAGE_VALIDATING",
+                "STAGING_VALIDATED", "PUBLISHING", "PUBLISHED", "SUCCESS");
+
+        // Run B: a partition fails; its dispatch is released, leased again and resent by an operator first.
+        String runB = started("2026-11-30", 5);
+        String extractB = step("dispatches.lease.b", "POST", "/v1/dispatches/lease", "worker",
+                lease("EXTRACT_PARTITION"), 200).get(0).get("dispatchId").asText();
+        step("dispatches.release", "POST", "/v1/dispatches/" + extractB + "/release", "worker",
+                new DispatchApi.Release("node-1"), 200);
+        step("dispatches.lease.b.again", "POST", "/v1/dispatches/lease", "worker", lease("EXTRACT_PARTITION"), 200);
+        step("dispatches.resend", "POST", "/v1/runs/" + runB + "/dispatches/" + extractB + "/resend", "operator",
+                null, 200);
+        UUID tokenB = fixed(3);
+        ledger.post("/v1/runs/" + runB + "/partitions/0000/claim", new PartitionApi.Claim(tokenB, "node-1"));
+        step("partitions.fail", "POST", "/v1/runs/" + runB + "/partitions/0000/fail", "worker",
+                new PartitionApi.PartitionFailure(tokenB, "EXTRACT", "SOURCE", "ORA-00942",
+                        "table or view does not exist", 1), 200);
+
+        // Runs C and D: an operator's cancel and a caller's fail of a CREATED run.
+        String runC = step("runs.create.c", "POST", "/v1/runs", "worker", new RunApi.CreateRun("GOLDEN", "2026-12-01",
+                TestLedger.STAGE_ROOT, "stg_", false, Map.of(), Executor.HTTP, null), 200)
+                .get("runId").asText();
+        step("runs.cancel", "POST", "/v1/runs/" + runC + "/cancel", "operator",
+                new OperatorApi.Cancel("source is being repaired"), 200);
+        String runD = ledger.post("/v1/runs", RunApi.CreateRun.forWorkers("GOLDEN", "2026-12-02",
+                TestLedger.STAGE_ROOT, "stg_")).text("runId");
+        step("runs.fail", "POST", "/v1/runs/" + runD + "/fail", "worker",
+                new RunApi.FailRun(RunStatus.CREATED, RunStatus.FAILED_MANIFEST, "MANIFEST", "SOURCE_UNREADABLE",
+                        "the source table is missing"), 200);
+
+        // Errors: the envelope and its codes.
+        step("runs.get.unknown", "GET", "/v1/runs/" + UUID.randomUUID(), "viewer", null, 404);
+        step("runs.create.invalid", "POST", "/v1/runs", "worker", ordered("jobKey", "lower", "extra", 1), 422);
+        step("runs.get.unauthenticated", "GET", "/v1/runs/" + run, null, null, 401);
+        step("monitor.summary", "GET", "/v1/monitor/summary", "viewer", null, 200);
+        assertThat(cases).isGreaterThan(30);
+    }
+
+    /** Tokens are the caller's: fixed, since tests derive node names and paths from them. */
+    private static UUID fixed(int n) {
+        return UUID.fromString(String.format("7e57e57e-0000-4000-8000-%012d", n));
+    }
+
+    private String started(String businessKey, long rows) {
+        var create = RunApi.CreateRun.forWorkers("GOLDEN", businessKey, TestLedger.STAGE_ROOT, "stg_");
+        String runId = ledger.post("/v1/runs", create).text("runId");
+        assertThat(ledger.post("/v1/runs/" + runId + "/manifest", manifest(rows)).status()).isEqualTo(200);
+        return runId;
+    }
+
+    private static String runPath(JsonNode created) {
+        return created.get("hdfsRunPath").asText();
+    }
+
+    /** One range partition [0, 100] expecting {@code rows} rows. */
+    private static RunApi.Manifest manifest(long rows) {
+        return new RunApi.Manifest(BigInteger.valueOf(123456), null, rows, 0, BigInteger.ZERO, BigInteger.valueOf(100),
+                1, Map.of("COUNT", String.valueOf(rows)), "v1", List.of(RunApi.ManifestPartition.range("0000",
+                        BigInteger.ZERO, BigInteger.valueOf(100), true, rows)));
+    }
+
+    private static DispatchApi.Lease lease(String type) {
+        return new DispatchApi.Lease("node-1", List.of(DispatchType.valueOf(type)), 5, 0);
+    }
+
+    private static StepApi.Validations metrics(String stage) {
+        return new StepApi.Validations(StepApi.Stage.valueOf(stage), "v1", List.of(new StepApi.Metric("STAGE_COUNT",
+                "10", "10", "0", StepApi.MetricResult.PASS, Map.of("query", "count(*)"))));
+    }
+
+    private static Map<String, Object> ordered(Object... keysAndValues) {
+        Map<String, Object> map = new LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            map.put((String) keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return map;
+    }
+
+    /** Sends one case, compares (or records) it, and returns the actual body for the next steps. */
+    private JsonNode step(String name, String method, String path, String role, Object body, int status) {
+        cases++;
+        String token = role == null ? null : switch (role) {
+            case "worker" -> ledger.workerToken;
+            case "operator" -> ledger.operatorToken;
+            case "viewer" -> ledger.viewerToken;
+            default -> throw new IllegalArgumentException(role);
+        };
+        String requestText = body == null ? null : body instanceof String text ? text : Json.write(body);
+        var response = ledger.send(method, path, body, token);
+        ObjectNode actual = PLAIN.createObjectNode();
+        actual.put("method", method);
+        actual.put("path", normalise(path));
+        if (role != null) {
+            actual.put("role", role);
+        }
+        if (requestText != null) {
+            actual.set("request", read(normalise(requestText)));
+        }
+        actual.put("status", response.status());
+        String responseText = normalise(response.raw().body());
+        actual.set("response", read(responseText));
+        if (recordTo != null) {
+            write(Path.of(recordTo).resolve(name + ".json"), actual);
+        } else {
+            JsonNode golden = golden(name);
+            assertThat(actual.get("status").asInt()).as(name + " status").isEqualTo(status);
+            assertThat(actual.deepCopy().without("response").toString()).as(name + " request")
+                    .isEqualTo(((ObjectNode) golden.deepCopy()).without("response").toString());
+            // Byte for byte: the body as sent, ids and times aside, is the golden response written compactly.
+            assertThat(responseText).as(name + " response").isEqualTo(golden.get("response").toString());
+        }
+        return response.body();
+    }
+
+    private String normalise(String text) {
+        Matcher ids = UUID_TEXT.matcher(text);
+        StringBuilder out = new StringBuilder();
+        while (ids.find()) {
+            String found = ids.group();
+            boolean dashed = found.length() == 36;
+            UUID id = UUID.fromString(dashed ? found : found.replaceFirst(
+                    "(.{8})(.{4})(.{4})(.{4})(.{12})", "$1-$2-$3-$4-$5"));
+            UUID stable = canonical.computeIfAbsent(id, unused -> UUID.fromString(
+                    String.format("00000000-0000-4000-8000-%012d", canonical.size() + 1)));
+            String replacement = dashed ? stable.toString() : stable.toString().replace("-", "");
+            ids.appendReplacement(out, replacement);
+        }
+        ids.appendTail(out);
+        return INSTANT.matcher(out).replaceAll(TIME);
+    }
+
+    private static JsonNode read(String text) {
+        try {
+            return PLAIN.readTree(text);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static JsonNode golden(String name) {
+        try (InputStream in = GoldenWireTest.class.getResourceAsStream("/golden/" + name + ".json")) {
+            assertThat(in).as("golden case " + name + " (loadgate-api test resources)").isNotNull();
+            return PLAIN.readTree(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void write(Path file, JsonNode value) {
+        try {
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, PRETTY.writeValueAsString(value) + "\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,9 +1,0 @@
-package io.loadgate.worker.ledger;
-
-/** A dispatch's delivery state: a lease or a push makes it SENT; the step's own compare-and-set ACKs it. */
-public enum DispatchStatus {
-    PENDING,
-    SENT,
-    ACKED,
-    DEAD
-}
