@@ -83,9 +83,8 @@ final class IcebergTarget implements Target {
     @Override
     public List<String> check(Schema columns) {
         TargetTable target = new TargetTable(identifier, columns, businessKeyColumn);
-        TargetCatalog catalog = catalog();
         try {
-            return catalog.check(target, schemaPolicy);
+            return catalog().check(target, schemaPolicy);
         } catch (TargetMismatchException | JobSpecException e) {
             throw e;
         } catch (RuntimeException e) {
