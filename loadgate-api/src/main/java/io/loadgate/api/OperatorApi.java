@@ -128,12 +128,14 @@ public final class OperatorApi {
     public enum AttentionKind {
         PUBLISH_UNKNOWN,
         DEAD_DISPATCH,
-        FAILED_RUN
+        FAILED_RUN,
+        /** An active run none of whose due steps a worker has taken for a minute. */
+        NO_WORKER
     }
 
     /**
      * What an operator must look at (extension): a run whose publish is unknown, a dead dispatch of an active run
-     * (with its dispatch and last error), or a run failed in the last 24 hours.
+     * (with its dispatch and last error), a run failed in the last 24 hours, or a run no worker takes.
      */
     public record Attention(UUID runId, String jobKey, String businessKey, RunStatus status, Instant since,
                             String reason, AttentionKind kind, UUID dispatchId, DispatchType dispatchType,
