@@ -121,7 +121,7 @@ public final class TargetCatalog implements AutoCloseable {
         List<Types.NestedField> missing = target.columnsMissingFrom(table.schema());
         if (!missing.isEmpty()) {
             if (policy == SchemaPolicy.EXACT) {
-                throw new TargetMismatchException(target.newColumns(missing));
+                throw target.newColumns(missing);
             }
             addColumns(table, target, missing);
             table = catalog.loadTable(identifier);

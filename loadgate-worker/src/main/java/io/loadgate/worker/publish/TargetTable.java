@@ -68,7 +68,7 @@ public record TargetTable(TableIdentifier identifier, Schema schema, String busi
         if (!tableSchema.asStruct().equals(schema.asStruct())) {
             List<Types.NestedField> missing = columnsMissingFrom(tableSchema);
             if (!missing.isEmpty()) {
-                throw new TargetMismatchException(newColumns(missing));
+                throw newColumns(missing);
             }
             throw new TargetMismatchException("table " + identifier + " has schema " + tableSchema.asStruct()
                     + " but the staged files were written with " + schema.asStruct());
@@ -116,10 +116,9 @@ public record TargetTable(TableIdentifier identifier, Schema schema, String busi
         return List.copyOf(staged.subList(table.size(), staged.size()));
     }
 
-    /** The one line that refuses a load whose source has columns the table lacks. */
-    public String newColumns(List<Types.NestedField> missing) {
-        return "table " + identifier + " lacks the source's new columns "
-                + missing.stream().map(Types.NestedField::name).toList()
-                + ": add them with target.schema: add_columns, or leave them out with source.columns";
+    /** The refusal of a load whose source has {@code missing}, columns this table lacks. */
+    public TargetMismatchException newColumns(List<Types.NestedField> missing) {
+        return TargetMismatchException.newColumns(identifier.toString(),
+                missing.stream().map(Types.NestedField::name).toList());
     }
 }

@@ -76,7 +76,7 @@ final class IcebergTarget implements Target {
             return catalog.catalog().tableExists(identifier) ? Optional.of(catalog.loadTable(identifier).schema())
                     : Optional.empty();
         } catch (RuntimeException e) {
-            throw new TargetException("cannot read " + identifier + ": " + oneLine(e), e);
+            throw new TargetException("cannot read " + identifier + ": " + TargetException.oneLine(e), e);
         }
     }
 
@@ -194,7 +194,7 @@ final class IcebergTarget implements Target {
                     return new RolledBack(String.valueOf(snapshotId), "snapshot " + snapshotId);
                 } catch (ValidationException e) {
                     throw new TargetException("the partition changed while rolling back (did a run publish?);"
-                            + " nothing removed: " + oneLine(e), e);
+                            + " nothing removed: " + TargetException.oneLine(e), e);
                 } catch (CommitStateUnknownException e) {
                     throw new TargetException("the rollback commit's outcome is unknown: look for the snapshot whose"
                             + " summary has " + PartitionRollback.ROLLBACK_ID_PROPERTY + "=" + rollbackId + " in "
@@ -210,7 +210,7 @@ final class IcebergTarget implements Target {
         try {
             catalog = catalog();
         } catch (RuntimeException e) {
-            throw new TargetException("cannot open the catalog of " + identifier + ": " + oneLine(e), e);
+            throw new TargetException("cannot open the catalog of " + identifier + ": " + TargetException.oneLine(e), e);
         }
         try {
             if (!catalog.catalog().tableExists(identifier)) {
@@ -222,7 +222,7 @@ final class IcebergTarget implements Target {
             LOG.info("table {} was dropped meanwhile: it references no staged file", identifier);
             return Optional.empty();
         } catch (RuntimeException e) {
-            throw new TargetException("cannot read what " + identifier + " references: " + oneLine(e), e);
+            throw new TargetException("cannot read what " + identifier + " references: " + TargetException.oneLine(e), e);
         }
     }
 
@@ -244,14 +244,5 @@ final class IcebergTarget implements Target {
         } catch (IllegalArgumentException e) {
             throw new JobSpecException(e.getMessage(), e);
         }
-    }
-
-    static String oneLine(Throwable e) {
-        Throwable t = e;
-        while ((t.getMessage() == null || t.getMessage().isBlank()) && t.getCause() != null) {
-            t = t.getCause();
-        }
-        String text = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
-        return text.strip().lines().findFirst().orElse(text);
     }
 }

@@ -5,4 +5,14 @@ public final class TargetException extends RuntimeException {
     public TargetException(String message, Throwable cause) {
         super(message, cause);
     }
+
+    /** The first line of the first message among {@code e} and its causes: what a one-line error can show of it. */
+    static String oneLine(Throwable e) {
+        Throwable t = e;
+        while ((t.getMessage() == null || t.getMessage().isBlank()) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        String text = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+        return text.strip().lines().findFirst().orElse(text);
+    }
 }

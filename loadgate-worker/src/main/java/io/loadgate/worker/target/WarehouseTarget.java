@@ -74,7 +74,7 @@ final class WarehouseTarget implements Target {
                     WarehouseTable.of(spec.table(), target.schema(), target.businessKeyColumn()), spec.schema());
         } catch (SQLException e) {
             throw new TargetException("the warehouse " + spec.database() + " refused the check of " + spec.table()
-                    + ": " + e.getMessage().strip().lines().findFirst().orElse(""), e);
+                    + ": " + TargetException.oneLine(e), e);
         }
     }
 

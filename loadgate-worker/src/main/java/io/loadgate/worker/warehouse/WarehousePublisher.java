@@ -193,9 +193,7 @@ public final class WarehousePublisher {
             List<Types.NestedField> missing = table.columns().columns().subList(actual.size(), expected.size());
             List<String> names = missing.stream().map(Types.NestedField::name).toList();
             if (policy == SchemaPolicy.EXACT) {
-                throw new TargetMismatchException("table " + table.qualifiedName(dialect) + " lacks the source's new"
-                        + " columns " + names + ": add them with target.schema: add_columns, or leave them out with"
-                        + " source.columns");
+                throw TargetMismatchException.newColumns(table.qualifiedName(dialect), names);
             }
             connection.setAutoCommit(true);
             try (Statement statement = connection.createStatement()) {
