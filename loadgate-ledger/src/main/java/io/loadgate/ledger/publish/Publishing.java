@@ -22,20 +22,14 @@ import java.util.UUID;
  * run waits in PUBLISH_UNKNOWN for evidence — an operator's word, or the publish probe's look at the target.
  */
 public final class Publishing {
-    private static final String CLAIM = """
-            UPDATE load_run SET status = 'PUBLISHING', status_changed_at = now(), publish_token = ?,
-                   publish_started_at = now()
-             WHERE run_id = ? AND status = 'STAGING_VALIDATED'
-            """;
+    /** What the claim records in the statement that moves the run to PUBLISHING. */
+    private static final String CLAIM_COLUMNS = "publish_token = ?, publish_started_at = now(), publish_generation = ?";
     private static final String SET_TARGET_REF = "UPDATE load_run SET target_ref = ? WHERE run_id = ?";
     /** The key's next publish generation, taken in the claim's transaction (the first claim of a key takes 1). */
     private static final String NEXT_GENERATION = """
             INSERT INTO load_publish_generation (job_key, business_key, generation) VALUES (?, ?, 1)
             ON CONFLICT (job_key, business_key) DO UPDATE SET generation = load_publish_generation.generation + 1
             RETURNING generation
-            """;
-    private static final String SET_GENERATION = """
-            UPDATE load_run SET publish_generation = ? WHERE run_id = ? AND status = 'PUBLISHING'
             """;
     private static final String FENCE = """
             SELECT publish_generation,
@@ -83,12 +77,18 @@ public final class Publishing {
     public Claim claim(UUID runId, UUID publishToken, String actor) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
-            if (tx.update(CLAIM, publishToken, runId) == 1) {
+            // The run row is locked, so a STAGING_VALIDATED run is certain to move: the generation is taken first
+            // so that the status, the token and the generation are written by one statement.
+            if (run.status() == RunStatus.STAGING_VALIDATED) {
                 long generation = tx.queryOne(NEXT_GENERATION, rs -> rs.getLong(1), run.jobKey(), run.businessKey())
                         .orElseThrow();
-                tx.update(SET_GENERATION, generation, runId);
-                EventLog.append(tx, runId, null, "RUN_STATUS", RunStatus.STAGING_VALIDATED, RunStatus.PUBLISHING,
-                        actor, Map.of("publishToken", publishToken.toString(), "publishGeneration", generation));
+                Map<String, Object> details = new LinkedHashMap<>();
+                details.put("publishToken", publishToken.toString());
+                details.put("publishGeneration", generation);
+                if (!RunTransitions.transitionWith(tx, runId, RunStatus.STAGING_VALIDATED, RunStatus.PUBLISHING,
+                        new RunTransitions.Columns(CLAIM_COLUMNS, publishToken, generation), actor, details)) {
+                    throw new IllegalStateException("run " + runId + " left STAGING_VALIDATED under its lock");
+                }
                 Outbox.ackOpen(tx, runId, DispatchType.PUBLISH_RUN, null);
                 return fence(tx, runId, RunStatus.PUBLISHING);
             }

@@ -1,11 +1,17 @@
 package io.loadgate.ledger.run;
 
+import static java.util.Objects.requireNonNull;
+
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.event.EventLog;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -14,8 +20,10 @@ import java.util.UUID;
  * The single point where a run changes state: one compare-and-set whose WHERE clause is the precondition, and the
  * RUN_STATUS event that records it, in the same transaction. Zero rows means someone else moved the run first; the
  * caller decides what that means for its request. A step that also records columns of its own (the manifest's
- * numbers, the extracted count) updates them after the transition, on the row the transition just moved. The one
- * exception is the publish claim (Publishing), which stores its token in the same statement as the status.
+ * numbers, the extracted count) updates them after the transition, on the row the transition just moved. A step
+ * whose columns must move with the status, or the precondition would not hold them (the publish claim's token, the
+ * validator's identity), passes them as {@link Columns}: they are set by the transition's own statement.
+ * {@code RunTransitionsBypassTest} fails when another statement of the ledger sets a run's status.
  */
 public final class RunTransitions {
     // FOR NO KEY UPDATE, not FOR UPDATE: it excludes every other writer of the run row just the same, but does
@@ -29,7 +37,7 @@ public final class RunTransitions {
                    completed_at = CASE WHEN ? THEN now() ELSE completed_at END,
                    error_stage = COALESCE(?, error_stage),
                    error_code = COALESCE(?, error_code),
-                   error_message = COALESCE(?, error_message)
+                   error_message = COALESCE(?, error_message)%s
              WHERE run_id = ? AND status = ?
             """;
 
@@ -58,8 +66,29 @@ public final class RunTransitions {
     /** As {@link #transition(Tx, UUID, RunStatus, RunStatus, Failure, String)}, with more details for its event. */
     public static boolean transition(Tx tx, UUID runId, RunStatus from, RunStatus to, Failure failure, String actor,
                                      Map<String, ?> eventDetails) throws SQLException {
-        int updated = tx.update(TRANSITION, to, to.isTerminal(), failure == null ? null : failure.stage(),
-                failure == null ? null : failure.code(), failure == null ? null : failure.message(), runId, from);
+        return move(tx, runId, from, to, failure, Columns.NONE, actor, eventDetails);
+    }
+
+    /**
+     * As {@link #transition(Tx, UUID, RunStatus, RunStatus, String)}, also setting {@code columns} in the same
+     * statement, so that the run is never seen in {@code to} without them.
+     */
+    public static boolean transitionWith(Tx tx, UUID runId, RunStatus from, RunStatus to, Columns columns,
+                                         String actor, Map<String, ?> eventDetails) throws SQLException {
+        return move(tx, runId, from, to, null, columns, actor, eventDetails);
+    }
+
+    private static boolean move(Tx tx, UUID runId, RunStatus from, RunStatus to, Failure failure, Columns columns,
+                                String actor, Map<String, ?> eventDetails) throws SQLException {
+        List<Object> args = new ArrayList<>(List.of(to, to.isTerminal()));
+        args.add(failure == null ? null : failure.stage());
+        args.add(failure == null ? null : failure.code());
+        args.add(failure == null ? null : failure.message());
+        args.addAll(columns.values());
+        args.add(runId);
+        args.add(from);
+        String sql = TRANSITION.formatted(columns.assignments().isEmpty() ? "" : ",\n       " + columns.assignments());
+        int updated = tx.update(sql, args.toArray());
         if (updated > 1) {
             throw new IllegalStateException("run transition updated " + updated + " rows");
         }
@@ -78,6 +107,23 @@ public final class RunTransitions {
 
     public static boolean transition(Tx tx, UUID runId, RunStatus from, RunStatus to, String actor) throws SQLException {
         return transition(tx, runId, from, to, null, actor);
+    }
+
+    /**
+     * Columns a transition sets beside the status: {@code assignments} is SQL of the form {@code a = ?, b = now()},
+     * the constant text of its caller; {@code values} binds its placeholders in order (nulls allowed).
+     */
+    public record Columns(String assignments, List<Object> values) {
+        static final Columns NONE = new Columns("");
+
+        public Columns {
+            requireNonNull(assignments, "assignments is null");
+            values = Collections.unmodifiableList(new ArrayList<>(requireNonNull(values, "values is null")));
+        }
+
+        public Columns(String assignments, Object... values) {
+            this(assignments, Arrays.asList(values));
+        }
     }
 
     /** Why a run failed, as the run row and its event keep it. */

@@ -11,7 +11,6 @@ import io.loadgate.ledger.LedgerJson;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.dispatch.Outbox;
-import io.loadgate.ledger.event.EventLog;
 import io.loadgate.ledger.run.RunRow;
 import io.loadgate.ledger.run.RunTransitions;
 import java.math.BigDecimal;
@@ -29,11 +28,9 @@ import java.util.UUID;
 /** Staging and target validation: start, record metrics, and the ledger's own verdict on them. */
 public final class Validations {
     private static final String DISPATCH_RUN = "SELECT run_id FROM load_dispatch WHERE dispatch_id = ?";
-    private static final String START = """
-            UPDATE load_run SET status = 'STAGE_VALIDATING', status_changed_at = now(), validation_dispatch_id = ?,
-                   validation_node = ?, validation_heartbeat_at = now(), validation_attempts = validation_attempts + 1
-             WHERE run_id = ? AND status = 'EXTRACTED_VALIDATED'
-            """;
+    /** What a start records in the statement that moves the run to STAGE_VALIDATING. */
+    private static final String START_COLUMNS = "validation_dispatch_id = ?, validation_node = ?, "
+            + "validation_heartbeat_at = now(), validation_attempts = validation_attempts + 1";
     // The caller that started the validation, presenting the same dispatch and node again: the same start. This is
     // also the validation's heartbeat, so a caller that keeps beating is never given up on.
     private static final String SAME_CALLER = """
@@ -91,11 +88,11 @@ public final class Validations {
                 Outbox.ack(tx, dispatchId);
             }
             // One statement moves the status and records the validator, as the publish claim does with its token.
-            boolean started = tx.update(START, dispatchId, node, runId) == 1;
+            boolean started = RunTransitions.transitionWith(tx, runId, RunStatus.EXTRACTED_VALIDATED,
+                    RunStatus.STAGE_VALIDATING, new RunTransitions.Columns(START_COLUMNS, dispatchId, node), node,
+                    Map.of("dispatchId", String.valueOf(dispatchId)));
             RunStatus status = run.status();
             if (started) {
-                EventLog.append(tx, runId, null, "RUN_STATUS", RunStatus.EXTRACTED_VALIDATED,
-                        RunStatus.STAGE_VALIDATING, node, Map.of("dispatchId", String.valueOf(dispatchId)));
                 status = RunStatus.STAGE_VALIDATING;
             } else if (dispatchId != null) {
                 started = tx.update(SAME_CALLER, runId, dispatchId, node) == 1;
