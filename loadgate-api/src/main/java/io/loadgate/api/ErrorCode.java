@@ -9,6 +9,12 @@ public enum ErrorCode {
     REQUEST_INVALID(422, false),
     /** Extension: a body over 32 MiB. */
     REQUEST_TOO_LARGE(413, true),
+    /** Extension: a request the HTTP server refused before routing (bad bytes or ambiguous segments in the URL). */
+    BAD_REQUEST(400, true),
+    /** Extension: refused before routing, as {@link #BAD_REQUEST}. */
+    URI_TOO_LONG(414, true),
+    /** Extension: refused before routing, as {@link #BAD_REQUEST}. */
+    HEADERS_TOO_LARGE(431, true),
     UNAUTHENTICATED(401, false),
     FORBIDDEN(403, false),
     NOT_FOUND(404, false),
@@ -19,6 +25,8 @@ public enum ErrorCode {
     PARTITION_NOT_FOUND(404, false),
     DISPATCH_NOT_FOUND(404, false),
     DUPLICATE_ACTIVE_RUN(409, false),
+    /** Extension: an Idempotency-Key its caller used before for another create request. */
+    IDEMPOTENCY_KEY_REUSED(422, true),
     INVALID_HDFS_ROOT(422, false),
     MANIFEST_INVALID(422, false),
     FAIL_TRANSITION_NOT_ALLOWED(422, false),

@@ -2,6 +2,7 @@ package io.loadgate.ledger;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.ErrorCode;
 import java.util.Map;
 
 /**
@@ -10,16 +11,20 @@ import java.util.Map;
  * ({@link NotFound}). The HTTP layer maps each to one status code, in one place.
  */
 public abstract sealed class LedgerException extends RuntimeException {
-    private final String code;
+    private final ErrorCode code;
     private final Map<String, Object> details;
 
-    private LedgerException(String code, String message, Map<String, Object> details) {
+    private LedgerException(int httpStatus, ErrorCode code, String message, Map<String, Object> details) {
         super(message);
         this.code = requireNonNull(code, "code is null");
         this.details = Map.copyOf(requireNonNull(details, "details is null"));
+        // The kind of refusal and its code answer the same HTTP status, or the client would read two stories.
+        if (code.httpStatus() != httpStatus) {
+            throw new IllegalArgumentException(code + " is HTTP " + code.httpStatus() + ", not " + httpStatus);
+        }
     }
 
-    public String code() {
+    public ErrorCode code() {
         return code;
     }
 
@@ -29,30 +34,30 @@ public abstract sealed class LedgerException extends RuntimeException {
 
     /** The request can never succeed as sent (HTTP 422). Nothing was changed, unless the code says so. */
     public static final class Invalid extends LedgerException {
-        public Invalid(String code, String message, Map<String, Object> details) {
-            super(code, message, details);
+        public Invalid(ErrorCode code, String message, Map<String, Object> details) {
+            super(422, code, message, details);
         }
 
-        public Invalid(String code, String message) {
+        public Invalid(ErrorCode code, String message) {
             this(code, message, Map.of());
         }
     }
 
     /** The state is not what the caller assumed (HTTP 409); read it again before deciding anything. */
     public static final class Conflict extends LedgerException {
-        public Conflict(String code, String message, Map<String, Object> details) {
-            super(code, message, details);
+        public Conflict(ErrorCode code, String message, Map<String, Object> details) {
+            super(409, code, message, details);
         }
 
-        public Conflict(String code, String message) {
+        public Conflict(ErrorCode code, String message) {
             this(code, message, Map.of());
         }
     }
 
     /** The run, partition or dispatch does not exist (HTTP 404). */
     public static final class NotFound extends LedgerException {
-        public NotFound(String code, String message) {
-            super(code, message, Map.of());
+        public NotFound(ErrorCode code, String message) {
+            super(404, code, message, Map.of());
         }
     }
 }

@@ -2,6 +2,7 @@ package io.loadgate.ledger.cleanup;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.ErrorCode;
 import io.loadgate.api.OperatorApi;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
@@ -76,7 +77,7 @@ public final class Cleanup {
             }
             if (tx.queryOne(IS_DUE, rs -> true, runId, interval(retention.afterSuccess()),
                     interval(retention.afterFailure())).isEmpty()) {
-                throw new LedgerException.Conflict("CLEANUP_NOT_DUE", "run " + runId + " is " + run.status()
+                throw new LedgerException.Conflict(ErrorCode.CLEANUP_NOT_DUE, "run " + runId + " is " + run.status()
                         + " and not past its retention", Map.of("runStatus", run.status().name()));
             }
             tx.update(MARK, runId);
@@ -98,7 +99,7 @@ public final class Cleanup {
             RunRow run = RunTransitions.lock(tx, runId);
             if (tx.queryOne(IS_DUE, rs -> true, runId, interval(retention.afterSuccess()),
                     interval(retention.afterFailure())).isEmpty()) {
-                throw new LedgerException.Conflict("CLEANUP_NOT_DUE", "run " + runId + " is " + run.status()
+                throw new LedgerException.Conflict(ErrorCode.CLEANUP_NOT_DUE, "run " + runId + " is " + run.status()
                         + " and not past its retention", Map.of("runStatus", run.status().name()));
             }
             if (tx.update(MARK_SKIPPED, runId) == 0) {

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.DispatchStatus;
 import io.loadgate.api.DispatchType;
+import io.loadgate.api.ErrorCode;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.LedgerJson;
@@ -278,10 +279,10 @@ public final class Dispatches {
     public void resend(UUID runId, UUID dispatchId, String actor) {
         database.inTransaction(tx -> {
             DispatchStatus status = tx.queryOne(LOCK_ONE, rs -> DispatchStatus.valueOf(rs.getString(1)), runId,
-                    dispatchId).orElseThrow(() -> new LedgerException.NotFound("DISPATCH_NOT_FOUND",
+                    dispatchId).orElseThrow(() -> new LedgerException.NotFound(ErrorCode.DISPATCH_NOT_FOUND,
                     "run " + runId + " has no dispatch " + dispatchId));
             if (status != DispatchStatus.DEAD && status != DispatchStatus.SENT) {
-                throw new LedgerException.Conflict("DISPATCH_STATUS_MISMATCH", "dispatch " + dispatchId + " is "
+                throw new LedgerException.Conflict(ErrorCode.DISPATCH_STATUS_MISMATCH, "dispatch " + dispatchId + " is "
                         + status + "; only DEAD or SENT dispatches can be resent", Map.of("dispatchStatus", status.name()));
             }
             var partitionId = tx.queryOne(RESEND, rs -> Optional.ofNullable(rs.getString(1)), runId, dispatchId,

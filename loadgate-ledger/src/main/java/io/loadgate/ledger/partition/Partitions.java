@@ -3,6 +3,7 @@ package io.loadgate.ledger.partition;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.DispatchType;
+import io.loadgate.api.ErrorCode;
 import io.loadgate.api.PartitionStatus;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
@@ -171,7 +172,7 @@ public final class Partitions {
     }
 
     public static LedgerException.NotFound partitionNotFound(UUID runId, String partitionId) {
-        return new LedgerException.NotFound("PARTITION_NOT_FOUND",
+        return new LedgerException.NotFound(ErrorCode.PARTITION_NOT_FOUND,
                 "run " + runId + " has no partition " + partitionId);
     }
 
@@ -196,7 +197,8 @@ public final class Partitions {
             }
             requireOwner(partition, report.claimToken());
             if (report.chunkIndex() < 0 || report.chunkIndex() >= report.chunkCount()) {
-                throw new LedgerException.Invalid("CHUNK_INDEX_OUT_OF_RANGE", "chunkIndex " + report.chunkIndex()
+                throw new LedgerException.Invalid(ErrorCode.CHUNK_INDEX_OUT_OF_RANGE,
+                        "chunkIndex " + report.chunkIndex()
                         + " is outside 0.." + (report.chunkCount() - 1));
             }
             StagePath runPath = StagePath.parse(run.hdfsRunPath());
@@ -204,10 +206,11 @@ public final class Partitions {
             try {
                 chunkPath = StagePath.parse(report.hdfsPath());
             } catch (IllegalArgumentException e) {
-                throw new LedgerException.Invalid("HDFS_PATH_OUTSIDE_RUN", e.getMessage() + ": " + report.hdfsPath());
+                throw new LedgerException.Invalid(ErrorCode.HDFS_PATH_OUTSIDE_RUN,
+                        e.getMessage() + ": " + report.hdfsPath());
             }
             if (!runPath.strictlyContains(chunkPath)) {
-                throw new LedgerException.Invalid("HDFS_PATH_OUTSIDE_RUN", report.hdfsPath()
+                throw new LedgerException.Invalid(ErrorCode.HDFS_PATH_OUTSIDE_RUN, report.hdfsPath()
                         + " is not under the run path " + run.hdfsRunPath());
             }
             var existing = tx.queryOne(COMMITTED_CHUNK, rs -> new CommittedChunk(rs.getInt(1), rs.getString(2),
@@ -240,7 +243,8 @@ public final class Partitions {
     }
 
     private static LedgerException.Conflict chunkConflict(ChunkReport report, String message) {
-        return new LedgerException.Conflict("CHUNK_CONFLICT", message, Map.of("chunkIndex", report.chunkIndex()));
+        return new LedgerException.Conflict(ErrorCode.CHUNK_CONFLICT,
+                message, Map.of("chunkIndex", report.chunkIndex()));
     }
 
     private ChunkResult chunkResult(Tx tx, RunRow run, UUID runId, String partitionId, ChunkReport report,
@@ -320,7 +324,7 @@ public final class Partitions {
 
     private static void requireOwner(PartitionRow partition, UUID claimToken) {
         if (!claimToken.equals(partition.claimToken())) {
-            throw new LedgerException.Conflict("CLAIM_MISMATCH", "claim token " + claimToken
+            throw new LedgerException.Conflict(ErrorCode.CLAIM_MISMATCH, "claim token " + claimToken
                     + " does not own partition " + partition.partitionId(),
                     Map.of("partitionStatus", partition.status().name()));
         }
@@ -342,7 +346,8 @@ public final class Partitions {
                 return new FailResult(partition.status(), run.status(), false);
             }
             if (partition.status() != PartitionStatus.RUNNING) {
-                throw new LedgerException.Conflict("PARTITION_STATUS_MISMATCH", "partition " + partitionId + " is "
+                throw new LedgerException.Conflict(ErrorCode.PARTITION_STATUS_MISMATCH,
+                        "partition " + partitionId + " is "
                         + partition.status() + ", not RUNNING", Map.of("partitionStatus", partition.status().name()));
             }
             if (run.recoveryMode(settings) == RecoveryMode.REISSUE && failure.isTransient() && !failure.isSnapshotLoss()

@@ -3,6 +3,7 @@ package io.loadgate.ledger.publish;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.DispatchType;
+import io.loadgate.api.ErrorCode;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.db.Database;
@@ -120,14 +121,14 @@ public final class Publishing {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             if (!publishToken.equals(run.publishToken())) {
-                throw new LedgerException.Conflict("PUBLISH_TOKEN_MISMATCH", "publish token " + publishToken
+                throw new LedgerException.Conflict(ErrorCode.PUBLISH_TOKEN_MISMATCH, "publish token " + publishToken
                         + " does not hold run " + runId, Map.of("runStatus", run.status().name()));
             }
             if (run.status() == outcome.status()) {
                 return new Result(run.status(), false);
             }
             if (run.status() != RunStatus.PUBLISHING) {
-                throw new LedgerException.Conflict("RUN_STATUS_MISMATCH", "run " + runId + " is " + run.status()
+                throw new LedgerException.Conflict(ErrorCode.RUN_STATUS_MISMATCH, "run " + runId + " is " + run.status()
                         + ", not PUBLISHING", Map.of("runStatus", run.status().name()));
             }
             RunTransitions.Failure failure = outcome == Outcome.PUBLISHED ? null
@@ -163,7 +164,7 @@ public final class Publishing {
                 return new Result(run.status(), false);
             }
             if (run.status() != RunStatus.PUBLISH_UNKNOWN) {
-                throw new LedgerException.Conflict("RUN_STATUS_MISMATCH", "run " + runId + " is " + run.status()
+                throw new LedgerException.Conflict(ErrorCode.RUN_STATUS_MISMATCH, "run " + runId + " is " + run.status()
                         + ", not PUBLISH_UNKNOWN", Map.of("runStatus", run.status().name()));
             }
             RunTransitions.Failure failure = resolution == Resolution.FAILED_PUBLISH
@@ -205,7 +206,8 @@ public final class Publishing {
         RunRow run = database.inTransaction(tx -> RunTransitions.read(tx, runId)
                 .orElseThrow(() -> RunTransitions.notFound(runId)));
         if (!report.publishToken().equals(run.publishToken())) {
-            throw new LedgerException.Conflict("PUBLISH_TOKEN_MISMATCH", "publish token " + report.publishToken()
+            throw new LedgerException.Conflict(ErrorCode.PUBLISH_TOKEN_MISMATCH,
+                    "publish token " + report.publishToken()
                     + " is not the token run " + runId + " published with", Map.of("runStatus", run.status().name()));
         }
         Map<String, Object> evidence = new LinkedHashMap<>(report.evidence());
@@ -218,7 +220,8 @@ public final class Publishing {
         boolean staleOver = database.inTransaction(tx -> tx.queryOne(ATTEMPT_CERTAINLY_OVER, rs -> rs.getBoolean(1),
                 publishStale.toMillis() + " milliseconds", runId).orElse(false));
         if (!report.attemptReturned() && !staleOver) {
-            throw new LedgerException.Conflict("PROBE_INCONCLUSIVE", "the publish token is not in the target yet,"
+            throw new LedgerException.Conflict(ErrorCode.PROBE_INCONCLUSIVE,
+                    "the publish token is not in the target yet,"
                     + " but the publish attempt may still be running; probe again after publish_stale",
                     Map.of("runStatus", run.status().name()));
         }

@@ -2,6 +2,7 @@ package io.loadgate.ledger.rollback;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.ErrorCode;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.db.Database;
@@ -65,18 +66,18 @@ public final class Rollbacks {
                 if (recorded.get().equals(targetRef)) {
                     return new Result(runId, run.status(), false);
                 }
-                throw new LedgerException.Conflict("ALREADY_ROLLED_BACK", "run " + runId
+                throw new LedgerException.Conflict(ErrorCode.ALREADY_ROLLED_BACK, "run " + runId
                         + " was already rolled back by target snapshot " + recorded.get(),
                         Map.of("targetRef", recorded.get()));
             }
             if (run.status() != RunStatus.SUCCESS) {
-                throw new LedgerException.Conflict("RUN_STATUS_MISMATCH", "run " + runId + " is " + run.status()
+                throw new LedgerException.Conflict(ErrorCode.RUN_STATUS_MISMATCH, "run " + runId + " is " + run.status()
                         + "; only a SUCCESS run's publish can be rolled back", Map.of("runStatus", run.status().name()));
             }
             UUID latest = tx.queryOne(LATEST_SUCCESS, rs -> rs.getObject(1, UUID.class), run.jobKey(),
                     run.businessKey()).orElseThrow();
             if (!latest.equals(runId)) {
-                throw new LedgerException.Conflict("NOT_LATEST_SUCCESS", "run " + runId + " is not the latest"
+                throw new LedgerException.Conflict(ErrorCode.NOT_LATEST_SUCCESS, "run " + runId + " is not the latest"
                         + " successful run of " + run.jobKey() + " for " + run.businessKey() + "; run " + latest
                         + " published after it", Map.of("latestRunId", latest.toString()));
             }

@@ -2,6 +2,7 @@ package io.loadgate.ledger.run;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.ErrorCode;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.db.Tx;
@@ -54,7 +55,7 @@ public final class RunTransitions {
     }
 
     public static LedgerException.NotFound notFound(Object runId) {
-        return new LedgerException.NotFound("RUN_NOT_FOUND", "run " + runId + " does not exist");
+        return new LedgerException.NotFound(ErrorCode.RUN_NOT_FOUND, "run " + runId + " does not exist");
     }
 
     /** Moves the run from {@code from} to {@code to}; returns false, changing nothing, when it is not in {@code from}. */

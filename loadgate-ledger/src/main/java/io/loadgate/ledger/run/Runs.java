@@ -3,6 +3,7 @@ package io.loadgate.ledger.run;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.DispatchType;
+import io.loadgate.api.ErrorCode;
 import io.loadgate.api.Executor;
 import io.loadgate.api.PartitionStatus;
 import io.loadgate.api.RunApi;
@@ -103,9 +104,9 @@ public final class Runs {
     }
 
     public CreatedRun create(CreateRun request) {
-        StagePath root = StagePath.parse(request.hdfsRoot(), "INVALID_HDFS_ROOT");
+        StagePath root = StagePath.parse(request.hdfsRoot(), ErrorCode.INVALID_HDFS_ROOT);
         if (settings.allowedRoots().stream().noneMatch(allowed -> allowed.contains(root))) {
-            throw new LedgerException.Invalid("INVALID_HDFS_ROOT", "hdfsRoot " + root
+            throw new LedgerException.Invalid(ErrorCode.INVALID_HDFS_ROOT, "hdfsRoot " + root
                     + " is not under an allowed root " + settings.allowedRoots());
         }
         UUID runId = UUID.randomUUID();
@@ -128,7 +129,7 @@ public final class Runs {
                 }
                 Optional<UUID> active = tx.queryOne(ACTIVE_RUN, rs -> rs.getObject(1, UUID.class),
                         request.jobKey(), request.businessKey());
-                throw new LedgerException.Conflict("DUPLICATE_ACTIVE_RUN", "job " + request.jobKey()
+                throw new LedgerException.Conflict(ErrorCode.DUPLICATE_ACTIVE_RUN, "job " + request.jobKey()
                         + " already has an active run for business key " + request.businessKey(),
                         active.<Map<String, Object>>map(id -> Map.of("activeRunId", id.toString())).orElse(Map.of()));
             }
@@ -155,7 +156,7 @@ public final class Runs {
                 request.allowEmptySource(), LedgerJson.jsonb(request.parameters()), request.executor().wireName(),
                 request.recoveryMode(), request.actor(), request.createKey());
         if (keyed.isPresent() && !keyed.get().same()) {
-            throw new LedgerException.Invalid("IDEMPOTENCY_KEY_REUSED", "Idempotency-Key " + request.createKey()
+            throw new LedgerException.Invalid(ErrorCode.IDEMPOTENCY_KEY_REUSED, "Idempotency-Key " + request.createKey()
                     + " was already used for a different create request (run " + keyed.get().run().runId()
                     + "); send a new key for a new request", Map.of("runId", keyed.get().run().runId().toString()));
         }
@@ -183,7 +184,7 @@ public final class Runs {
             return new ManifestOutcome(accept(tx, run, manifest, canonical, actor), List.of());
         });
         if (!outcome.violations().isEmpty()) {
-            throw new LedgerException.Invalid("MANIFEST_INVALID", "the manifest violates "
+            throw new LedgerException.Invalid(ErrorCode.MANIFEST_INVALID, "the manifest violates "
                     + outcome.violations().size() + " invariant(s); the run is FAILED_MANIFEST",
                     Map.of("violations", outcome.violations().stream().map(ManifestViolation::toWire).toList(),
                             "runStatus", RunStatus.FAILED_MANIFEST.name()));
@@ -210,7 +211,7 @@ public final class Runs {
             Map<String, Object> response = LedgerJson.MAPPER.convertValue(LedgerJson.read(stored.get()), Map.class);
             return new ManifestOutcome(response, List.of());
         }
-        throw new LedgerException.Conflict("RUN_STATUS_MISMATCH", "run " + run.runId() + " is " + run.status()
+        throw new LedgerException.Conflict(ErrorCode.RUN_STATUS_MISMATCH, "run " + run.runId() + " is " + run.status()
                 + " and already has a different manifest", Map.of("runStatus", run.status().name()));
     }
 
@@ -301,7 +302,7 @@ public final class Runs {
 
     public RunApi.RunChange fail(UUID runId, FailRun request, String actor) {
         if (!ALLOWED_FAILS.getOrDefault(request.expectedStatus(), Set.of()).contains(request.failStatus())) {
-            throw new LedgerException.Invalid("FAIL_TRANSITION_NOT_ALLOWED", request.expectedStatus() + " -> "
+            throw new LedgerException.Invalid(ErrorCode.FAIL_TRANSITION_NOT_ALLOWED, request.expectedStatus() + " -> "
                     + request.failStatus() + " is not an allowed failure transition");
         }
         return database.inTransaction(tx -> {
@@ -310,7 +311,7 @@ public final class Runs {
             if (run.status() == request.failStatus()) {
                 changed = false;
             } else if (run.status() != request.expectedStatus()) {
-                throw new LedgerException.Conflict("RUN_STATUS_MISMATCH", "run " + runId + " is " + run.status()
+                throw new LedgerException.Conflict(ErrorCode.RUN_STATUS_MISMATCH, "run " + runId + " is " + run.status()
                         + ", not " + request.expectedStatus(), Map.of("runStatus", run.status().name()));
             } else {
                 changed = RunTransitions.transition(tx, runId, request.expectedStatus(), request.failStatus(),
@@ -375,13 +376,15 @@ public final class Runs {
             case STAGING_VALIDATED -> "PUBLISH";
             // Once a publish is claimed its commit may land in the target at any moment, and a landed commit is
             // not undone by the ledger: CANCELLED would then claim rows are absent that are present.
-            case PUBLISHING, PUBLISHED, PUBLISH_UNKNOWN -> throw new LedgerException.Conflict("RUN_STATUS_MISMATCH",
+            case PUBLISHING, PUBLISHED, PUBLISH_UNKNOWN -> throw new LedgerException.Conflict(
+                    ErrorCode.RUN_STATUS_MISMATCH,
                     "run " + run.runId() + " is " + run.status() + " and cannot be cancelled: a publish may have "
                             + "landed in the target; wait for it to finish, or resolve a PUBLISH_UNKNOWN run",
                     Map.of("runStatus", run.status().name()));
             case SUCCESS, FAILED_MANIFEST, FAILED_EXTRACT, FAILED_SNAPSHOT_EXPIRED, FAILED_STAGE_VALIDATION,
                     FAILED_PUBLISH, FAILED_TARGET_VALIDATION, TIMED_OUT, CANCELLED ->
-                    throw new LedgerException.Conflict("RUN_STATUS_MISMATCH", "run " + run.runId() + " has already "
+                    throw new LedgerException.Conflict(ErrorCode.RUN_STATUS_MISMATCH,
+                            "run " + run.runId() + " has already "
                             + "ended as " + run.status() + "; there is nothing to cancel",
                             Map.of("runStatus", run.status().name()));
         };

@@ -1,5 +1,6 @@
 package io.loadgate.ledger.run;
 
+import io.loadgate.api.ErrorCode;
 import io.loadgate.ledger.LedgerException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -74,7 +75,7 @@ public record StagePath(String scheme, String authority, String path) {
     }
 
     /** Parses a caller's path, or fails with the given 422 code. */
-    public static StagePath parse(String text, String errorCode) {
+    public static StagePath parse(String text, ErrorCode errorCode) {
         try {
             return parse(text);
         } catch (IllegalArgumentException e) {

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.ChunkKind;
 import io.loadgate.api.DispatchType;
+import io.loadgate.api.ErrorCode;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.StepApi;
 import io.loadgate.ledger.LedgerException;
@@ -79,10 +80,11 @@ public final class Validations {
             if (dispatchId != null) {
                 Optional<UUID> owner = tx.queryOne(DISPATCH_RUN, rs -> rs.getObject(1, UUID.class), dispatchId);
                 if (owner.isEmpty()) {
-                    throw new LedgerException.NotFound("DISPATCH_NOT_FOUND", "dispatch " + dispatchId + " does not exist");
+                    throw new LedgerException.NotFound(ErrorCode.DISPATCH_NOT_FOUND,
+                            "dispatch " + dispatchId + " does not exist");
                 }
                 if (!owner.get().equals(runId)) {
-                    throw new LedgerException.Conflict("DISPATCH_MISMATCH", "dispatch " + dispatchId
+                    throw new LedgerException.Conflict(ErrorCode.DISPATCH_MISMATCH, "dispatch " + dispatchId
                             + " belongs to run " + owner.get() + ", not " + runId);
                 }
                 Outbox.ack(tx, dispatchId);
@@ -289,7 +291,7 @@ public final class Validations {
     }
 
     static LedgerException.Conflict mismatch(RunRow run, RunStatus required) {
-        return new LedgerException.Conflict("RUN_STATUS_MISMATCH", "run " + run.runId() + " is " + run.status()
+        return new LedgerException.Conflict(ErrorCode.RUN_STATUS_MISMATCH, "run " + run.runId() + " is " + run.status()
                 + ", not " + required, Map.of("runStatus", run.status().name()));
     }
 }

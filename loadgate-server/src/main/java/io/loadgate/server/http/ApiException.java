@@ -1,23 +1,18 @@
 package io.loadgate.server.http;
 
+import io.loadgate.api.ErrorCode;
 import java.util.Map;
 
 /** A refusal decided by the HTTP layer itself (authentication, authorisation, routing). */
 final class ApiException extends RuntimeException {
-    private final int status;
-    private final String code;
+    private final ErrorCode code;
 
-    ApiException(int status, String code, String message) {
+    ApiException(ErrorCode code, String message) {
         super(message);
-        this.status = status;
         this.code = code;
     }
 
-    int status() {
-        return status;
-    }
-
-    String code() {
+    ErrorCode code() {
         return code;
     }
 

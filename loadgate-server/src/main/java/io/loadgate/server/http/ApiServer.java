@@ -6,6 +6,7 @@ import io.javalin.Javalin;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
+import io.loadgate.api.ErrorCode;
 import io.loadgate.ledger.Ledger;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.db.DatabaseException;
@@ -110,21 +111,22 @@ public final class ApiServer implements AutoCloseable {
             routes.exception(Exception.class, (e, ctx) -> error(ctx, e));
             routes.exception(io.javalin.http.MethodNotAllowedResponse.class, (e, ctx) -> {
                 ctx.header("Allow", e.getDetails().getOrDefault("availableMethods", ""));
-                write(ctx, 405, envelope(ctx, "METHOD_NOT_ALLOWED", ctx.method() + " is not allowed on " + ctx.path()
+                write(ctx, 405, envelope(ctx, ErrorCode.METHOD_NOT_ALLOWED,
+                        ctx.method() + " is not allowed on " + ctx.path()
                         + "; allowed: " + e.getDetails().getOrDefault("availableMethods", ""), Map.of()));
             });
             routes.error(404, "*", ctx -> {
                 // Our own 404s (RUN_NOT_FOUND...) are already enveloped; anything else is an unknown route.
                 if (ctx.attribute(ENVELOPED) == null) {
-                    write(ctx, 404, envelope(ctx, "NOT_FOUND", "no endpoint " + ctx.method() + " " + ctx.path(),
+                    write(ctx, 404, envelope(ctx, ErrorCode.NOT_FOUND, "no endpoint " + ctx.method() + " " + ctx.path(),
                             Map.of()));
                 }
             });
-            routes.error(413, "*", ctx -> write(ctx, 413, envelope(ctx, "REQUEST_TOO_LARGE",
+            routes.error(413, "*", ctx -> write(ctx, 413, envelope(ctx, ErrorCode.REQUEST_TOO_LARGE,
                     "the request body is larger than " + MAX_REQUEST_BYTES / (1024 * 1024) + " MiB", Map.of())));
             routes.error(405, "*", ctx -> {
                 if (ctx.attribute(ENVELOPED) == null) {
-                    write(ctx, 405, envelope(ctx, "METHOD_NOT_ALLOWED", ctx.method() + " is not allowed on "
+                    write(ctx, 405, envelope(ctx, ErrorCode.METHOD_NOT_ALLOWED, ctx.method() + " is not allowed on "
                             + ctx.path(), Map.of()));
                 }
             });
@@ -177,23 +179,23 @@ public final class ApiServer implements AutoCloseable {
 
     static void error(Context ctx, Exception e) {
         if (e instanceof LedgerException le) {
-            int status = le instanceof LedgerException.Invalid ? 422 : le instanceof LedgerException.Conflict ? 409 : 404;
-            write(ctx, status, envelope(ctx, le.code(), le.getMessage(), le.details()));
+            write(ctx, le.code().httpStatus(), envelope(ctx, le.code(), le.getMessage(), le.details()));
         } else if (e instanceof ApiException api) {
-            write(ctx, api.status(), envelope(ctx, api.code(), api.getMessage(), api.details()));
+            write(ctx, api.code().httpStatus(), envelope(ctx, api.code(), api.getMessage(), api.details()));
         } else if (e instanceof DatabaseException db && db.unavailable()) {
             LOG.warn("database unavailable on {} {}: {}", ctx.method(), ctx.path(), db.getMessage());
-            write(ctx, 503, envelope(ctx, "DATABASE_UNAVAILABLE", "the ledger database is unavailable", Map.of()));
+            write(ctx, 503, envelope(ctx, ErrorCode.DATABASE_UNAVAILABLE,
+                    "the ledger database is unavailable", Map.of()));
         } else {
             LOG.error("request {} {} failed (requestId {})", ctx.method(), ctx.path(), ctx.attribute("requestId"), e);
-            write(ctx, 500, envelope(ctx, "INTERNAL_ERROR", "internal error; see the server log for request id "
+            write(ctx, 500, envelope(ctx, ErrorCode.INTERNAL_ERROR, "internal error; see the server log for request id "
                     + ctx.attribute("requestId"), Map.of()));
         }
     }
 
-    static Map<String, Object> envelope(Context ctx, String code, String message, Map<String, Object> details) {
+    static Map<String, Object> envelope(Context ctx, ErrorCode code, String message, Map<String, Object> details) {
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("code", code);
+        body.put("code", code.name());
         body.put("message", message);
         body.put("requestId", ctx.attribute("requestId"));
         body.put("details", details);
@@ -230,9 +232,10 @@ public final class ApiServer implements AutoCloseable {
         private Handler guarded(Set<Role> roles, Handler handler) {
             return ctx -> {
                 var principal = authenticator.authenticate(ctx.header("Authorization"))
-                        .orElseThrow(() -> new ApiException(401, "UNAUTHENTICATED", "a valid bearer token is required"));
+                        .orElseThrow(() -> new ApiException(ErrorCode.UNAUTHENTICATED,
+                                "a valid bearer token is required"));
                 if (!roles.contains(principal.role())) {
-                    throw new ApiException(403, "FORBIDDEN", "role " + principal.role().name().toLowerCase()
+                    throw new ApiException(ErrorCode.FORBIDDEN, "role " + principal.role().name().toLowerCase()
                             + " may not call " + ctx.method() + " " + ctx.endpoint().path);
                 }
                 ctx.attribute("principal", principal);
@@ -256,7 +259,8 @@ public final class ApiServer implements AutoCloseable {
         try {
             return UUID.fromString(ctx.pathParam("runId"));
         } catch (IllegalArgumentException e) {
-            throw new LedgerException.NotFound("RUN_NOT_FOUND", "run " + ctx.pathParam("runId") + " does not exist");
+            throw new LedgerException.NotFound(ErrorCode.RUN_NOT_FOUND,
+                    "run " + ctx.pathParam("runId") + " does not exist");
         }
     }
 }

@@ -4,6 +4,7 @@ import io.javalin.http.Context;
 import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchStatus;
 import io.loadgate.api.DispatchType;
+import io.loadgate.api.ErrorCode;
 import io.loadgate.api.OperatorApi;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.dispatch.Dispatches;
@@ -59,7 +60,8 @@ final class DispatchRoutes {
         try {
             dispatchId = UUID.fromString(ctx.pathParam("dispatchId"));
         } catch (IllegalArgumentException e) {
-            throw new LedgerException.NotFound("DISPATCH_NOT_FOUND", "no dispatch " + ctx.pathParam("dispatchId"));
+            throw new LedgerException.NotFound(ErrorCode.DISPATCH_NOT_FOUND,
+                    "no dispatch " + ctx.pathParam("dispatchId"));
         }
         RequestBody body = RequestBody.parse(ctx.body());
         String node = body.string("node", true, 200);
@@ -73,7 +75,7 @@ final class DispatchRoutes {
         try {
             dispatchId = UUID.fromString(ctx.pathParam("dispatchId"));
         } catch (IllegalArgumentException e) {
-            throw new LedgerException.NotFound("DISPATCH_NOT_FOUND", "run " + runId + " has no dispatch "
+            throw new LedgerException.NotFound(ErrorCode.DISPATCH_NOT_FOUND, "run " + runId + " has no dispatch "
                     + ctx.pathParam("dispatchId"));
         }
         // An operator's curl often sends no body at all; anything sent must still be an empty object.

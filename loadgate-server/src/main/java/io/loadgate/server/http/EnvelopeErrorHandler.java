@@ -1,5 +1,6 @@
 package io.loadgate.server.http;
 
+import io.loadgate.api.ErrorCode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -22,11 +23,12 @@ final class EnvelopeErrorHandler extends ErrorHandler {
         String requestId = ApiServer.requestId(request.getHeaders().get("X-Request-Id"));
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("code", switch (code) {
-            case 400 -> "BAD_REQUEST";
-            case 404 -> "NOT_FOUND";
-            case 413 -> "REQUEST_TOO_LARGE";
-            case 414 -> "URI_TOO_LONG";
-            case 431 -> "HEADERS_TOO_LARGE";
+            case 400 -> ErrorCode.BAD_REQUEST.name();
+            case 404 -> ErrorCode.NOT_FOUND.name();
+            case 413 -> ErrorCode.REQUEST_TOO_LARGE.name();
+            case 414 -> ErrorCode.URI_TOO_LONG.name();
+            case 431 -> ErrorCode.HEADERS_TOO_LARGE.name();
+            // A status Jetty refuses with that the contract has no code for.
             default -> "HTTP_" + code;
         });
         body.put("message", "the HTTP request was refused before it reached the API: "

@@ -1,5 +1,6 @@
 package io.loadgate.server.http;
 
+import io.loadgate.api.ErrorCode;
 import io.loadgate.ledger.Ledger;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Map;
@@ -17,7 +18,7 @@ final class HealthRoutes {
             if (ledger.database().isReachable()) {
                 ApiServer.ok(ctx, Map.of("status", "READY", "database", "UP"));
             } else {
-                ApiServer.write(ctx, 503, ApiServer.envelope(ctx, "DATABASE_UNAVAILABLE",
+                ApiServer.write(ctx, 503, ApiServer.envelope(ctx, ErrorCode.DATABASE_UNAVAILABLE,
                         "the ledger database is unreachable", Map.of("database", "DOWN")));
             }
         });

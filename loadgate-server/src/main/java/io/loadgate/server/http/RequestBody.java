@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.loadgate.api.ErrorCode;
 import io.loadgate.ledger.LedgerException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -203,7 +204,8 @@ final class RequestBody {
         if (errors.size() > 3) {
             message.append("; and ").append(errors.size() - 3).append(" more");
         }
-        return new LedgerException.Invalid("REQUEST_INVALID", message.toString(), Map.of("errors", List.copyOf(errors)));
+        return new LedgerException.Invalid(ErrorCode.REQUEST_INVALID,
+                message.toString(), Map.of("errors", List.copyOf(errors)));
     }
 
     static Map<String, String> error(String field, String message) {

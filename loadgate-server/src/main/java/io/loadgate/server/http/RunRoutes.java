@@ -1,6 +1,7 @@
 package io.loadgate.server.http;
 
 import io.javalin.http.Context;
+import io.loadgate.api.ErrorCode;
 import io.loadgate.api.Executor;
 import io.loadgate.api.RunApi;
 import io.loadgate.api.RunStatus;
@@ -139,7 +140,8 @@ final class RunRoutes {
             }
         }
         if (!errors.isEmpty()) {
-            throw new LedgerException.Invalid("REQUEST_INVALID", "invalid query parameters", Map.of("errors", errors));
+            throw new LedgerException.Invalid(ErrorCode.REQUEST_INVALID,
+                    "invalid query parameters", Map.of("errors", errors));
         }
         ApiServer.ok(ctx, ledger.views().list(new RunViews.RunFilter(jobKey, businessKey, runStatus, limit)));
     }
@@ -159,7 +161,7 @@ final class RunRoutes {
             limit = -1;
         }
         if (after < 0 || limit < 1 || limit > 10_000) {
-            throw new LedgerException.Invalid("REQUEST_INVALID", "after must be >= 0 and limit 1..10000",
+            throw new LedgerException.Invalid(ErrorCode.REQUEST_INVALID, "after must be >= 0 and limit 1..10000",
                     Map.of("errors", List.of(RequestBody.error("limit", "must be an integer between 1 and 10000"))));
         }
         ApiServer.ok(ctx, ledger.views().events(runId, after, limit));

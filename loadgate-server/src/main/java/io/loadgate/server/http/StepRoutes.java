@@ -1,6 +1,7 @@
 package io.loadgate.server.http;
 
 import io.javalin.http.Context;
+import io.loadgate.api.ErrorCode;
 import io.loadgate.api.RunApi;
 import io.loadgate.api.StepApi;
 import io.loadgate.ledger.Ledger;
@@ -85,7 +86,7 @@ final class StepRoutes {
             try {
                 s = Metric.Stage.valueOf(stage);
             } catch (IllegalArgumentException e) {
-                throw new LedgerException.Invalid("REQUEST_INVALID", "stage must be STAGING or TARGET",
+                throw new LedgerException.Invalid(ErrorCode.REQUEST_INVALID, "stage must be STAGING or TARGET",
                         Map.of("errors", List.of(RequestBody.error("stage", "must be STAGING or TARGET"))));
             }
         }
