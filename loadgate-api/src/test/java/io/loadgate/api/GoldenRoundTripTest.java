@@ -86,6 +86,13 @@ class GoldenRoundTripTest {
         is("rollback", OperatorApi.Rollback.class, RunApi.RunChange.class);
         is("runs.cancel", OperatorApi.Cancel.class, RunApi.RunChange.class);
         is("monitor.summary", null, OperatorApi.MonitorSummary.class);
+        is("validation.heartbeat", StepApi.StartValidation.class, StepApi.ValidationBeat.class);
+        isList("runs.events", null, RunApi.Event.class);
+        is("publish-unknown.probe", OperatorApi.PublishProbe.class, RunApi.RunChange.class);
+        is("publish-unknown.resolve", OperatorApi.Resolve.class, RunApi.RunChange.class);
+        isList("cleanup.candidates", null, OperatorApi.CleanupCandidate.class);
+        is("cleanup.skipped", OperatorApi.CleanupSkipped.class, OperatorApi.CleanupResult.class);
+        is("cleanup", OperatorApi.Cleanup.class, OperatorApi.CleanupResult.class);
     }
 
     static Stream<String> cases() {
