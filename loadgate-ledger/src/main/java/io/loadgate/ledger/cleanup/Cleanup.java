@@ -66,14 +66,11 @@ public final class Cleanup {
         });
     }
 
-    public record Cleaned(UUID runId, boolean changed) {
-    }
-
-    public Cleaned markCleaned(UUID runId, String droppedTable, String deletedPath, String actor) {
+    public OperatorApi.CleanupResult markCleaned(UUID runId, String droppedTable, String deletedPath, String actor) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             if (tx.queryOne(CLEANED_AT, rs -> rs.getTimestamp(1) != null, runId).orElse(false)) {
-                return new Cleaned(runId, false);
+                return new OperatorApi.CleanupResult(runId, false);
             }
             if (tx.queryOne(IS_DUE, rs -> true, runId, interval(retention.afterSuccess()),
                     interval(retention.afterFailure())).isEmpty()) {
@@ -85,7 +82,7 @@ public final class Cleanup {
             details.put("droppedTable", droppedTable);
             details.put("deletedPath", deletedPath);
             EventLog.append(tx, runId, null, "CLEANED", run.status(), run.status(), actor, details);
-            return new Cleaned(runId, true);
+            return new OperatorApi.CleanupResult(runId, true);
         });
     }
 

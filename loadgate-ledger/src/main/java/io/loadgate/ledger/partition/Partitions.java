@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.ErrorCode;
+import io.loadgate.api.PartitionApi;
 import io.loadgate.api.PartitionStatus;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
@@ -176,16 +177,12 @@ public final class Partitions {
                 "run " + runId + " has no partition " + partitionId);
     }
 
-    public record ChunkResult(boolean recorded, PartitionStatus partitionStatus, RunStatus runStatus,
-                              long receivedChunks, int chunkCount, boolean validationScheduled) {
-    }
-
     /**
      * Records one chunk. The run row is locked first (lock order run, partition, file, dispatch), which serialises
      * the reports of a run: of two simultaneous last reports, the second sees the first's completion and its own
      * completion compare-and-set finds the run no longer EXTRACTING, so the VALIDATE_RUN dispatch is inserted once.
      */
-    public ChunkResult reportChunk(UUID runId, String partitionId, ChunkReport report) {
+    public PartitionApi.ChunkResult reportChunk(UUID runId, String partitionId, ChunkReport report) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             PartitionRow partition = lockPartition(tx, runId, partitionId);
@@ -193,7 +190,8 @@ public final class Partitions {
                 EventLog.append(tx, runId, partitionId, "CHUNK_IGNORED", null, null, null, Map.of(
                         "reason", "run " + run.status(), "chunkIndex", report.chunkIndex(),
                         "hdfsPath", report.hdfsPath(), "claimToken", report.claimToken().toString()));
-                return new ChunkResult(false, partition.status(), run.status(), 0, report.chunkCount(), false);
+                return new PartitionApi.ChunkResult(false, partition.status(), run.status(), 0, report.chunkCount(),
+                        false);
             }
             requireOwner(partition, report.claimToken());
             if (report.chunkIndex() < 0 || report.chunkIndex() >= report.chunkCount()) {
@@ -247,7 +245,8 @@ public final class Partitions {
                 message, Map.of("chunkIndex", report.chunkIndex()));
     }
 
-    private ChunkResult chunkResult(Tx tx, RunRow run, UUID runId, String partitionId, ChunkReport report,
+    private PartitionApi.ChunkResult chunkResult(Tx tx, RunRow run, UUID runId, String partitionId,
+                                                 ChunkReport report,
                                     boolean inserted) throws SQLException {
         Totals totals = tx.queryOne(CHUNK_TOTALS, rs -> new Totals(rs.getLong(1), rs.getLong(2)), runId, partitionId)
                 .orElseThrow();
@@ -277,7 +276,8 @@ public final class Partitions {
         } else if (!inserted) {
             partitionStatus = lockPartition(tx, runId, partitionId).status();
         }
-        return new ChunkResult(true, partitionStatus, runStatus, chunks, report.chunkCount(), validationScheduled);
+        return new PartitionApi.ChunkResult(true, partitionStatus, runStatus, Math.toIntExact(chunks),
+                report.chunkCount(), validationScheduled);
     }
 
     private static void finishPartition(Tx tx, UUID runId, String partitionId, UUID token, PartitionStatus to,
@@ -330,20 +330,17 @@ public final class Partitions {
         }
     }
 
-    public record FailResult(PartitionStatus partitionStatus, RunStatus runStatus, boolean changed) {
-    }
-
     /**
      * A worker gives up its partition. The run fails (FAILED_SNAPSHOT_EXPIRED when the snapshot is gone), except
      * in REISSUE mode for a transient error with attempts left, where the partition is reissued at the same snapshot.
      */
-    public FailResult fail(UUID runId, String partitionId, PartitionFailure failure) {
+    public PartitionApi.FailResult fail(UUID runId, String partitionId, PartitionFailure failure) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             PartitionRow partition = lockPartition(tx, runId, partitionId);
             requireOwner(partition, failure.claimToken());
             if (partition.status() == PartitionStatus.FAILED || partition.status() == PartitionStatus.RETRY) {
-                return new FailResult(partition.status(), run.status(), false);
+                return new PartitionApi.FailResult(partition.status(), run.status(), false);
             }
             if (partition.status() != PartitionStatus.RUNNING) {
                 throw new LedgerException.Conflict(ErrorCode.PARTITION_STATUS_MISMATCH,
@@ -353,7 +350,7 @@ public final class Partitions {
             if (run.recoveryMode(settings) == RecoveryMode.REISSUE && failure.isTransient() && !failure.isSnapshotLoss()
                     && partition.attemptCount() < settings.maxAttempts() && run.status() == RunStatus.EXTRACTING) {
                 Reissue.reissue(tx, run, partitionId, PartitionStatus.RUNNING, failure.errorCode(), "worker");
-                return new FailResult(PartitionStatus.RETRY, run.status(), true);
+                return new PartitionApi.FailResult(PartitionStatus.RETRY, run.status(), true);
             }
             tx.update(FAIL_PARTITION, failure.errorStage(), failure.errorClass(), failure.errorCode(),
                     failure.message(), runId, partitionId, failure.claimToken());
@@ -367,7 +364,7 @@ public final class Partitions {
             boolean moved = RunTransitions.transition(tx, runId, RunStatus.EXTRACTING, failStatus,
                     new RunTransitions.Failure(failure.errorStage() == null ? "EXTRACT" : failure.errorStage(),
                             failure.errorCode(), "partition " + partitionId + ": " + failure.message()), "worker");
-            return new FailResult(PartitionStatus.FAILED, moved ? failStatus : run.status(), true);
+            return new PartitionApi.FailResult(PartitionStatus.FAILED, moved ? failStatus : run.status(), true);
         });
     }
 
@@ -390,11 +387,8 @@ public final class Partitions {
         return ended.size();
     }
 
-    public record HeartbeatResult(PartitionStatus partitionStatus, RunStatus runStatus) {
-    }
-
     /** Keeps the owner's claim alive and records how far it has read, when the beat says. */
-    public HeartbeatResult heartbeat(UUID runId, String partitionId, PartitionHeartbeat beat) {
+    public PartitionApi.HeartbeatResult heartbeat(UUID runId, String partitionId, PartitionHeartbeat beat) {
         return database.inTransaction(tx -> {
             if (tx.update(OWNER_RUN_HEARTBEAT, runId, partitionId, beat.claimToken()) == 1
                     && tx.update(HEARTBEAT, runId, partitionId, beat.claimToken()) == 1) {
@@ -403,14 +397,14 @@ public final class Partitions {
                     tx.update(RECORD_ROWS_READ, beat.rowsRead(), runId, partitionId, beat.claimToken(),
                             beat.rowsRead());
                 }
-                return new HeartbeatResult(PartitionStatus.RUNNING,
+                return new PartitionApi.HeartbeatResult(PartitionStatus.RUNNING,
                         RunTransitions.read(tx, runId).orElseThrow().status());
             }
             RunRow run = RunTransitions.read(tx, runId).orElseThrow(() -> RunTransitions.notFound(runId));
             PartitionRow partition = tx.queryOne(PartitionRow.LOCK, PartitionRow::map, runId, partitionId)
                     .orElseThrow(() -> partitionNotFound(runId, partitionId));
             requireOwner(partition, beat.claimToken());
-            return new HeartbeatResult(partition.status(), run.status());
+            return new PartitionApi.HeartbeatResult(partition.status(), run.status());
         });
     }
 }

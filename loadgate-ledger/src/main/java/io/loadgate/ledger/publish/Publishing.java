@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.ErrorCode;
 import io.loadgate.api.RunStatus;
+import io.loadgate.api.StepApi;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.Tx;
@@ -51,18 +52,6 @@ public final class Publishing {
     }
 
     /**
-     * @param publishGeneration the key's generation this claim took (claimed only): the target refuses the commit
-     *     unless it is above every generation it holds for the key
-     * @param publishWithinMs how long from now the publisher may still commit (claimed only): a commit must not
-     *     land after {@link #deadline()} past the claim, so that publish_stale settles a silent attempt for good
-     */
-    public record Claim(boolean claimed, RunStatus runStatus, Long publishGeneration, Long publishWithinMs) {
-        static Claim refused(RunStatus runStatus) {
-            return new Claim(false, runStatus, null, null);
-        }
-    }
-
-    /**
      * How long after its claim a publish may commit: nine tenths of publish_stale. The tenth left over covers the
      * commit's own round trip and the drift of the publisher's clock, so that by the time publish_stale lets a probe
      * call an absent token conclusive, no commit of the attempt can still land.
@@ -73,9 +62,12 @@ public final class Publishing {
 
     /**
      * STAGING_VALIDATED to PUBLISHING by compare-and-set, taking the key's next publish generation; the winner's token
-     * presented again wins again, with the same generation and deadline.
+     * presented again wins again, with the same generation and deadline. A claim answers (claimed only) the key's
+     * generation it took, which the target refuses the commit unless it is above every generation it holds for the
+     * key, and how long from now the publisher may still commit: a commit must not land after {@link #deadline()}
+     * past the claim, so that publish_stale settles a silent attempt for good.
      */
-    public Claim claim(UUID runId, UUID publishToken, String actor) {
+    public StepApi.PublishClaim claim(UUID runId, UUID publishToken, String actor) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             // The run row is locked, so a STAGING_VALIDATED run is certain to move: the generation is taken first
@@ -94,12 +86,13 @@ public final class Publishing {
                 return fence(tx, runId, RunStatus.PUBLISHING);
             }
             boolean same = publishToken.equals(run.publishToken()) && run.status() == RunStatus.PUBLISHING;
-            return same ? fence(tx, runId, run.status()) : Claim.refused(run.status());
+            return same ? fence(tx, runId, run.status()) : new StepApi.PublishClaim(false, run.status(), null, null);
         });
     }
 
-    private Claim fence(Tx tx, UUID runId, RunStatus status) throws SQLException {
-        return tx.queryOne(FENCE, rs -> new Claim(true, status, (Long) rs.getObject(1, Long.class), rs.getLong(2)),
+    private StepApi.PublishClaim fence(Tx tx, UUID runId, RunStatus status) throws SQLException {
+        return tx.queryOne(FENCE, rs -> new StepApi.PublishClaim(true, status, (Long) rs.getObject(1, Long.class),
+                        rs.getLong(2)),
                 deadline().toMillis() + " milliseconds", runId).orElseThrow();
     }
 

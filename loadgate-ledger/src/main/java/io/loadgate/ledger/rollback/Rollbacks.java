@@ -3,6 +3,7 @@ package io.loadgate.ledger.rollback;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.ErrorCode;
+import io.loadgate.api.RunApi;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.db.Database;
@@ -40,13 +41,6 @@ public final class Rollbacks {
         this.database = requireNonNull(database, "database is null");
     }
 
-    public record Result(UUID runId, RunStatus runStatus, boolean changed) {
-        public Result {
-            requireNonNull(runId, "runId is null");
-            requireNonNull(runStatus, "runStatus is null");
-        }
-    }
-
     /**
      * Appends the ROLLED_BACK event to the latest SUCCESS run of its job and business key. The same
      * {@code targetRef} again is {@code changed=false}: the operator's command repeats the call when the answer
@@ -56,7 +50,7 @@ public final class Rollbacks {
      *     later run of the key succeeded: the target holds its rows, not this run's), {@code ALREADY_ROLLED_BACK}
      *     (recorded before with another targetRef)
      */
-    public Result record(UUID runId, String reason, String targetRef, String actor) {
+    public RunApi.RunChange record(UUID runId, String reason, String targetRef, String actor) {
         requireNonNull(reason, "reason is null");
         requireNonNull(targetRef, "targetRef is null");
         return database.inTransaction(tx -> {
@@ -64,7 +58,7 @@ public final class Rollbacks {
             Optional<String> recorded = tx.queryOne(RECORDED, rs -> rs.getString(1), runId);
             if (recorded.isPresent()) {
                 if (recorded.get().equals(targetRef)) {
-                    return new Result(runId, run.status(), false);
+                    return new RunApi.RunChange(runId, run.status(), false);
                 }
                 throw new LedgerException.Conflict(ErrorCode.ALREADY_ROLLED_BACK, "run " + runId
                         + " was already rolled back by target snapshot " + recorded.get(),
@@ -85,7 +79,7 @@ public final class Rollbacks {
             details.put("reason", reason);
             details.put("targetRef", targetRef);
             EventLog.append(tx, runId, null, EVENT_TYPE, null, null, actor, details);
-            return new Result(runId, run.status(), true);
+            return new RunApi.RunChange(runId, run.status(), true);
         });
     }
 }

@@ -331,13 +331,6 @@ public final class Runs {
     public static final int MIN_CANCEL_REASON = 5;
     public static final String CANCELLED_CODE = "RUN_CANCELLED";
 
-    public record CancelResult(UUID runId, RunStatus runStatus, boolean changed) {
-        public CancelResult {
-            requireNonNull(runId, "runId is null");
-            requireNonNull(runStatus, "runStatus is null");
-        }
-    }
-
     /**
      * An operator stops an active run before it publishes: the run becomes CANCELLED and, in the same transaction,
      * its unfinished partitions FAILED ({@value #CANCELLED_CODE}) and its open dispatches DEAD, so no worker takes a
@@ -347,12 +340,12 @@ public final class Runs {
      * @throws LedgerException.Conflict {@code RUN_STATUS_MISMATCH} when the run is publishing, published or its
      *     publish outcome is unknown (the target may hold its rows), or when it has ended otherwise
      */
-    public CancelResult cancel(UUID runId, String reason, String actor) {
+    public RunApi.RunChange cancel(UUID runId, String reason, String actor) {
         requireNonNull(reason, "reason is null");
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             if (run.status() == RunStatus.CANCELLED) {
-                return new CancelResult(runId, RunStatus.CANCELLED, false);
+                return new RunApi.RunChange(runId, RunStatus.CANCELLED, false);
             }
             String stage = cancelledStage(run);
             String message = "cancelled by an operator: " + reason;
@@ -363,7 +356,7 @@ public final class Runs {
             }
             Partitions.failUnfinished(tx, runId, stage, CANCELLED_CODE, message, actor);
             Dispatches.retireOpenOfRun(tx, runId, actor);
-            return new CancelResult(runId, RunStatus.CANCELLED, true);
+            return new RunApi.RunChange(runId, RunStatus.CANCELLED, true);
         });
     }
 

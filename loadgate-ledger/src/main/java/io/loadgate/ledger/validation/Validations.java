@@ -144,10 +144,8 @@ public final class Validations {
         });
     }
 
-    public record Recorded(int recorded, int failCount, RunStatus runStatus) {
-    }
-
-    public Recorded record(UUID runId, Metric.Stage stage, String queryVersion, List<Metric> metrics) {
+    public StepApi.ValidationsRecorded record(UUID runId, Metric.Stage stage, String queryVersion,
+                                              List<Metric> metrics) {
         RunStatus required = stage == Metric.Stage.STAGING ? RunStatus.STAGE_VALIDATING : RunStatus.PUBLISHED;
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
@@ -162,7 +160,7 @@ public final class Validations {
                     failCount++;
                 }
             }
-            return new Recorded(metrics.size(), failCount, run.status());
+            return new StepApi.ValidationsRecorded(metrics.size(), failCount, run.status());
         });
     }
 

@@ -37,8 +37,7 @@ final class OperatorRoutes {
         body.check("reason", reason == null || reason.strip().length() >= Runs.MIN_CANCEL_REASON,
                 "must be at least " + Runs.MIN_CANCEL_REASON + " characters");
         body.finish();
-        var result = ledger.runs().cancel(runId, reason.strip(), ApiServer.actor(ctx));
-        ApiServer.ok(ctx, new RunApi.RunChange(runId, result.runStatus(), result.changed()));
+        ApiServer.ok(ctx, ledger.runs().cancel(runId, reason.strip(), ApiServer.actor(ctx)));
     }
 
     private static void resolve(Context ctx, Ledger ledger) {
@@ -76,8 +75,7 @@ final class OperatorRoutes {
                 "must be at least " + Rollbacks.MIN_REASON + " characters");
         body.check("targetRef", targetRef == null || !targetRef.isBlank(), "must not be blank");
         body.finish();
-        var result = ledger.rollbacks().record(runId, reason.strip(), targetRef.strip(), ApiServer.actor(ctx));
-        ApiServer.ok(ctx, new RunApi.RunChange(runId, result.runStatus(), result.changed()));
+        ApiServer.ok(ctx, ledger.rollbacks().record(runId, reason.strip(), targetRef.strip(), ApiServer.actor(ctx)));
     }
 
     private static void cleanup(Context ctx, Ledger ledger) {
@@ -86,8 +84,7 @@ final class OperatorRoutes {
         String droppedTable = body.string("droppedTable", false, Formats.MESSAGE);
         String deletedPath = body.string("deletedPath", false, Formats.PATH);
         body.finish();
-        var cleaned = ledger.cleanup().markCleaned(runId, droppedTable, deletedPath, ApiServer.actor(ctx));
-        ApiServer.ok(ctx, new OperatorApi.CleanupResult(runId, cleaned.changed()));
+        ApiServer.ok(ctx, ledger.cleanup().markCleaned(runId, droppedTable, deletedPath, ApiServer.actor(ctx)));
     }
 
     private static void cleanupSkipped(Context ctx, Ledger ledger) {

@@ -61,8 +61,7 @@ final class PartitionRoutes {
         body.finish();
         var result = ledger.partitions().reportChunk(runId, partitionId,
                 new ChunkReport(token, index, count, fragment, path, records, bytes, checksum, kind));
-        ApiServer.ok(ctx, new PartitionApi.ChunkResult(result.recorded(), result.partitionStatus(), result.runStatus(),
-                Math.toIntExact(result.receivedChunks()), result.chunkCount(), result.validationScheduled()));
+        ApiServer.ok(ctx, result);
     }
 
     private static void fail(Context ctx, Ledger ledger) {
@@ -78,7 +77,7 @@ final class PartitionRoutes {
         body.finish();
         var result = ledger.partitions().fail(runId, partitionId,
                 new PartitionFailure(token, stage, errorClass, code, message, attempt));
-        ApiServer.ok(ctx, new PartitionApi.FailResult(result.partitionStatus(), result.runStatus(), result.changed()));
+        ApiServer.ok(ctx, result);
     }
 
     private static void heartbeat(Context ctx, Ledger ledger) {
@@ -89,6 +88,6 @@ final class PartitionRoutes {
         Long rowsRead = body.integer("rowsRead", false, 0, Long.MAX_VALUE);
         body.finish();
         var result = ledger.partitions().heartbeat(runId, partitionId, new PartitionHeartbeat(token, rowsRead));
-        ApiServer.ok(ctx, new PartitionApi.HeartbeatResult(result.partitionStatus(), result.runStatus()));
+        ApiServer.ok(ctx, result);
     }
 }

@@ -73,9 +73,7 @@ final class StepRoutes {
             }
         }
         body.finish();
-        var recorded = ledger.validations().record(runId, stage, queryVersion, metrics);
-        ApiServer.ok(ctx, new StepApi.ValidationsRecorded(recorded.recorded(), recorded.failCount(),
-                recorded.runStatus()));
+        ApiServer.ok(ctx, ledger.validations().record(runId, stage, queryVersion, metrics));
     }
 
     private static void listValidations(Context ctx, Ledger ledger) {
@@ -105,11 +103,8 @@ final class StepRoutes {
         RequestBody body = RequestBody.parse(ctx.body());
         UUID token = body.uuid("publishToken", true);
         body.finish();
-        var claim = ledger.publishing().claim(runId, token, ApiServer.actor(ctx));
         // Loadgate extensions, present when claimed: the publish's fence (NiFi clients ignore them).
-        ApiServer.ok(ctx, claim.claimed()
-                ? new StepApi.PublishClaim(true, claim.runStatus(), claim.publishGeneration(), claim.publishWithinMs())
-                : new StepApi.PublishClaim(false, claim.runStatus(), null, null));
+        ApiServer.ok(ctx, ledger.publishing().claim(runId, token, ApiServer.actor(ctx)));
     }
 
     private static void publishResult(Context ctx, Ledger ledger) {
