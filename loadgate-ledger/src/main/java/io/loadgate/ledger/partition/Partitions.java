@@ -157,7 +157,7 @@ public final class Partitions {
     /** A chunk already committed at an index, as COMMITTED_CHUNK reads it, for the identical-resend check. */
     private record CommittedChunk(int chunkCount, String hdfsPath, long recordCount, long byteCount, String checksum,
                                   String kind) {
-        boolean sameAs(ChunkReport report, String normalisedPath) {
+        boolean sameAs(PartitionApi.ChunkReport report, String normalisedPath) {
             return chunkCount == report.chunkCount() && hdfsPath.equals(normalisedPath)
                     && recordCount == report.recordCount() && byteCount == report.byteCount()
                     && Objects.equals(checksum, report.checksum()) && kind.equals(report.kind().name());
@@ -182,7 +182,7 @@ public final class Partitions {
      * the reports of a run: of two simultaneous last reports, the second sees the first's completion and its own
      * completion compare-and-set finds the run no longer EXTRACTING, so the VALIDATE_RUN dispatch is inserted once.
      */
-    public PartitionApi.ChunkResult reportChunk(UUID runId, String partitionId, ChunkReport report) {
+    public PartitionApi.ChunkResult reportChunk(UUID runId, String partitionId, PartitionApi.ChunkReport report) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             PartitionRow partition = lockPartition(tx, runId, partitionId);
@@ -240,13 +240,13 @@ public final class Partitions {
         });
     }
 
-    private static LedgerException.Conflict chunkConflict(ChunkReport report, String message) {
+    private static LedgerException.Conflict chunkConflict(PartitionApi.ChunkReport report, String message) {
         return new LedgerException.Conflict(ErrorCode.CHUNK_CONFLICT,
                 message, Map.of("chunkIndex", report.chunkIndex()));
     }
 
     private PartitionApi.ChunkResult chunkResult(Tx tx, RunRow run, UUID runId, String partitionId,
-                                                 ChunkReport report,
+                                                 PartitionApi.ChunkReport report,
                                     boolean inserted) throws SQLException {
         Totals totals = tx.queryOne(CHUNK_TOTALS, rs -> new Totals(rs.getLong(1), rs.getLong(2)), runId, partitionId)
                 .orElseThrow();
@@ -334,7 +334,7 @@ public final class Partitions {
      * A worker gives up its partition. The run fails (FAILED_SNAPSHOT_EXPIRED when the snapshot is gone), except
      * in REISSUE mode for a transient error with attempts left, where the partition is reissued at the same snapshot.
      */
-    public PartitionApi.FailResult fail(UUID runId, String partitionId, PartitionFailure failure) {
+    public PartitionApi.FailResult fail(UUID runId, String partitionId, PartitionApi.PartitionFailure failure) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             PartitionRow partition = lockPartition(tx, runId, partitionId);
@@ -347,7 +347,7 @@ public final class Partitions {
                         "partition " + partitionId + " is "
                         + partition.status() + ", not RUNNING", Map.of("partitionStatus", partition.status().name()));
             }
-            if (run.recoveryMode(settings) == RecoveryMode.REISSUE && failure.isTransient() && !failure.isSnapshotLoss()
+            if (run.recoveryMode(settings) == RecoveryMode.REISSUE && isTransient(failure) && !isSnapshotLoss(failure)
                     && partition.attemptCount() < settings.maxAttempts() && run.status() == RunStatus.EXTRACTING) {
                 Reissue.reissue(tx, run, partitionId, PartitionStatus.RUNNING, failure.errorCode(), "worker");
                 return new PartitionApi.FailResult(PartitionStatus.RETRY, run.status(), true);
@@ -360,7 +360,8 @@ public final class Partitions {
             details.put("message", failure.message());
             EventLog.append(tx, runId, partitionId, "PARTITION_STATUS", PartitionStatus.RUNNING,
                     PartitionStatus.FAILED, null, details);
-            RunStatus failStatus = failure.isSnapshotLoss() ? RunStatus.FAILED_SNAPSHOT_EXPIRED : RunStatus.FAILED_EXTRACT;
+            RunStatus failStatus = isSnapshotLoss(failure) ? RunStatus.FAILED_SNAPSHOT_EXPIRED
+                    : RunStatus.FAILED_EXTRACT;
             boolean moved = RunTransitions.transition(tx, runId, RunStatus.EXTRACTING, failStatus,
                     new RunTransitions.Failure(failure.errorStage() == null ? "EXTRACT" : failure.errorStage(),
                             failure.errorCode(), "partition " + partitionId + ": " + failure.message()), "worker");
@@ -388,7 +389,8 @@ public final class Partitions {
     }
 
     /** Keeps the owner's claim alive and records how far it has read, when the beat says. */
-    public PartitionApi.HeartbeatResult heartbeat(UUID runId, String partitionId, PartitionHeartbeat beat) {
+    public PartitionApi.HeartbeatResult heartbeat(UUID runId, String partitionId,
+                                                  PartitionApi.PartitionHeartbeat beat) {
         return database.inTransaction(tx -> {
             if (tx.update(OWNER_RUN_HEARTBEAT, runId, partitionId, beat.claimToken()) == 1
                     && tx.update(HEARTBEAT, runId, partitionId, beat.claimToken()) == 1) {
@@ -406,5 +408,15 @@ public final class Partitions {
             requireOwner(partition, beat.claimToken());
             return new PartitionApi.HeartbeatResult(partition.status(), run.status());
         });
+    }
+
+    /** The snapshot the run reads at is gone: re-reading would see another point in time, so the run fails. */
+    private static boolean isSnapshotLoss(PartitionApi.PartitionFailure failure) {
+        return "SNAPSHOT".equals(failure.errorClass()) || "ORA-01555".equals(failure.errorCode())
+                || "ORA-08180".equals(failure.errorCode());
+    }
+
+    private static boolean isTransient(PartitionApi.PartitionFailure failure) {
+        return "TRANSIENT".equals(failure.errorClass());
     }
 }

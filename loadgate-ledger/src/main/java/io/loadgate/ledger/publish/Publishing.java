@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.ErrorCode;
+import io.loadgate.api.OperatorApi;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.StepApi;
 import io.loadgate.ledger.LedgerException;
@@ -181,21 +182,12 @@ public final class Publishing {
         });
     }
 
-    /** What a worker saw when it looked for the publish token in the target's history. */
-    public record ProbeReport(UUID publishToken, boolean found, String snapshotId, boolean attemptReturned,
-                              Map<String, Object> evidence) {
-        public ProbeReport {
-            requireNonNull(publishToken, "publishToken is null");
-            evidence = evidence == null ? Map.of() : Map.copyOf(evidence);
-        }
-    }
-
     /**
      * The publish probe. The token found in the target proves the commit landed: PUBLISHED. The token absent proves
      * nothing while the attempt might still land, so FAILED_PUBLISH needs the attempt to be certainly over: the
      * publishing process saw its commit call return, or publish_stale has passed since the claim.
      */
-    public Result probe(UUID runId, ProbeReport report, String actor) {
+    public Result probe(UUID runId, OperatorApi.PublishProbe report, String actor) {
         RunRow run = database.inTransaction(tx -> RunTransitions.read(tx, runId)
                 .orElseThrow(() -> RunTransitions.notFound(runId)));
         if (!report.publishToken().equals(run.publishToken())) {

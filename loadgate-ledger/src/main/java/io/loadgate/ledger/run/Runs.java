@@ -284,14 +284,6 @@ public final class Runs {
         return value == null ? null : new java.math.BigDecimal(value);
     }
 
-    public record FailRun(RunStatus expectedStatus, RunStatus failStatus, String errorStage, String errorCode,
-                          String message) {
-        public FailRun {
-            requireNonNull(expectedStatus, "expectedStatus is null");
-            requireNonNull(failStatus, "failStatus is null");
-        }
-    }
-
     private static final Map<RunStatus, Set<RunStatus>> ALLOWED_FAILS = Map.of(
             RunStatus.CREATED, Set.of(RunStatus.FAILED_MANIFEST),
             // FAILED_SNAPSHOT_EXPIRED (an extension): the submitter holding the source's snapshot saw it end.
@@ -300,7 +292,7 @@ public final class Runs {
             RunStatus.STAGING_VALIDATED, Set.of(RunStatus.FAILED_PUBLISH),
             RunStatus.PUBLISHED, Set.of(RunStatus.FAILED_TARGET_VALIDATION));
 
-    public RunApi.RunChange fail(UUID runId, FailRun request, String actor) {
+    public RunApi.RunChange fail(UUID runId, RunApi.FailRun request, String actor) {
         if (!ALLOWED_FAILS.getOrDefault(request.expectedStatus(), Set.of()).contains(request.failStatus())) {
             throw new LedgerException.Invalid(ErrorCode.FAIL_TRANSITION_NOT_ALLOWED, request.expectedStatus() + " -> "
                     + request.failStatus() + " is not an allowed failure transition");

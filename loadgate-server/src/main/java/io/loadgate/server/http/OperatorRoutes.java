@@ -61,7 +61,7 @@ final class OperatorRoutes {
         Map<String, Object> evidence = body.object("evidence", false);
         body.check("snapshotId", !Boolean.TRUE.equals(found) || snapshotId != null, "is required when found is true");
         body.finish();
-        var result = ledger.publishing().probe(runId, new Publishing.ProbeReport(token, found, snapshotId, returned,
+        var result = ledger.publishing().probe(runId, new OperatorApi.PublishProbe(token, found, snapshotId, returned,
                 evidence), ApiServer.actor(ctx));
         ApiServer.ok(ctx, new RunApi.RunChange(runId, result.runStatus(), result.changed()));
     }

@@ -4,9 +4,6 @@ import io.javalin.http.Context;
 import io.loadgate.api.ChunkKind;
 import io.loadgate.api.PartitionApi;
 import io.loadgate.ledger.Ledger;
-import io.loadgate.ledger.partition.ChunkReport;
-import io.loadgate.ledger.partition.PartitionFailure;
-import io.loadgate.ledger.partition.PartitionHeartbeat;
 import io.loadgate.ledger.partition.Partitions;
 import java.util.UUID;
 
@@ -60,7 +57,9 @@ final class PartitionRoutes {
         ChunkKind kind = body.enumValue("kind", false, ChunkKind.class);
         body.finish();
         var result = ledger.partitions().reportChunk(runId, partitionId,
-                new ChunkReport(token, index, count, fragment, path, records, bytes, checksum, kind));
+                // A report without a kind (as the seed API's clients send) is a DATA chunk.
+                new PartitionApi.ChunkReport(token, index, count, fragment, path, records, bytes, checksum,
+                        kind == null ? ChunkKind.DATA : kind));
         ApiServer.ok(ctx, result);
     }
 
@@ -76,7 +75,7 @@ final class PartitionRoutes {
         Integer attempt = body.int32("attempt", false, 0, 1_000_000);
         body.finish();
         var result = ledger.partitions().fail(runId, partitionId,
-                new PartitionFailure(token, stage, errorClass, code, message, attempt));
+                new PartitionApi.PartitionFailure(token, stage, errorClass, code, message, attempt));
         ApiServer.ok(ctx, result);
     }
 
@@ -87,7 +86,8 @@ final class PartitionRoutes {
         UUID token = body.uuid("claimToken", true);
         Long rowsRead = body.integer("rowsRead", false, 0, Long.MAX_VALUE);
         body.finish();
-        var result = ledger.partitions().heartbeat(runId, partitionId, new PartitionHeartbeat(token, rowsRead));
+        var result = ledger.partitions().heartbeat(runId, partitionId,
+                new PartitionApi.PartitionHeartbeat(token, rowsRead));
         ApiServer.ok(ctx, result);
     }
 }

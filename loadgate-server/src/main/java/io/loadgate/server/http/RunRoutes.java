@@ -104,7 +104,7 @@ final class RunRoutes {
         String code = body.string("errorCode", false, Formats.CODE);
         String message = body.string("message", false, Formats.MESSAGE);
         body.finish();
-        ApiServer.ok(ctx, ledger.runs().fail(runId, new Runs.FailRun(expected, failStatus, stage, code, message),
+        ApiServer.ok(ctx, ledger.runs().fail(runId, new RunApi.FailRun(expected, failStatus, stage, code, message),
                 ApiServer.actor(ctx)));
     }
 
