@@ -1,5 +1,6 @@
 package io.loadgate.cli;
 
+import io.loadgate.api.ErrorCode;
 import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunStatus;
 import io.loadgate.worker.execution.SourceCache;
@@ -188,12 +189,12 @@ final class RunCommand implements Callable<Integer> {
         } catch (JobSpecException | SourceException | TargetCheckException e) {
             throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
         } catch (LedgerCallException e) {
-            if ("DUPLICATE_ACTIVE_RUN".equals(e.code())) {
+            if (e.is(ErrorCode.DUPLICATE_ACTIVE_RUN)) {
                 throw new CliException("job " + job.jobKey() + " already has an active run "
                         + e.details().get("activeRunId") + " for " + businessKey
                         + " (see: loadgate runs show RUN_ID)", RunOutcome.ACTIVE_RUN_EXISTS);
             }
-            if ("MANIFEST_INVALID".equals(e.code())) {
+            if (e.is(ErrorCode.MANIFEST_INVALID)) {
                 System.err.println("loadgate: the plan was refused: " + violations(e));
                 return Optional.empty();
             }

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.ChunkKind;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
+import io.loadgate.api.ErrorCode;
 import io.loadgate.api.PartitionApi.ChunkReport;
 import io.loadgate.api.PartitionApi.Claim;
 import io.loadgate.api.PartitionApi.PartitionFailure;
@@ -195,7 +196,7 @@ final class ExtractStep {
                         chunk.chunkIndex(), chunks.size(), partition.partitionId(), chunk.path().toString(),
                         chunk.recordCount(), chunk.byteCount(), chunk.checksum(), toReport.kind()));
             } catch (LedgerCallException e) {
-                if ("CLAIM_MISMATCH".equals(e.code())) {
+                if (e.is(ErrorCode.CLAIM_MISMATCH)) {
                     throw new ClaimLostException();
                 }
                 throw e;

@@ -1,5 +1,6 @@
 package io.loadgate.worker.execution;
 
+import io.loadgate.api.ErrorCode;
 import io.loadgate.api.PartitionApi.PartitionHeartbeat;
 import io.loadgate.api.PartitionStatus;
 import io.loadgate.worker.ledger.LedgerCallException;
@@ -47,7 +48,7 @@ final class Heartbeat implements AutoCloseable {
                 lost = true;
             }
         } catch (LedgerCallException e) {
-            if ("CLAIM_MISMATCH".equals(e.code())) {
+            if (e.is(ErrorCode.CLAIM_MISMATCH)) {
                 lost = true;
             } else {
                 LOG.warn("heartbeat for {}/{} failed: {}", runId, partitionId, e.getMessage());

@@ -3,6 +3,7 @@ package io.loadgate.worker.execution;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.DispatchApi.LeasedDispatch;
+import io.loadgate.api.ErrorCode;
 import io.loadgate.api.OperatorApi.PublishProbe;
 import io.loadgate.api.RunStatus;
 import io.loadgate.worker.ledger.LedgerCallException;
@@ -48,7 +49,7 @@ final class ProbePublishStep {
                     resolved.runStatus());
             return StepOutcome.OK;
         } catch (LedgerCallException e) {
-            if (!"PROBE_INCONCLUSIVE".equals(e.code())) {
+            if (!e.is(ErrorCode.PROBE_INCONCLUSIVE)) {
                 throw e;
             }
             LOG.info("run {} publish probe inconclusive; the probe comes again after ack_timeout: {}", run.runId(),

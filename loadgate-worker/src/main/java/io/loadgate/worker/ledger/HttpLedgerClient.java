@@ -16,6 +16,7 @@ import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchApi.Lease;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
+import io.loadgate.api.ErrorCode;
 import io.loadgate.api.OperatorApi;
 import io.loadgate.api.OperatorApi.Cancel;
 import io.loadgate.api.OperatorApi.Cleanup;
@@ -158,7 +159,7 @@ public final class HttpLedgerClient implements LedgerClient {
         } catch (LedgerCallException e) {
             // Only a retry can meet its own lost create; a 409 on an attempt that follows nothing but refused
             // connections is a real duplicate.
-            if (!e.isConflict() || !"DUPLICATE_ACTIVE_RUN".equals(e.code()) || !attempts.mayHaveReachedBeforeLast
+            if (!e.isConflict() || !e.is(ErrorCode.DUPLICATE_ACTIVE_RUN) || !attempts.mayHaveReachedBeforeLast
                     || onLostResponse != OnLostResponse.ADOPT_ACTIVE_RUN) {
                 throw e;
             }

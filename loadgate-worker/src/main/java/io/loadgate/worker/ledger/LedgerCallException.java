@@ -1,5 +1,6 @@
 package io.loadgate.worker.ledger;
 
+import io.loadgate.api.ErrorCode;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -62,6 +63,11 @@ public final class LedgerCallException extends RuntimeException {
     /** The error envelope's code ({@code RUN_NOT_FOUND}, {@code CLAIM_MISMATCH}...), or one of this class's constants. */
     public String code() {
         return code;
+    }
+
+    /** The ledger answered with {@code errorCode}. */
+    public boolean is(ErrorCode errorCode) {
+        return errorCode.name().equals(code);
     }
 
     /** The ledger's own message, without the call and status this exception's message adds. */

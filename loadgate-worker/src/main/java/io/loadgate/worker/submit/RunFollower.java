@@ -3,6 +3,7 @@ package io.loadgate.worker.submit;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.DispatchStatus;
+import io.loadgate.api.ErrorCode;
 import io.loadgate.api.PartitionStatus;
 import io.loadgate.api.RunApi.FailRun;
 import io.loadgate.api.RunApi.RunChange;
@@ -143,7 +144,7 @@ public final class RunFollower {
         } catch (LedgerCallException e) {
             // RUN_STATUS_MISMATCH: the run left EXTRACTING meanwhile (a worker failed it, or the last partition
             // had already been read); the next read of the run says how it went on.
-            if (!"RUN_STATUS_MISMATCH".equals(e.code())) {
+            if (!e.is(ErrorCode.RUN_STATUS_MISMATCH)) {
                 throw e;
             }
         }
