@@ -85,8 +85,9 @@ final class OperatorRoutes {
         RequestBody body = RequestBody.parse(ctx.body());
         String droppedTable = body.string("droppedTable", false, Formats.MESSAGE);
         String deletedPath = body.string("deletedPath", false, Formats.PATH);
+        Integer keptFiles = body.int32("keptFiles", false, 0, Integer.MAX_VALUE);
         body.finish();
-        var cleaned = ledger.cleanup().markCleaned(runId, droppedTable, deletedPath, ApiServer.actor(ctx));
+        var cleaned = ledger.cleanup().markCleaned(runId, droppedTable, deletedPath, keptFiles, ApiServer.actor(ctx));
         ApiServer.ok(ctx, new OperatorApi.CleanupResult(runId, cleaned.changed()));
     }
 
