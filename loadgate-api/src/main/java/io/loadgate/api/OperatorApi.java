@@ -118,7 +118,14 @@ public final class OperatorApi {
     }
 
     /** {@code POST .../cleanup}: what was removed; the same report again is {@code changed=false}. */
-    public record Cleanup(String droppedTable, String deletedPath) {
+    /**
+     * {@code keptFiles} (extension, optional): how many staged files stayed because the target references them; the
+     * ledger offers such a run again once its key was replaced, so that they go when no snapshot needs them.
+     */
+    public record Cleanup(String droppedTable, String deletedPath, Integer keptFiles) {
+        public Cleanup(String droppedTable, String deletedPath) {
+            this(droppedTable, deletedPath, null);
+        }
     }
 
     public record CleanupResult(UUID runId, boolean changed) {

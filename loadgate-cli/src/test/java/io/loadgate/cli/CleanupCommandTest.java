@@ -125,6 +125,40 @@ class CleanupCommandTest {
         assertThat(runs.rows(TABLE)).hasSize(30);
     }
 
+    /** A run cleaned while its files were live keeps them then; once its key is replaced, they go too. */
+    @Test
+    void aRunCleanedBeforeItWasReplacedIsOfferedAgainAndItsFilesGo() throws IOException {
+        Run first = runs.succeeded("ORDERS", DAY_1, TABLE, List.of(orders(DAY_1, 1, 20)));
+        runs.makeDue(first);
+        var kept = cleanup("--snapshot-retention", "0s", "--snapshots-kept", "1");
+        assertThat(kept.exit()).as(kept.toString()).isZero();
+        assertThat(kept.out()).contains("kept 1 file(s)");
+        assertThat(first.directory()).as("the table's current snapshot holds its file").isDirectory();
+        assertThat(ledger.count("SELECT cleanup_kept_files FROM loadgate.load_run WHERE run_id = '"
+                + first.runId() + "'")).isEqualTo(1);
+
+        Run replay = runs.succeeded("ORDERS", DAY_1, TABLE, List.of(orders(DAY_1, 1, 30)));
+        var early = cleanup("--snapshot-retention", "0s", "--snapshots-kept", "1");
+        assertThat(early.out()).as("the replacement is within retention: not offered yet")
+                .contains("No runs are due for cleanup.");
+
+        // Both the replacement and the first cleanup are past the success retention now.
+        runs.makeDue(replay);
+        ledger.execute("UPDATE loadgate.load_run SET cleaned_at = now() - interval '30 days' WHERE run_id = '"
+                + first.runId() + "'");
+        ledger.execute("UPDATE loadgate.load_run SET cleaned_at = now() WHERE run_id = '" + replay.runId() + "'");
+        var freed = cleanup("--snapshot-retention", "0s", "--snapshots-kept", "1");
+        assertThat(freed.exit()).as(freed.toString()).isZero();
+        assertThat(first.directory()).as("offered again, its file went with its snapshot").doesNotExist();
+        assertThat(replay.directory()).isDirectory();
+        assertThat(runs.rows(TABLE)).hasSize(30);
+        assertThat(ledger.count("SELECT cleanup_kept_files FROM loadgate.load_run WHERE run_id = '"
+                + first.runId() + "'")).isZero();
+
+        var after = cleanup();
+        assertThat(after.out()).as("nothing kept: never offered again").contains("No runs are due for cleanup.");
+    }
+
     @Test
     void jsonReportsEachRunForScripts() throws IOException {
         Run failed = runs.failedExtract("ORDERS", DAY_1, TABLE, orders(DAY_1, 1, 5), orders(DAY_1, 6, 5));

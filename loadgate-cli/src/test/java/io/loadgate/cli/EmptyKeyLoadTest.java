@@ -61,4 +61,35 @@ class EmptyKeyLoadTest {
                     .isEqualTo(Map.of("2026-11-28", 1500L));
         }
     }
+
+    @Test
+    void anEmptyKeyReplacesAWarehousePartitionWithNothing() throws Exception {
+        Path job = fixture.warehouseJob("EMPTY_WAREHOUSE", "empty_wh", "allow_empty: true");
+        // The first load of the table is of an empty day: the table is made from the source's columns.
+        var first = fixture.run("load", job.toString(), "--business-key", "2026-11-25");
+        assertThat(first.exit()).as(first.toString()).isZero();
+        assertThat(fixture.warehouseRowsByDay("empty_wh")).isEmpty();
+        var loaded = fixture.run("load", job.toString(), "--business-key", "2026-11-27");
+        assertThat(loaded.exit()).as(loaded.toString()).isZero();
+        assertThat(fixture.warehouseRowsByDay("empty_wh")).isEqualTo(Map.of("2026-11-27", 1000L));
+
+        // A day the source has no rows for replaces the key with nothing, and a second load of it changes nothing.
+        for (String day : new String[] {"2026-11-26", "2026-11-26"}) {
+            var emptied = fixture.run("load", job.toString(), "--business-key", day);
+            assertThat(emptied.exit()).as(emptied.toString()).isZero();
+            assertThat(emptied.out()).contains("SUCCESS");
+        }
+        try (Connection c = fixture.source.connect(); Statement s = c.createStatement()) {
+            s.execute("UPDATE sales SET day = DATE '2026-11-20' WHERE day = DATE '2026-11-27'");
+        }
+        try {
+            var emptied = fixture.run("load", job.toString(), "--business-key", "2026-11-27");
+            assertThat(emptied.exit()).as(emptied.toString()).isZero();
+            assertThat(fixture.warehouseRowsByDay("empty_wh")).as("the emptied day's rows are gone").isEmpty();
+        } finally {
+            try (Connection c = fixture.source.connect(); Statement s = c.createStatement()) {
+                s.execute("UPDATE sales SET day = DATE '2026-11-27' WHERE day = DATE '2026-11-20'");
+            }
+        }
+    }
 }

@@ -116,7 +116,12 @@ final class JobFixture implements AutoCloseable {
 
     /** The same job publishing into the warehouse table {@code dw.<table>} of the {@code lake} database. */
     Path warehouseJob(String jobKey, String table) throws Exception {
-        String yaml = Files.readString(job(jobKey, table))
+        return warehouseJob(jobKey, table, "");
+    }
+
+    /** {@link #warehouseJob(String, String)} with {@code sourceExtra} added to the source's keys. */
+    Path warehouseJob(String jobKey, String table, String sourceExtra) throws Exception {
+        String yaml = Files.readString(job(jobKey, table, sourceExtra))
                 .replace("  table: lake." + table + "\n", "  table: dw." + table + "\n")
                 .replaceAll("  catalog: \\{[^\n]*\\}\n", "  database: {jdbc_url: \"" + lake.jdbcUrl() + "\", user: postgres}\n");
         return Files.writeString(dir.resolve(jobKey + ".yaml"), yaml);

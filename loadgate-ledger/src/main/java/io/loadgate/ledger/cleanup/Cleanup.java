@@ -30,17 +30,36 @@ public final class Cleanup {
             r.status IN (%s)
             AND r.completed_at < now() - CASE WHEN r.status = 'SUCCESS' THEN ?::interval ELSE ?::interval END
             """.formatted(SqlLists.quoted(RunStatus.TERMINAL));
+    /**
+     * A cleaned run whose files the table still referenced, offered again: its key was replaced by a later SUCCESS
+     * (or rolled back) more than the success retention ago, so the snapshots that referenced the files have had
+     * time to expire, and it was cleaned longer ago than that (at most one offer per retention). A run cleaned
+     * before the count was recorded is taken to have kept files if its status is one a table can hold files of.
+     */
+    private static final String OFFERED_AGAIN = """
+            r.cleaned_at < now() - ?::interval
+            AND (r.cleanup_kept_files > 0 OR (r.cleanup_kept_files IS NULL AND r.status IN ('SUCCESS', 'FAILED_TARGET_VALIDATION')))
+            AND (EXISTS (SELECT 1 FROM load_run n
+                          WHERE n.job_key = r.job_key AND n.business_key = r.business_key AND n.status = 'SUCCESS'
+                            AND n.completed_at > r.completed_at AND n.completed_at < now() - ?::interval)
+                 OR EXISTS (SELECT 1 FROM load_event e
+                             WHERE e.run_id = r.run_id AND e.event_type = 'ROLLED_BACK'
+                               AND e.created_at < now() - ?::interval))
+            """;
     private static final String CANDIDATES = """
             SELECT r.run_id, r.job_key, r.business_key, r.status, r.completed_at, r.hdfs_run_path, r.stage_table,
                    r.target_ref
               FROM load_run r
-             WHERE r.cleaned_at IS NULL
-            """ + " AND (" + DUE + ") ORDER BY r.cleanup_skipped_at NULLS FIRST, r.completed_at LIMIT ?";
+            """ + " WHERE (r.cleaned_at IS NULL AND " + DUE + ") OR (" + OFFERED_AGAIN + ")"
+            + " ORDER BY r.cleanup_skipped_at NULLS FIRST, r.completed_at LIMIT ?";
     private static final String IS_DUE = "SELECT 1 FROM load_run r WHERE r.run_id = ? AND (" + DUE + ")";
+    private static final String IS_OFFERED_AGAIN = "SELECT 1 FROM load_run r WHERE r.run_id = ? AND ("
+            + OFFERED_AGAIN + ")";
     private static final String CLEANED_AT = "SELECT cleaned_at FROM load_run WHERE run_id = ?";
-    private static final String MARK = "UPDATE load_run SET cleaned_at = now() WHERE run_id = ? AND cleaned_at IS NULL";
-    private static final String MARK_SKIPPED =
-            "UPDATE load_run SET cleanup_skipped_at = now() WHERE run_id = ? AND cleaned_at IS NULL";
+    private static final String MARK = """
+            UPDATE load_run SET cleaned_at = now(), cleanup_kept_files = ? WHERE run_id = ?
+            """;
+    private static final String MARK_SKIPPED = "UPDATE load_run SET cleanup_skipped_at = now() WHERE run_id = ?";
     private static final String ALL_FILES = """
             SELECT hdfs_path, status FROM load_file WHERE run_id = ? ORDER BY partition_id, chunk_index, file_id
             """;
@@ -54,9 +73,10 @@ public final class Cleanup {
     }
 
     public List<OperatorApi.CleanupCandidate> candidates() {
+        String afterSuccess = interval(retention.afterSuccess());
         return database.inTransaction(tx -> {
-            List<OperatorApi.CleanupCandidate> runs = tx.query(CANDIDATES, Cleanup::candidate,
-                    interval(retention.afterSuccess()), interval(retention.afterFailure()), retention.maxBatch());
+            List<OperatorApi.CleanupCandidate> runs = tx.query(CANDIDATES, Cleanup::candidate, afterSuccess,
+                    interval(retention.afterFailure()), afterSuccess, afterSuccess, afterSuccess, retention.maxBatch());
             List<OperatorApi.CleanupCandidate> withFiles = new ArrayList<>(runs.size());
             for (OperatorApi.CleanupCandidate run : runs) {
                 withFiles.add(run.withFiles(tx.query(ALL_FILES, rs -> new OperatorApi.CleanupFile(rs.getString(1),
@@ -66,21 +86,29 @@ public final class Cleanup {
         });
     }
 
-    public OperatorApi.CleanupResult markCleaned(UUID runId, String droppedTable, String deletedPath, String actor) {
+    /**
+     * Records a cleanup of the run's staging: its first, or one of a run {@link #OFFERED_AGAIN}. The same call again
+     * (an answer lost) changes nothing.
+     *
+     * @param keptFiles how many staged files stayed because the target references them; null when the cleaner did
+     *     not say (the run is then offered again as if it kept some)
+     */
+    public OperatorApi.CleanupResult markCleaned(UUID runId, String droppedTable, String deletedPath,
+                                                 Integer keptFiles, String actor) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
-            if (tx.queryOne(CLEANED_AT, rs -> rs.getTimestamp(1) != null, runId).orElse(false)) {
+            boolean cleaned = tx.queryOne(CLEANED_AT, rs -> rs.getTimestamp(1) != null, runId).orElse(false);
+            if (cleaned && !offeredAgain(tx, runId)) {
                 return new OperatorApi.CleanupResult(runId, false);
             }
-            if (tx.queryOne(IS_DUE, rs -> true, runId, interval(retention.afterSuccess()),
-                    interval(retention.afterFailure())).isEmpty()) {
-                throw new LedgerException.Conflict(ErrorCode.CLEANUP_NOT_DUE, "run " + runId + " is " + run.status()
-                        + " and not past its retention", Map.of("runStatus", run.status().name()));
+            if (!cleaned && !due(tx, runId)) {
+                throw notDue(run);
             }
-            tx.update(MARK, runId);
+            tx.update(MARK, keptFiles, runId);
             Map<String, Object> details = new LinkedHashMap<>();
             details.put("droppedTable", droppedTable);
             details.put("deletedPath", deletedPath);
+            details.put("keptFiles", keptFiles);
             EventLog.append(tx, runId, null, "CLEANED", run.status(), run.status(), actor, details);
             return new OperatorApi.CleanupResult(runId, true);
         });
@@ -88,24 +116,39 @@ public final class Cleanup {
 
     /**
      * Records that a cleaner skipped a due run and why (an event an operator sees), and moves the run behind the
-     * others in the candidates. Returns false for a run already cleaned.
+     * others in the candidates. Returns false for a run already cleaned and not offered again.
      */
     public boolean markSkipped(UUID runId, String reason, String actor) {
         requireNonNull(reason, "reason is null");
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
-            if (tx.queryOne(IS_DUE, rs -> true, runId, interval(retention.afterSuccess()),
-                    interval(retention.afterFailure())).isEmpty()) {
-                throw new LedgerException.Conflict(ErrorCode.CLEANUP_NOT_DUE, "run " + runId + " is " + run.status()
-                        + " and not past its retention", Map.of("runStatus", run.status().name()));
+            boolean cleaned = tx.queryOne(CLEANED_AT, rs -> rs.getTimestamp(1) != null, runId).orElse(false);
+            if (!cleaned && !due(tx, runId)) {
+                throw notDue(run);
             }
-            if (tx.update(MARK_SKIPPED, runId) == 0) {
+            if (cleaned && !offeredAgain(tx, runId)) {
                 return false;
             }
+            tx.update(MARK_SKIPPED, runId);
             EventLog.append(tx, runId, null, "CLEANUP_SKIPPED", run.status(), run.status(), actor,
                     Map.of("reason", reason));
             return true;
         });
+    }
+
+    private boolean due(Tx tx, UUID runId) throws SQLException {
+        return tx.queryOne(IS_DUE, rs -> true, runId, interval(retention.afterSuccess()),
+                interval(retention.afterFailure())).isPresent();
+    }
+
+    private boolean offeredAgain(Tx tx, UUID runId) throws SQLException {
+        String afterSuccess = interval(retention.afterSuccess());
+        return tx.queryOne(IS_OFFERED_AGAIN, rs -> true, runId, afterSuccess, afterSuccess, afterSuccess).isPresent();
+    }
+
+    private static LedgerException notDue(RunRow run) {
+        return new LedgerException.Conflict(ErrorCode.CLEANUP_NOT_DUE, "run " + run.runId() + " is " + run.status()
+                + " and not past its retention", Map.of("runStatus", run.status().name()));
     }
 
     private static OperatorApi.CleanupCandidate candidate(ResultSet rs) throws SQLException {

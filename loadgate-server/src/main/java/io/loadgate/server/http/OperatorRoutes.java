@@ -83,8 +83,10 @@ final class OperatorRoutes {
         RequestBody body = RequestBody.parse(ctx.body());
         String droppedTable = body.string("droppedTable", false, Formats.MESSAGE);
         String deletedPath = body.string("deletedPath", false, Formats.PATH);
+        Integer keptFiles = body.int32("keptFiles", false, 0, Integer.MAX_VALUE);
         body.finish();
-        ApiServer.ok(ctx, ledger.cleanup().markCleaned(runId, droppedTable, deletedPath, ApiServer.actor(ctx)));
+        ApiServer.ok(ctx, ledger.cleanup().markCleaned(runId, droppedTable, deletedPath, keptFiles,
+                ApiServer.actor(ctx)));
     }
 
     private static void cleanupSkipped(Context ctx, Ledger ledger) {

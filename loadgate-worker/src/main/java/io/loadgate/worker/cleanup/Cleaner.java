@@ -135,7 +135,8 @@ public final class Cleaner {
             return report.skipped("the run published snapshot " + candidate.targetRef() + " of "
                     + target.table() + ", which this catalog does not have; is the catalog the workers' one?");
         }
-        Set<String> keep = referenced.orElse(Set.of());
+        Set<String> inTable = referenced.orElse(Set.of());
+        Set<String> keep = inTable;
         if (candidate.status() == RunStatus.SUCCESS) {
             try {
                 keep = withRejects(candidate, keep, locations);
@@ -144,14 +145,14 @@ public final class Cleaner {
             }
         }
         try {
-            return clean(candidate, mode, report, fs, locations, keep);
+            return clean(candidate, mode, report, fs, locations, keep, inTable);
         } catch (IOException | RuntimeException e) {
             return report.failed(message(e));
         }
     }
 
     private RunCleanup clean(CleanupCandidate candidate, CleanupMode mode, Report report, FileSystem fs,
-                             Locations locations, Set<String> keep) throws IOException {
+                             Locations locations, Set<String> keep, Set<String> inTable) throws IOException {
         Path runDir = new Path(candidate.hdfsRunPath());
         Listing listing = new Listing();
         FileStatus runStatus = status(fs, runDir);
@@ -172,8 +173,12 @@ public final class Cleaner {
                 // resolved something we did not ask for. Touch nothing of this run.
                 return report.skipped("the listing of " + runDir + " returned " + location + ", outside the run path");
             }
-            if (keep.contains(locations.key(location))) {
+            String key = locations.key(location);
+            if (keep.contains(key)) {
                 report.kept.add(location);
+                if (inTable.contains(key)) {
+                    report.keptInTable++;
+                }
             } else {
                 doomed.add(file);
             }
@@ -215,7 +220,10 @@ public final class Cleaner {
         // deletedPath says what went: the run path when anything in it did, null when there was nothing to delete.
         boolean anythingDeleted = !report.deleted.isEmpty() || (report.directoryRemoved && listing.root != null);
         try {
-            ledger.cleanup(candidate.runId(), new Cleanup(null, anythingDeleted ? candidate.hdfsRunPath() : null));
+            // The count of files the table still holds lets the ledger offer the run again once they may have gone
+            // from it (its key replaced or rolled back, the old snapshots expired).
+            ledger.cleanup(candidate.runId(), new Cleanup(null, anythingDeleted ? candidate.hdfsRunPath() : null,
+                    report.keptInTable));
         } catch (LedgerCallException e) {
             return report.failed("files deleted, but the ledger did not record the cleanup: " + e.getMessage());
         }
@@ -346,6 +354,7 @@ public final class Cleaner {
         final List<String> kept = new ArrayList<>();
         final List<String> deleted = new ArrayList<>();
         long deletedBytes;
+        int keptInTable;
 
         void deleted(FileStatus file) {
             deleted.add(file.getPath().toString());

@@ -18,6 +18,7 @@ import io.loadgate.worker.publish.PublishFence;
 import io.loadgate.worker.publish.PublishOutcome.ErrorCode;
 import io.loadgate.worker.publish.StagedFile;
 import io.loadgate.worker.staging.RejectsWriter;
+import io.loadgate.worker.staging.SourceSchemas;
 import io.loadgate.worker.target.Publication;
 import io.loadgate.worker.target.Target;
 import io.loadgate.worker.validation.StagedFilesReader;
@@ -27,7 +28,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Schema;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,7 +67,7 @@ final class PublishStep {
             List<StagedFile> files = recorded.stream().filter(f -> f.kind() == ChunkKind.DATA)
                     .map(f -> new StagedFile(f.hdfsPath(), f.recordCount(), f.byteCount())).toList();
             publication = new Publication(run.runId().toString(), run.businessKey(), token, fence, files,
-                    () -> stagedColumns(recorded, context.hadoop()));
+                    () -> stagedColumns(context, run, recorded));
         } catch (RuntimeException e) {
             // Nothing was committed: the commit is the last thing a publish does.
             report(run, token, PublishOutcome.FAILED_PUBLISH, "PUBLISH_PREPARE_FAILED", e.getMessage(), null);
@@ -108,14 +108,17 @@ final class PublishStep {
 
     /**
      * The staged files' columns: those of a data chunk, or, when every row was rejected, of a rejects chunk without
-     * its reason (a table created from them, and read back as such, holds what the run would have published).
+     * its reason (a table created from them, and read back as such, holds what the run would have published). A run
+     * of an empty key staged no file: its columns are the source's, as its chunks would have held them.
      */
-    static Schema stagedColumns(List<StepApi.StagedFile> recorded, Configuration hadoop) {
-        StepApi.StagedFile first = recorded.stream().filter(f -> f.kind() == ChunkKind.DATA).findFirst()
-                .or(() -> recorded.stream().findFirst())
-                .orElseThrow(() -> new IllegalStateException("the run staged no rows: there are no columns to publish"));
-        Schema schema = new StagedFilesReader(hadoop).schemaOf(URI.create(first.hdfsPath()));
-        return first.kind() == ChunkKind.REJECTS ? RejectsWriter.dataSchemaOf(schema) : schema;
+    static Schema stagedColumns(WorkerContext context, RunContext run, List<StepApi.StagedFile> recorded) {
+        var first = recorded.stream().filter(f -> f.kind() == ChunkKind.DATA).findFirst()
+                .or(() -> recorded.stream().findFirst());
+        if (first.isEmpty()) {
+            return SourceSchemas.toIceberg(context.shared().sources().forRun(run.runId(), run.job()).columns());
+        }
+        Schema schema = new StagedFilesReader(context.hadoop()).schemaOf(URI.create(first.get().hdfsPath()));
+        return first.get().kind() == ChunkKind.REJECTS ? RejectsWriter.dataSchemaOf(schema) : schema;
     }
 
     /**

@@ -42,8 +42,8 @@ final class TargetValidationStep {
         List<Metric> metrics = new ArrayList<>();
         // Opening the target may fail for a while (the dispatch comes again); reading what it holds must not.
         Supplier<MetricSet> reading = context.targets().forJob(run.job()).reading(run.businessKey(),
-                run.job().validation(), () -> PublishStep.stagedColumns(context.ledger().files(run.runId()),
-                        context.hadoop()));
+                run.job().validation(), () -> PublishStep.stagedColumns(context, run,
+                        context.ledger().files(run.runId())));
         MetricSet measured;
         try {
             measured = reading.get();
