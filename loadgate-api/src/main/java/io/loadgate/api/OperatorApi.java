@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonAnySetter;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -122,7 +123,8 @@ public final class OperatorApi {
      * {@code keptFiles} (extension, optional): how many staged files stayed because the target references them; the
      * ledger offers such a run again once its key was replaced, so that they go when no snapshot needs them.
      */
-    public record Cleanup(String droppedTable, String deletedPath, Integer keptFiles) {
+    public record Cleanup(String droppedTable, String deletedPath,
+                          @JsonInclude(JsonInclude.Include.NON_NULL) Integer keptFiles) {
         public Cleanup(String droppedTable, String deletedPath) {
             this(droppedTable, deletedPath, null);
         }
