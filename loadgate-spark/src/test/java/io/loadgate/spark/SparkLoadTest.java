@@ -27,13 +27,11 @@ import io.loadgate.worker.ledger.LedgerClientConfig;
 import io.loadgate.worker.ledger.LedgerToken;
 import io.loadgate.worker.publish.CatalogConfig;
 import io.loadgate.worker.publish.TargetCatalog;
+import io.loadgate.worker.testing.ItemsTable;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -97,10 +95,7 @@ class SparkLoadTest {
         TestDatabases.TestDatabase lakehouse = TestDatabases.create();
         lake = CatalogConfig.jdbc(lakehouse.jdbcUrl(), lakehouse.user(), lakehouse.password(), dir.resolve("warehouse"));
         catalogs = new TargetCatalogs(Optional.empty(), dir.resolve("warehouse"));
-        try (Connection c = source.connect(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE items (id bigint, grp integer NOT NULL, amount numeric(10,2), note text,"
-                    + " day date NOT NULL)");
-        }
+        ItemsTable.create(source);
         Sweep sweep = new Sweep(ledger.ledger.database(), ledger.ledger.settings());
         sweeper = Executors.newSingleThreadScheduledExecutor();
         sweeper.scheduleWithFixedDelay(() -> sweep.tick(THRESHOLDS), 500, 500, TimeUnit.MILLISECONDS);
@@ -117,14 +112,6 @@ class SparkLoadTest {
                 .config("spark.speculation.minTaskRuntime", "100ms")
                 .config("spark.speculation.efficiency.enabled", "false")
                 .config("spark.task.maxFailures", "4")
-                // Spark reads what Loadgate published, through the same JDBC catalog (named as Loadgate names it).
-                .config("spark.sql.catalog.loadgate", "org.apache.iceberg.spark.SparkCatalog")
-                .config("spark.sql.catalog.loadgate.catalog-impl", "org.apache.iceberg.jdbc.JdbcCatalog")
-                .config("spark.sql.catalog.loadgate.uri", lakehouse.jdbcUrl())
-                .config("spark.sql.catalog.loadgate.jdbc.user", lakehouse.user())
-                .config("spark.sql.catalog.loadgate.jdbc.password", lakehouse.password())
-                .config("spark.sql.catalog.loadgate.jdbc.schema-version", "V1")
-                .config("spark.sql.catalog.loadgate.warehouse", dir.resolve("warehouse").toAbsolutePath().toString())
                 .getOrCreate();
     }
 
@@ -155,7 +142,7 @@ class SparkLoadTest {
         SparkLoad.Result result = load("SPEC", day, stall, "");
 
         assertThat(result.run().status()).as("run %s", result.run()).isEqualTo(RunStatus.SUCCESS);
-        assertThat(result.tasks()).as("one returned attempt per task").hasSize(4);
+        assertThat(result.tasks()).as("one returned attempt per task").hasSameSizeAs(result.run().partitions());
         RunView run = result.run();
         List<String> published = client.files(run.runId()).stream().map(StagedFile::hdfsPath).toList();
         List<Path> staged = files(run.hdfsRunPath(), "part-0001-");
@@ -164,10 +151,15 @@ class SparkLoadTest {
         List<Path> part1Published = published.stream().filter(p -> p.contains("part-0001-")).map(SparkLoadTest::path)
                 .toList();
         assertThat(writers(part1Published)).as("exactly one attempt's files are the partition's committed ones")
-                .containsExactly(writers(part1Published).get(0)).element(0).asString().endsWith("a1");
-        assertThat(dataFiles()).as("the table holds exactly the ledger's files")
-                .containsAll(published.stream().map(SparkLoadTest::path).toList());
+                .hasSize(1).allMatch(w -> w.endsWith("a1"));
         assertSameRows(day);
+        IcebergReadBack.Read read = IcebergReadBack.read(lake.uri(), lake.properties().get("jdbc.user"),
+                lake.properties().get("jdbc.password"), dir.resolve("warehouse"), TABLE, day);
+        assertThat(read.rows()).as("Spark reads the published table through iceberg-spark-runtime and the same catalog")
+                .isEqualTo(ItemsTable.rows(source, day));
+        assertThat(read.dataFiles().stream().map(SparkLoadTest::path).toList())
+                .as("the table holds exactly the ledger's files")
+                .containsExactlyInAnyOrderElementsOf(published.stream().map(SparkLoadTest::path).toList());
 
         List<Path> zombies = staged.stream().filter(p -> !part1Published.contains(p)).toList();
         assertThat(zombies).as("the stalled attempt's files").isNotEmpty();
@@ -187,10 +179,7 @@ class SparkLoadTest {
     void aTaskThatDiesAfterReportingAChunkIsRetriedBySparkAndClaimsAgain() throws Exception {
         LocalDate day = LocalDate.of(2026, 12, 2);
         addRows(day, 100_001, 6_000);
-        TaskHook die = (ledger, partitionId, attempt) -> "0002".equals(partitionId) && attempt.attemptNumber() == 0
-                ? new StallingLedger(ledger, StallingLedger.Fault.DIE) : ledger;
-
-        SparkLoad.Result result = load("DIE_REISSUE", day, die, "");
+        SparkLoad.Result result = load("DIE_REISSUE", day, firstAttemptDies("0002"), "");
 
         assertThat(result.run().status()).as("run %s", result.run()).isEqualTo(RunStatus.SUCCESS);
         assertThat(result.run().partitions()).filteredOn(p -> p.partitionId().equals("0002"))
@@ -207,14 +196,44 @@ class SparkLoadTest {
     void aTaskThatDiesInFailModeFailsTheRunAndPublishesNothing() throws Exception {
         LocalDate day = LocalDate.of(2026, 12, 3);
         addRows(day, 200_001, 6_000);
-        TaskHook die = (ledger, partitionId, attempt) -> "0002".equals(partitionId) && attempt.attemptNumber() == 0
-                ? new StallingLedger(ledger, StallingLedger.Fault.DIE) : ledger;
-
-        SparkLoad.Result result = load("DIE_FAIL", day, die, "recovery: {mode: FAIL}\n");
+        SparkLoad.Result result = load("DIE_FAIL", day, firstAttemptDies("0002"), "recovery: {mode: FAIL}\n");
 
         assertThat(result.run().status()).as("run %s", result.run()).matches(RunStatus::isTerminal)
                 .isNotEqualTo(RunStatus.SUCCESS);
         assertThat(icebergRows(day)).as("nothing of the day was published").isEmpty();
+    }
+
+    @Test
+    void aWarehouseTargetsTableIsReadBackThroughSparksJdbcSource() throws Exception {
+        LocalDate day = LocalDate.of(2026, 12, 5);
+        addRows(day, 300_001, 3_000);
+        TestDatabases.TestDatabase warehouse = TestDatabases.create();
+        String yaml = jobYaml("DW", "").replaceAll("(?s)  table: lake\\.items\n.*?staging:", """
+                  table: dw.items
+                  business_key_column: day
+                  database:
+                    jdbc_url: "%s"
+                    user: %s
+                staging:""".formatted(warehouse.jdbcUrl(), warehouse.user()));
+
+        SparkLoad.Result result = new SparkLoad(JavaSparkContext.fromSparkContext(spark.sparkContext()), client,
+                ExecutorSettings.of(ledger.baseUrl(), ledger.workerToken), catalogs, Map.of())
+                .run(JobSpecLoader.parse(Path.of("dw.yaml"), yaml), yaml, day.toString());
+
+        assertThat(result.run().status()).as("run %s", result.run()).isEqualTo(RunStatus.SUCCESS);
+        java.util.Properties properties = new java.util.Properties();
+        properties.setProperty("user", warehouse.user());
+        properties.setProperty("password", warehouse.password());
+        properties.setProperty("driver", "org.postgresql.Driver");
+        List<String> read = new ArrayList<>();
+        for (Row r : spark.read().jdbc(warehouse.jdbcUrl(), "dw.items", properties)
+                .where("day = DATE '" + day + "'").select("id", "grp", "amount", "note", "day").collectAsList()) {
+            read.add(ItemsTable.line(r.get(0), r.get(1), r.getDecimal(2), r.getString(3), (LocalDate) r.get(4)));
+        }
+        Collections.sort(read);
+        List<String> expected = ItemsTable.rows(source, day);
+        assertThat(checksum(read)).as("checksum of all values").isEqualTo(checksum(expected));
+        assertThat(read).as("each source row once, read by Spark's JDBC source").isEqualTo(expected);
     }
 
     @Test
@@ -225,6 +244,12 @@ class SparkLoadTest {
 
         assertThatThrownBy(() -> load.run(JobSpecLoader.parse(Path.of("maria.yaml"), yaml), yaml, "2026-12-04"))
                 .isInstanceOf(JobSpecException.class).hasMessageContaining("loadgate run");
+    }
+
+    /** Spark's first attempt of the partition's task dies after its first chunk report. */
+    private static TaskHook firstAttemptDies(String partition) {
+        return (ledger, partitionId, attempt) -> partition.equals(partitionId) && attempt.attemptNumber() == 0
+                ? new StallingLedger(ledger, StallingLedger.Fault.DIE) : ledger;
     }
 
     private SparkLoad.Result load(String jobKey, LocalDate day, TaskHook hook, String extraYaml) throws Exception {
@@ -265,41 +290,21 @@ class SparkLoadTest {
                 dir.resolve("stage").toUri(), extraYaml);
     }
 
-    /** Adds {@code rows} rows of {@code day}; every 50th has a NULL split value, every 7th a NULL note. */
     private static void addRows(LocalDate day, long firstId, long rows) throws Exception {
-        try (Connection c = source.connect(); Statement s = c.createStatement()) {
-            s.execute("INSERT INTO items SELECT CASE WHEN g % 50 = 0 THEN NULL ELSE g END, (g % 13)::int,"
-                    + " round((g % 10007) / 7.0, 2), CASE WHEN g % 7 = 0 THEN NULL ELSE 'n' || g END, DATE '" + day
-                    + "' FROM generate_series(" + firstId + ", " + (firstId + rows - 1) + ") g");
-        }
+        ItemsTable.addRows(source, day, firstId, rows);
     }
 
-    /** The source's, Loadgate's reading of the table's and Spark's reading of the table's rows are the same. */
+    /** The source's rows and Loadgate's reading of the table's are the same: count, checksum and each row once. */
     private static void assertSameRows(LocalDate day) throws Exception {
-        List<String> expected = sourceRows(day);
+        List<String> expected = ItemsTable.rows(source, day);
         List<String> iceberg = icebergRows(day);
-        List<String> viaSpark = sparkRows(day);
         assertThat(iceberg).as("count").hasSameSizeAs(expected);
         assertThat(checksum(iceberg)).as("checksum of all values").isEqualTo(checksum(expected));
         assertThat(iceberg).as("each source row once").isEqualTo(expected);
-        assertThat(viaSpark).as("Spark reads the published table through the same catalog").isEqualTo(expected);
     }
 
     private static long checksum(List<String> rows) {
         return rows.stream().mapToLong(r -> r.hashCode() & 0xffffffffL).sum();
-    }
-
-    private static List<String> sourceRows(LocalDate day) throws Exception {
-        List<String> rows = new ArrayList<>();
-        try (Connection c = source.connect(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT id, grp, amount, note, day FROM items WHERE day = DATE '" + day + "'")) {
-            while (rs.next()) {
-                rows.add(line(rs.getObject(1), rs.getObject(2), rs.getBigDecimal(3), rs.getString(4),
-                        rs.getDate(5).toLocalDate()));
-            }
-        }
-        Collections.sort(rows);
-        return rows;
     }
 
     private static List<String> icebergRows(LocalDate day) throws IOException {
@@ -313,7 +318,7 @@ class SparkLoadTest {
             try (CloseableIterable<Record> records = IcebergGenerics.read(table)
                     .where(Expressions.equal("day", day.toString())).build()) {
                 for (Record r : records) {
-                    rows.add(line(r.getField("id"), r.getField("grp"), (BigDecimal) r.getField("amount"),
+                    rows.add(ItemsTable.line(r.getField("id"), r.getField("grp"), (BigDecimal) r.getField("amount"),
                             (String) r.getField("note"), (LocalDate) r.getField("day")));
                 }
             }
@@ -322,30 +327,6 @@ class SparkLoadTest {
         } finally {
             catalog.close();
         }
-    }
-
-    private static List<String> sparkRows(LocalDate day) {
-        spark.sql("REFRESH TABLE loadgate." + TABLE);
-        List<String> rows = new ArrayList<>();
-        for (Row r : spark.sql("SELECT id, grp, amount, note, day FROM loadgate." + TABLE + " WHERE day = DATE '"
-                + day + "'").collectAsList()) {
-            rows.add(line(r.get(0), r.get(1), r.getDecimal(2), r.getString(3), (LocalDate) r.get(4)));
-        }
-        Collections.sort(rows);
-        return rows;
-    }
-
-    private static String line(Object id, Object grp, BigDecimal amount, String note, LocalDate day) {
-        return id + "|" + grp + "|" + (amount == null ? null : amount.toPlainString()) + "|" + note + "|" + day;
-    }
-
-    /** The data files the table's current snapshot references. */
-    private static List<Path> dataFiles() {
-        List<Path> files = new ArrayList<>();
-        for (Row r : spark.sql("SELECT file_path FROM loadgate." + TABLE + ".files").collectAsList()) {
-            files.add(path(r.getString(0)));
-        }
-        return files;
     }
 
     private static List<Path> files(String runPath, String prefix) throws IOException {
