@@ -65,7 +65,7 @@ import org.junit.jupiter.api.io.TempDir;
  * two "hosts", because plain {@code local[2]} never launches a speculative copy. One Spark session, one ledger and
  * one sweeper (stale after 3 s) serve every test; each test loads its own day.
  */
-@Timeout(180)
+@Timeout(300)
 class SparkLoadTest {
     private static final String TABLE = "lake.items";
     private static final Duration STALE = Duration.ofSeconds(3);
