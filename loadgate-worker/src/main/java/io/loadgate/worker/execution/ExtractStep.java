@@ -41,21 +41,44 @@ import org.slf4j.LoggerFactory;
  * chunk is its commit; nothing is renamed. Whatever goes wrong is reported as the partition's failure, with the
  * error class the ledger needs to decide between failing the run and reissuing the partition.
  */
-final class ExtractStep {
+public final class ExtractStep {
     private static final Logger LOG = LoggerFactory.getLogger(ExtractStep.class);
 
     private final WorkerContext context;
 
-    ExtractStep(WorkerContext context) {
+    public ExtractStep(WorkerContext context) {
         this.context = requireNonNull(context, "context is null");
     }
 
+    /**
+     * Who claims a partition: the claim's token (one per attempt), the node the ledger records as its owner, and the
+     * writer its chunk names carry ({@link ChunkNaming#writer()}, empty for a Loadgate worker).
+     */
+    public record Claimant(UUID claimToken, String node, String writer) {
+        public Claimant {
+            requireNonNull(claimToken, "claimToken is null");
+            requireNonNull(node, "node is null");
+            requireNonNull(writer, "writer is null");
+        }
+    }
+
     StepOutcome run(LeasedDispatch dispatch) {
-        RunContext run = context.shared().runs().get(dispatch.runId());
-        Partition partition = partition(dispatch);
-        String snapshotRef = (String) dispatch.payload().get("snapshotRef");
-        UUID token = UUID.randomUUID();
-        var claim = context.ledger().claim(run.runId(), partition.partitionId(), new Claim(token, context.node()));
+        return extract(dispatch.runId(), partition(dispatch), (String) dispatch.payload().get("snapshotRef"),
+                new Claimant(UUID.randomUUID(), context.node(), ""));
+    }
+
+    /**
+     * Claims {@code partition} for {@code claimant} and, when the claim is won, extracts it at {@code snapshotRef} and
+     * reports its chunks. SKIPPED: the claim was not won, or was lost while extracting (the files written are left for
+     * cleanup); FAILED: the failure was reported to the ledger. Another engine (a Spark task) calls this for its own
+     * attempt, with a claimant of that attempt.
+     *
+     * @throws LedgerCallException when the ledger could not be told
+     */
+    public StepOutcome extract(UUID runId, Partition partition, String snapshotRef, Claimant claimant) {
+        RunContext run = context.shared().runs().get(runId);
+        UUID token = claimant.claimToken();
+        var claim = context.ledger().claim(run.runId(), partition.partitionId(), new Claim(token, claimant.node()));
         if (!claim.claimed()) {
             LOG.debug("partition {}/{} not claimed: {} / {}", run.runId(), partition.partitionId(),
                     claim.runStatus(), claim.partitionStatus());
@@ -63,7 +86,7 @@ final class ExtractStep {
         }
         try (Heartbeat heartbeat = Heartbeat.start(context, run.runId(), partition.partitionId(), token,
                 claim.heartbeatIntervalMillis())) {
-            List<ChunkToReport> chunks = write(run, partition, snapshotRef, claim.attempt(), token, heartbeat);
+            List<ChunkToReport> chunks = write(run, partition, snapshotRef, claim.attempt(), claimant, heartbeat);
             if (chunks.isEmpty()) {
                 return fail(run, partition, token, claim.attempt(), "DATA", "ROW_COUNT_MISMATCH",
                         "the partition read no rows but expected " + partition.expectedRowCount());
@@ -95,7 +118,7 @@ final class ExtractStep {
      * every source row is in exactly one of them, so the ledger's row count covers both.
      */
     private List<ChunkToReport> write(RunContext run, Partition partition, String snapshotRef, int attempt,
-                                      UUID token, Heartbeat heartbeat) {
+                                      Claimant claimant, Heartbeat heartbeat) {
         var source = context.shared().sources().forRun(run.runId(), run.job());
         try (PartitionRows rows = source.readPartition(snapshotRef, partition, run.businessKey())) {
             Schema schema = SourceSchemas.toIceberg(rows.columns());
@@ -105,7 +128,8 @@ final class ExtractStep {
             } catch (IllegalArgumentException e) {
                 throw new TransformException(e.getMessage());
             }
-            ChunkNaming naming = new ChunkNaming(partition.partitionId(), attempt, token);
+            ChunkNaming naming = new ChunkNaming(partition.partitionId(), attempt, claimant.claimToken(),
+                    claimant.writer());
             ChunkWriter writer = new ChunkWriter(context.hadoop(), run.hdfsRunPath(), schema, run.job().staging());
             WorkerMetrics metrics = context.shared().metrics();
             String job = run.job().jobKey();

@@ -36,4 +36,12 @@ public interface Source {
      * {@link SnapshotExpiredException} when the snapshot is gone.
      */
     PartitionRows readPartition(String snapshotRef, Partition partition, String businessKey);
+
+    /**
+     * Whether a reader in another process can attach to this source's snapshot by its {@code snapshotRef}. An engine
+     * that runs partitions in other processes (Spark's executors) refuses a source that cannot.
+     */
+    default boolean snapshotSharedAcrossProcesses() {
+        return true;
+    }
 }

@@ -19,12 +19,10 @@ import io.loadgate.worker.publish.FaultInjectingCatalog;
 import io.loadgate.worker.publish.TargetCatalog;
 import io.loadgate.worker.submit.RunFollower;
 import io.loadgate.worker.submit.RunSubmitter;
+import io.loadgate.worker.testing.ItemsTable;
 import java.math.BigDecimal;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -100,19 +98,12 @@ final class LoadHarness implements AutoCloseable {
         context = new WorkerContext(metered, "test-node", new Configuration(), new WorkerContext.Shared(
                 new RunContexts(metered), sources, TargetCatalogs.withDefault(catalog, dir.resolve("warehouse")), timer,
                 metrics), Duration.ofMillis(500), Duration.ofSeconds(1));
-        try (Connection c = source.connect(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE items (id bigint, grp integer NOT NULL, amount numeric(10,2), note text,"
-                    + " day date NOT NULL)");
-        }
+        ItemsTable.create(source);
     }
 
     /** Adds {@code rows} rows dated {@code day}; every 50th has a NULL split value, every 7th a NULL note. */
     void addRows(LocalDate day, long firstId, long rows) throws SQLException {
-        try (Connection c = source.connect(); Statement s = c.createStatement()) {
-            s.execute("INSERT INTO items SELECT CASE WHEN g % 50 = 0 THEN NULL ELSE g END, (g % 13)::int,"
-                    + " round((g % 10007) / 7.0, 2), CASE WHEN g % 7 = 0 THEN NULL ELSE 'n' || g END, DATE '" + day
-                    + "' FROM generate_series(" + firstId + ", " + (firstId + rows - 1) + ") g");
-        }
+        ItemsTable.addRows(source, day, firstId, rows);
     }
 
     String jobYaml(String jobKey, int partitions) {
@@ -192,16 +183,7 @@ final class LoadHarness implements AutoCloseable {
 
     /** The source's rows of a day, each as one canonical line, sorted. */
     List<String> sourceRows(LocalDate day) throws SQLException {
-        List<String> rows = new ArrayList<>();
-        try (Connection c = source.connect(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT id, grp, amount, note, day FROM items WHERE day = DATE '" + day + "'")) {
-            while (rs.next()) {
-                rows.add(line(rs.getObject(1), rs.getObject(2), rs.getBigDecimal(3), rs.getString(4),
-                        rs.getDate(5).toLocalDate()));
-            }
-        }
-        Collections.sort(rows);
-        return rows;
+        return ItemsTable.rows(source, day);
     }
 
     /** The Iceberg table's rows of a day as it is now, in the same canonical form. */
@@ -212,7 +194,7 @@ final class LoadHarness implements AutoCloseable {
         try (CloseableIterable<Record> records = IcebergGenerics.read(table)
                 .where(Expressions.equal("day", day.toString())).build()) {
             for (Record r : records) {
-                rows.add(line(r.getField("id"), r.getField("grp"), (BigDecimal) r.getField("amount"),
+                rows.add(ItemsTable.line(r.getField("id"), r.getField("grp"), (BigDecimal) r.getField("amount"),
                         (String) r.getField("note"), (LocalDate) r.getField("day")));
             }
         }
@@ -220,9 +202,6 @@ final class LoadHarness implements AutoCloseable {
         return rows;
     }
 
-    private static String line(Object id, Object grp, BigDecimal amount, String note, LocalDate day) {
-        return id + "|" + grp + "|" + (amount == null ? null : amount.toPlainString()) + "|" + note + "|" + day;
-    }
 
     @Override
     public void close() {

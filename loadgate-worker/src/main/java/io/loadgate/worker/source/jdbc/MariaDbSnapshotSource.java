@@ -102,6 +102,12 @@ public final class MariaDbSnapshotSource implements Source {
         }
     }
 
+    /** The snapshot lives in the holder's own connections: only this process can read it. */
+    @Override
+    public boolean snapshotSharedAcrossProcesses() {
+        return false;
+    }
+
     @Override
     public List<SourceColumn> columns() {
         return queries.checkAndClose(connect());

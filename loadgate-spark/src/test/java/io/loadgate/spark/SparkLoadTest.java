@@ -1,0 +1,349 @@
+package io.loadgate.spark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunStatus;
+import io.loadgate.api.StepApi.StagedFile;
+import io.loadgate.ledger.LedgerSettings;
+import io.loadgate.ledger.dispatch.DispatchPolicy;
+import io.loadgate.ledger.run.StagePath;
+import io.loadgate.ledger.sweeper.Sweep;
+import io.loadgate.ledger.sweeper.SweepThresholds;
+import io.loadgate.ledger.testing.TestDatabases;
+import io.loadgate.server.testing.TestLedger;
+import io.loadgate.spark.PartitionResult.Role;
+import io.loadgate.worker.cleanup.Cleaner;
+import io.loadgate.worker.cleanup.CleanupMode;
+import io.loadgate.worker.cleanup.RunCleanup;
+import io.loadgate.worker.execution.RunContexts;
+import io.loadgate.worker.execution.TargetCatalogs;
+import io.loadgate.worker.job.JobSpecException;
+import io.loadgate.worker.job.JobSpecLoader;
+import io.loadgate.worker.ledger.HttpLedgerClient;
+import io.loadgate.worker.ledger.LedgerClient;
+import io.loadgate.worker.ledger.LedgerClientConfig;
+import io.loadgate.worker.ledger.LedgerToken;
+import io.loadgate.worker.publish.CatalogConfig;
+import io.loadgate.worker.publish.TargetCatalog;
+import io.loadgate.worker.testing.ItemsTable;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Loadgate on real Spark in this process, against a real ledger, a PostgreSQL source and an Iceberg table in a JDBC
+ * catalog. The master is {@code speculating-local[2]} ({@link SpeculatingLocalCluster}): two one-core executors on
+ * two "hosts", because plain {@code local[2]} never launches a speculative copy. One Spark session, one ledger and
+ * one sweeper (stale after 3 s) serve every test; each test loads its own day.
+ */
+@Timeout(300)
+class SparkLoadTest {
+    private static final String TABLE = "lake.items";
+    private static final Duration STALE = Duration.ofSeconds(3);
+    private static final SweepThresholds THRESHOLDS = new SweepThresholds(STALE, Duration.ofHours(6),
+            Duration.ofHours(1), Duration.ofHours(2), Duration.ofHours(2), new DispatchPolicy(20, Duration.ofSeconds(5),
+            Duration.ofMinutes(5), Duration.ofMinutes(10), Duration.ofSeconds(60)), 500);
+
+    @TempDir
+    static Path dir;
+
+    private static TestLedger ledger;
+    private static LedgerClient client;
+    private static TestDatabases.TestDatabase source;
+    private static CatalogConfig lake;
+    private static TargetCatalogs catalogs;
+    private static SparkSession spark;
+    private static ScheduledExecutorService sweeper;
+
+    @BeforeAll
+    static void start() throws Exception {
+        Path stage = dir.resolve("stage");
+        ledger = new TestLedger(new LedgerSettings(List.of(StagePath.parse(stage.toUri().toString())),
+                LedgerSettings.RecoveryMode.REISSUE, 3));
+        client = HttpLedgerClient.create(LedgerClientConfig.builder(ledger.baseUrl(),
+                LedgerToken.of(ledger.workerToken)).build());
+        source = TestDatabases.create();
+        TestDatabases.TestDatabase lakehouse = TestDatabases.create();
+        lake = CatalogConfig.jdbc(lakehouse.jdbcUrl(), lakehouse.user(), lakehouse.password(), dir.resolve("warehouse"));
+        catalogs = new TargetCatalogs(Optional.empty(), dir.resolve("warehouse"));
+        ItemsTable.create(source);
+        Sweep sweep = new Sweep(ledger.ledger.database(), ledger.ledger.settings());
+        sweeper = Executors.newSingleThreadScheduledExecutor();
+        sweeper.scheduleWithFixedDelay(() -> sweep.tick(THRESHOLDS), 500, 500, TimeUnit.MILLISECONDS);
+        spark = SparkSession.builder().master("speculating-local[2]").appName("loadgate-spark-test")
+                .config("spark.ui.enabled", "false")
+                .config("spark.sql.shuffle.partitions", "2")
+                .config("spark.sql.datetime.java8API.enabled", "true")
+                // Speculation as a cluster would run it, with thresholds a test can reach: once half the tasks are
+                // done, a task running 1.5 times the median (and at least 100 ms) gets a copy.
+                .config("spark.speculation", "true")
+                .config("spark.speculation.interval", "200ms")
+                .config("spark.speculation.quantile", "0.5")
+                .config("spark.speculation.multiplier", "1.5")
+                .config("spark.speculation.minTaskRuntime", "100ms")
+                .config("spark.speculation.efficiency.enabled", "false")
+                .config("spark.task.maxFailures", "4")
+                .getOrCreate();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (spark != null) {
+            spark.stop();
+        }
+        if (sweeper != null) {
+            sweeper.shutdownNow();
+        }
+        if (catalogs != null) {
+            catalogs.close();
+        }
+        if (ledger != null) {
+            ledger.close();
+        }
+    }
+
+    @Test
+    void aSpeculativeCopyTakesOverAStalledAttemptAndOnlyOneAttemptsFilesArePublished() throws Exception {
+        LocalDate day = LocalDate.of(2026, 12, 1);
+        addRows(day, 1, 8_000);
+        // Attempt 0 of partition 0001 writes its chunks, reports one, then hangs without beating.
+        TaskHook stall = (ledger, partitionId, attempt) -> "0001".equals(partitionId) && attempt.attemptNumber() == 0
+                ? new StallingLedger(ledger, StallingLedger.Fault.STALL) : ledger;
+
+        SparkLoad.Result result = load("SPEC", day, stall, "");
+
+        assertThat(result.run().status()).as("run %s", result.run()).isEqualTo(RunStatus.SUCCESS);
+        assertThat(result.tasks()).as("one returned attempt per task").hasSameSizeAs(result.run().partitions());
+        RunView run = result.run();
+        List<String> published = client.files(run.runId()).stream().map(StagedFile::hdfsPath).toList();
+        List<Path> staged = files(run.hdfsRunPath(), "part-0001-");
+        assertThat(writers(staged)).as("both attempts of task 1 wrote files: %s", staged)
+                .anyMatch(w -> w.endsWith("a0")).anyMatch(w -> w.endsWith("a1"));
+        List<Path> part1Published = published.stream().filter(p -> p.contains("part-0001-")).map(SparkLoadTest::path)
+                .toList();
+        assertThat(writers(part1Published)).as("exactly one attempt's files are the partition's committed ones")
+                .hasSize(1).allMatch(w -> w.endsWith("a1"));
+        assertSameRows(day);
+        IcebergReadBack.Read read = IcebergReadBack.read(lake.uri(), lake.properties().get("jdbc.user"),
+                lake.properties().get("jdbc.password"), dir.resolve("warehouse"), TABLE, day);
+        assertThat(read.rows()).as("Spark reads the published table through iceberg-spark-runtime and the same catalog")
+                .isEqualTo(ItemsTable.rows(source, day));
+        assertThat(read.dataFiles().stream().map(SparkLoadTest::path).toList())
+                .as("the table holds exactly the ledger's files")
+                .containsExactlyInAnyOrderElementsOf(published.stream().map(SparkLoadTest::path).toList());
+
+        List<Path> zombies = staged.stream().filter(p -> !part1Published.contains(p)).toList();
+        assertThat(zombies).as("the stalled attempt's files").isNotEmpty();
+        ledger.execute("UPDATE loadgate.load_run SET completed_at = now() - interval '30 days' WHERE run_id = '"
+                + run.runId() + "'");
+        List<RunCleanup> cleaned = new Cleaner(client, new RunContexts(client), catalogs, new Configuration())
+                .clean(CleanupMode.DELETE);
+        RunCleanup report = cleaned.stream().filter(r -> r.runId().equals(run.runId())).findFirst().orElseThrow();
+        assertThat(report.deleted().stream().map(SparkLoadTest::path).toList())
+                .as("cleanup lists the loser's files as zombies and removes them")
+                .containsExactlyInAnyOrderElementsOf(zombies);
+        assertThat(zombies).noneMatch(Files::exists);
+        assertSameRows(day);
+    }
+
+    @Test
+    void aTaskThatDiesAfterReportingAChunkIsRetriedBySparkAndClaimsAgain() throws Exception {
+        LocalDate day = LocalDate.of(2026, 12, 2);
+        addRows(day, 100_001, 6_000);
+        SparkLoad.Result result = load("DIE_REISSUE", day, firstAttemptDies("0002"), "");
+
+        assertThat(result.run().status()).as("run %s", result.run()).isEqualTo(RunStatus.SUCCESS);
+        assertThat(result.run().partitions()).filteredOn(p -> p.partitionId().equals("0002"))
+                .singleElement().satisfies(p -> assertThat(p.attemptCount()).as("claimed again").isEqualTo(2));
+        assertThat(result.tasks()).filteredOn(t -> t.partitionId().equals("0002")).singleElement()
+                .satisfies(t -> {
+                    assertThat(t.attempt().attemptNumber()).as("Spark's retry").isEqualTo(1);
+                    assertThat(t.role()).isEqualTo(Role.OWNER);
+                });
+        assertSameRows(day);
+    }
+
+    @Test
+    void aTaskThatDiesInFailModeFailsTheRunAndPublishesNothing() throws Exception {
+        LocalDate day = LocalDate.of(2026, 12, 3);
+        addRows(day, 200_001, 6_000);
+        SparkLoad.Result result = load("DIE_FAIL", day, firstAttemptDies("0002"), "recovery: {mode: FAIL}\n");
+
+        assertThat(result.run().status()).as("run %s", result.run()).matches(RunStatus::isTerminal)
+                .isNotEqualTo(RunStatus.SUCCESS);
+        assertThat(icebergRows(day)).as("nothing of the day was published").isEmpty();
+    }
+
+    @Test
+    void aWarehouseTargetsTableIsReadBackThroughSparksJdbcSource() throws Exception {
+        LocalDate day = LocalDate.of(2026, 12, 5);
+        addRows(day, 300_001, 3_000);
+        TestDatabases.TestDatabase warehouse = TestDatabases.create();
+        String yaml = jobYaml("DW", "").replaceAll("(?s)  table: lake\\.items\n.*?staging:", """
+                  table: dw.items
+                  business_key_column: day
+                  database:
+                    jdbc_url: "%s"
+                    user: %s
+                staging:""".formatted(warehouse.jdbcUrl(), warehouse.user()));
+
+        SparkLoad.Result result = new SparkLoad(JavaSparkContext.fromSparkContext(spark.sparkContext()), client,
+                ExecutorSettings.of(ledger.baseUrl(), ledger.workerToken), catalogs, Map.of())
+                .run(JobSpecLoader.parse(Path.of("dw.yaml"), yaml), yaml, day.toString());
+
+        assertThat(result.run().status()).as("run %s", result.run()).isEqualTo(RunStatus.SUCCESS);
+        java.util.Properties properties = new java.util.Properties();
+        properties.setProperty("user", warehouse.user());
+        properties.setProperty("password", warehouse.password());
+        properties.setProperty("driver", "org.postgresql.Driver");
+        List<String> read = new ArrayList<>();
+        for (Row r : spark.read().jdbc(warehouse.jdbcUrl(), "dw.items", properties)
+                .where("day = DATE '" + day + "'").select("id", "grp", "amount", "note", "day").collectAsList()) {
+            read.add(ItemsTable.line(r.get(0), r.get(1), r.getDecimal(2), r.getString(3), (LocalDate) r.get(4)));
+        }
+        Collections.sort(read);
+        List<String> expected = ItemsTable.rows(source, day);
+        assertThat(checksum(read)).as("checksum of all values").isEqualTo(checksum(expected));
+        assertThat(read).as("each source row once, read by Spark's JDBC source").isEqualTo(expected);
+    }
+
+    @Test
+    void aMariaDbSourceIsRefusedBeforeAnyRun() {
+        String yaml = jobYaml("MARIA", "").replace(source.jdbcUrl(), "jdbc:mariadb://127.0.0.1:3306/test");
+        SparkLoad load = new SparkLoad(JavaSparkContext.fromSparkContext(spark.sparkContext()), client,
+                ExecutorSettings.of(ledger.baseUrl(), ledger.workerToken), catalogs, Map.of());
+
+        assertThatThrownBy(() -> load.run(JobSpecLoader.parse(Path.of("maria.yaml"), yaml), yaml, "2026-12-04"))
+                .isInstanceOf(JobSpecException.class).hasMessageContaining("loadgate run");
+    }
+
+    /** Spark's first attempt of the partition's task dies after its first chunk report. */
+    private static TaskHook firstAttemptDies(String partition) {
+        return (ledger, partitionId, attempt) -> partition.equals(partitionId) && attempt.attemptNumber() == 0
+                ? new StallingLedger(ledger, StallingLedger.Fault.DIE) : ledger;
+    }
+
+    private SparkLoad.Result load(String jobKey, LocalDate day, TaskHook hook, String extraYaml) throws Exception {
+        String yaml = jobYaml(jobKey, extraYaml);
+        ExecutorSettings executors = new ExecutorSettings(ledger.baseUrl(), ledger.workerToken,
+                Duration.ofMillis(500), Duration.ofMillis(200));
+        return new SparkLoad(JavaSparkContext.fromSparkContext(spark.sparkContext()), client, executors, catalogs,
+                Map.of(), hook).run(JobSpecLoader.parse(Path.of(jobKey + ".yaml"), yaml), yaml, day.toString());
+    }
+
+    private String jobYaml(String jobKey, String extraYaml) {
+        return """
+                job_key: %s
+                source:
+                  jdbc_url: "%s"
+                  user: postgres
+                  table: public.items
+                  split_column: id
+                  partitions: 4
+                  filter: "day = CAST(:business_key AS date)"
+                  fetch_size: 500
+                target:
+                  table: %s
+                  business_key_column: day
+                  catalog:
+                    type: jdbc
+                    uri: "%s"
+                    warehouse: "%s"
+                    jdbc.user: "%s"
+                    jdbc.password: "%s"
+                staging:
+                  root: "%s"
+                  rows_per_chunk: 400
+                validation:
+                  sum: [amount, grp]
+                %s""".formatted(jobKey, source.jdbcUrl(), TABLE, lake.uri(), lake.warehouse(),
+                lake.properties().get("jdbc.user"), lake.properties().get("jdbc.password"),
+                dir.resolve("stage").toUri(), extraYaml);
+    }
+
+    private static void addRows(LocalDate day, long firstId, long rows) throws Exception {
+        ItemsTable.addRows(source, day, firstId, rows);
+    }
+
+    /** The source's rows and Loadgate's reading of the table's are the same: count, checksum and each row once. */
+    private static void assertSameRows(LocalDate day) throws Exception {
+        List<String> expected = ItemsTable.rows(source, day);
+        List<String> iceberg = icebergRows(day);
+        assertThat(iceberg).as("count").hasSameSizeAs(expected);
+        assertThat(checksum(iceberg)).as("checksum of all values").isEqualTo(checksum(expected));
+        assertThat(iceberg).as("each source row once").isEqualTo(expected);
+    }
+
+    private static long checksum(List<String> rows) {
+        return rows.stream().mapToLong(r -> r.hashCode() & 0xffffffffL).sum();
+    }
+
+    private static List<String> icebergRows(LocalDate day) throws IOException {
+        TargetCatalog catalog = TargetCatalog.open(lake);
+        try {
+            if (!catalog.catalog().tableExists(TableIdentifier.parse(TABLE))) {
+                return List.of();
+            }
+            Table table = catalog.loadTable(TableIdentifier.parse(TABLE));
+            List<String> rows = new ArrayList<>();
+            try (CloseableIterable<Record> records = IcebergGenerics.read(table)
+                    .where(Expressions.equal("day", day.toString())).build()) {
+                for (Record r : records) {
+                    rows.add(ItemsTable.line(r.getField("id"), r.getField("grp"), (BigDecimal) r.getField("amount"),
+                            (String) r.getField("note"), (LocalDate) r.getField("day")));
+                }
+            }
+            Collections.sort(rows);
+            return rows;
+        } finally {
+            catalog.close();
+        }
+    }
+
+    private static List<Path> files(String runPath, String prefix) throws IOException {
+        try (Stream<Path> all = Files.walk(path(runPath))) {
+            return all.filter(p -> p.getFileName().toString().startsWith(prefix)
+                    && p.getFileName().toString().endsWith(".parquet")).toList();
+        }
+    }
+
+    /** The Spark attempt each chunk name carries: part-0001-chunk-000000-a2-5f2c9e1a-s0t7a1.parquet gives s0t7a1. */
+    private static List<String> writers(List<Path> files) {
+        return files.stream().map(p -> p.getFileName().toString().replaceAll(".*-([a-z0-9]+)\\.parquet$", "$1"))
+                .distinct().toList();
+    }
+
+    private static Path path(String uri) {
+        return uri.startsWith("file:") ? Path.of(java.net.URI.create(uri.replaceFirst("^file:/+", "file:///")))
+                : Path.of(uri);
+    }
+}
