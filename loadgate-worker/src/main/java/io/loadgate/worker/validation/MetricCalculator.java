@@ -21,9 +21,9 @@ import org.apache.iceberg.types.Types;
  * ({@link MetricNames}, {@link MetricValues}): COUNT, SUM as exact decimals, MIN/MAX, NULL_COUNT, and
  * DUPLICATE_KEYS = rows minus distinct keys, nulls in a key comparing equal as in SQL GROUP BY.
  *
- * <p>Not thread-safe: to measure in parallel, give each thread its own calculator and {@link #merge} them. The
- * duplicate-key count keeps every key in memory (a primitive set for a single integer key); that bounds it to a
- * partition-sized or run-sized key set on one worker.
+ * <p>Not thread-safe: to measure in parallel, give each thread its own calculator and {@link #merge} them. For a
+ * single integer key the duplicate-key count holds a bounded buffer and spills sorted runs to disk
+ * ({@link SortedKeyRuns}); any other key is kept in memory, a run-sized set on one worker.
  */
 public final class MetricCalculator {
     // Strings compare by code point, which is the order of UTF-8 bytes: the order of PostgreSQL's COLLATE "C".
