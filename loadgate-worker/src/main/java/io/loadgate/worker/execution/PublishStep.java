@@ -64,8 +64,7 @@ final class PublishStep {
             PublishFence fence = fence(claim, claimedBefore);
             target = context.targets().forJob(run.job());
             List<StepApi.StagedFile> recorded = context.ledger().files(run.runId());
-            List<StagedFile> files = recorded.stream().filter(f -> f.kind() == ChunkKind.DATA)
-                    .map(f -> new StagedFile(f.hdfsPath(), f.recordCount(), f.byteCount())).toList();
+            List<StagedFile> files = dataFiles(recorded);
             publication = new Publication(run.runId().toString(), run.businessKey(), token, fence, files,
                     () -> stagedColumns(recorded, context.hadoop()));
         } catch (RuntimeException e) {
@@ -110,6 +109,12 @@ final class PublishStep {
      * The staged files' columns: those of a data chunk, or, when every row was rejected, of a rejects chunk without
      * its reason (a table created from them, and read back as such, holds what the run would have published).
      */
+    /** The run's data chunks (not its rejects) as the target references them. */
+    static List<StagedFile> dataFiles(List<StepApi.StagedFile> recorded) {
+        return recorded.stream().filter(f -> f.kind() == ChunkKind.DATA)
+                .map(f -> new StagedFile(f.hdfsPath(), f.recordCount(), f.byteCount())).toList();
+    }
+
     static Schema stagedColumns(List<StepApi.StagedFile> recorded, Configuration hadoop) {
         StepApi.StagedFile first = recorded.stream().filter(f -> f.kind() == ChunkKind.DATA).findFirst()
                 .or(() -> recorded.stream().findFirst())

@@ -30,6 +30,10 @@ abstract sealed class DistinctKeys permits DistinctKeys.IntegerKey, DistinctKeys
 
     abstract long count();
 
+    /** A part (a file, a scan task) was read to its end: a chance to tidy up on the thread that read it. */
+    void settle() {
+    }
+
     /**
      * One int or bigint column: its values as primitive longs, null apart, in sorted runs that spill to disk, so
      * memory stays flat however many rows (see {@link SortedKeyRuns}).
@@ -63,6 +67,11 @@ abstract sealed class DistinctKeys permits DistinctKeys.IntegerKey, DistinctKeys
         @Override
         long count() {
             return values.count() + (sawNull ? 1 : 0);
+        }
+
+        @Override
+        void settle() {
+            values.settle();
         }
     }
 

@@ -72,6 +72,17 @@ final class SortedKeyRuns {
         compacted = false;
     }
 
+    /**
+     * Sorts the buffer now and spills it when it is mostly full, so that the thread that filled it does that work
+     * rather than the one that later {@link #addAll unites} it with others.
+     */
+    void settle() {
+        compact();
+        if (size > runLength / 2) {
+            spillBuffer();
+        }
+    }
+
     /** Unites {@code other}'s keys with these; {@code other} is not to be used afterwards. */
     void addAll(SortedKeyRuns other) {
         runs.addAll(other.runs);
