@@ -64,8 +64,7 @@ final class PublishStep {
             PublishFence fence = fence(claim, claimedBefore);
             target = context.targets().forJob(run.job());
             List<StepApi.StagedFile> recorded = context.ledger().files(run.runId());
-            List<StagedFile> files = recorded.stream().filter(f -> f.kind() == ChunkKind.DATA)
-                    .map(f -> new StagedFile(f.hdfsPath(), f.recordCount(), f.byteCount())).toList();
+            List<StagedFile> files = dataFiles(recorded);
             publication = new Publication(run.runId().toString(), run.businessKey(), token, fence, files,
                     () -> stagedColumns(context, run, recorded));
         } catch (RuntimeException e) {
@@ -104,6 +103,12 @@ final class PublishStep {
                     + " publishWithinMs; a worker publishes only fenced (upgrade the ledger)");
         }
         return new PublishFence(claim.publishGeneration(), claimedBefore.plusMillis(claim.publishWithinMs()));
+    }
+
+    /** The run's data chunks (not its rejects) as the target references them. */
+    static List<StagedFile> dataFiles(List<StepApi.StagedFile> recorded) {
+        return recorded.stream().filter(f -> f.kind() == ChunkKind.DATA)
+                .map(f -> new StagedFile(f.hdfsPath(), f.recordCount(), f.byteCount())).toList();
     }
 
     /**

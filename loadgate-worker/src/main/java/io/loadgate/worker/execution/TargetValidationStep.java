@@ -5,12 +5,15 @@ import static java.util.Objects.requireNonNull;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
 import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunStatus;
+import io.loadgate.api.StepApi;
 import io.loadgate.api.StepApi.Metric;
 import io.loadgate.api.StepApi.MetricResult;
 import io.loadgate.api.StepApi.Stage;
 import io.loadgate.api.StepApi.ValidationView;
 import io.loadgate.api.StepApi.Validations;
 import io.loadgate.worker.metrics.StepOutcome;
+import io.loadgate.worker.publish.StagedFile;
+import io.loadgate.worker.target.TargetFiles;
 import io.loadgate.worker.validation.MetricNames;
 import io.loadgate.worker.validation.MetricSet;
 import java.util.ArrayList;
@@ -41,9 +44,10 @@ final class TargetValidationStep {
         RunContext run = context.shared().runs().get(dispatch.runId());
         List<Metric> metrics = new ArrayList<>();
         // Opening the target may fail for a while (the dispatch comes again); reading what it holds must not.
+        List<StepApi.StagedFile> recorded = context.ledger().files(run.runId());
+        List<StagedFile> ledgerFiles = PublishStep.dataFiles(recorded);
         Supplier<MetricSet> reading = context.targets().forJob(run.job()).reading(run.businessKey(),
-                run.job().validation(), () -> PublishStep.stagedColumns(context, run,
-                        context.ledger().files(run.runId())));
+                run.job().validation(), () -> PublishStep.stagedColumns(context, run, recorded), ledgerFiles);
         MetricSet measured;
         try {
             measured = reading.get();
@@ -53,6 +57,13 @@ final class TargetValidationStep {
             measured = Comparison.ofNoRows(view.sourceMetrics());
         }
         metrics.addAll(Comparison.metrics(expected(view), measured, "TARGET_COUNT"));
+        String files = measured.values().get(MetricNames.TARGET_FILES);
+        if (files != null) {
+            // The target's metadata stood in for reading some metrics only if these are the ledger's files.
+            String expected = TargetFiles.describe(ledgerFiles);
+            metrics.add(new Metric(MetricNames.TARGET_FILES, expected, files, null,
+                    expected.equals(files) ? MetricResult.PASS : MetricResult.FAIL, Map.of()));
+        }
         context.ledger().recordValidations(run.runId(), new Validations(Stage.TARGET,
                 StagingValidationStep.QUERY_VERSION, metrics));
         long targetCount = Long.parseLong(measured.get(MetricNames.COUNT));

@@ -50,13 +50,8 @@ public final class TargetReader {
      * the same business key has replaced the partition since. The caller closes the iterable.
      */
     public CloseableIterable<Record> readBusinessKey(TargetTable target, String businessKey, long snapshotId) {
-        requireNonNull(target, "target is null");
         requireNonNull(businessKey, "businessKey is null");
-        Table table = tables.loadTable(target.identifier());
-        if (table.snapshot(snapshotId) == null) {
-            throw new IllegalArgumentException("table " + target.identifier() + " has no snapshot " + snapshotId
-                    + " (never committed, or expired)");
-        }
+        Table table = tableAt(target, snapshotId);
         return IcebergGenerics.read(table)
                 .useSnapshot(snapshotId)
                 .where(target.businessKeyFilter(businessKey))
@@ -70,13 +65,8 @@ public final class TargetReader {
      */
     public List<Supplier<CloseableIterable<Record>>> readBusinessKeyTasks(TargetTable target, String businessKey,
                                                                          long snapshotId) {
-        requireNonNull(target, "target is null");
         requireNonNull(businessKey, "businessKey is null");
-        Table table = tables.loadTable(target.identifier());
-        if (table.snapshot(snapshotId) == null) {
-            throw new IllegalArgumentException("table " + target.identifier() + " has no snapshot " + snapshotId
-                    + " (never committed, or expired)");
-        }
+        Table table = tableAt(target, snapshotId);
         // As IcebergGenerics.read(table).useSnapshot(id).where(filter) scans: all columns, case-sensitive.
         TableScan scan = table.newScan().useSnapshot(snapshotId).filter(target.businessKeyFilter(businessKey));
         List<Supplier<CloseableIterable<Record>>> parts = new ArrayList<>();
@@ -90,6 +80,50 @@ public final class TargetReader {
             throw new UncheckedIOException("cannot plan the scan of " + target.identifier() + ": " + e.getMessage(), e);
         }
         return List.copyOf(parts);
+    }
+
+    /**
+     * The business key's scan at {@code snapshotId}, planned once, projected to {@code columns} (case-insensitive):
+     * its tasks, whose files carry the manifests' exact record and null counts, and one part per task to read.
+     * The parts' records have {@link #schema}'s layout only for tasks without delete files; a caller that reads a
+     * task with deletes uses {@link #readBusinessKeyTasks} instead.
+     */
+    public KeyScan planBusinessKey(TargetTable target, String businessKey, long snapshotId, List<String> columns) {
+        requireNonNull(businessKey, "businessKey is null");
+        Table table = tableAt(target, snapshotId);
+        TableScan scan = table.newScan().useSnapshot(snapshotId).caseSensitive(false)
+                .filter(target.businessKeyFilter(businessKey)).select(columns);
+        List<FileScanTask> tasks = new ArrayList<>();
+        List<Supplier<CloseableIterable<Record>>> parts = new ArrayList<>();
+        try (CloseableIterable<FileScanTask> planned = scan.planFiles()) {
+            for (FileScanTask task : planned) {
+                tasks.add(task);
+                parts.add(() -> open(table, scan, task));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot plan the scan of " + target.identifier() + ": " + e.getMessage(), e);
+        }
+        return new KeyScan(scan.schema(), tasks, parts);
+    }
+
+    /** A planned scan of one business key; see {@link #planBusinessKey}. */
+    public record KeyScan(Schema schema, List<FileScanTask> tasks, List<Supplier<CloseableIterable<Record>>> parts) {
+        public KeyScan {
+            requireNonNull(schema, "schema is null");
+            tasks = List.copyOf(tasks);
+            parts = List.copyOf(parts);
+        }
+    }
+
+    /** The target's table, which must still have snapshot {@code snapshotId}. */
+    private Table tableAt(TargetTable target, long snapshotId) {
+        requireNonNull(target, "target is null");
+        Table table = tables.loadTable(target.identifier());
+        if (table.snapshot(snapshotId) == null) {
+            throw new IllegalArgumentException("table " + target.identifier() + " has no snapshot " + snapshotId
+                    + " (never committed, or expired)");
+        }
+        return table;
     }
 
     /** One task's rows, as Iceberg's (package-private) GenericReader opens a FileScanTask. */

@@ -11,15 +11,20 @@ import io.loadgate.worker.publish.PartitionRollback;
 import io.loadgate.worker.publish.ProbeResult;
 import io.loadgate.worker.publish.PublishOutcome;
 import io.loadgate.worker.publish.PublishRequest;
+import io.loadgate.worker.publish.StagedFile;
 import io.loadgate.worker.publish.TargetCatalog;
 import io.loadgate.worker.publish.TargetMismatchException;
 import io.loadgate.worker.publish.TargetReader;
 import io.loadgate.worker.publish.TargetTable;
 import io.loadgate.worker.validation.MetricCalculator;
+import io.loadgate.worker.validation.MetricNames;
 import io.loadgate.worker.validation.MetricSet;
 import io.loadgate.worker.validation.ParallelMetrics;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -30,6 +35,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.ValidationException;
+import org.apache.iceberg.expressions.Expressions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -161,6 +167,70 @@ final class IcebergTarget implements Target {
         return () -> {
             var parts = new TargetReader(catalog).readBusinessKeyTasks(target, businessKey, snapshotId);
             return ParallelMetrics.measure(parts, calculators, ParallelMetrics.defaultParallelism()).result();
+        };
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The business key's files in the table now must be exactly {@code ledgerFiles} (location, size, record
+     * count; no delete files): that is recorded as {@link MetricNames#TARGET_FILES} for the ledger to judge. When they
+     * are, the manifests' null counts stand for NULL_COUNT (Iceberg computes them from each file when it is added;
+     * a file whose metrics mode keeps none is read instead), and only the columns of the other metrics are read, one
+     * task per core. COUNT is the rows those reads yield, or the manifests' record counts when no column needs
+     * reading. When the files are not the ledger's, every column is read as {@link #reading(String, ValidationSpec,
+     * Supplier)} does, so the other metrics say what differs beside the failing file check.
+     */
+    @Override
+    public Supplier<MetricSet> reading(String businessKey, ValidationSpec validation, Supplier<Schema> stagedColumns,
+                                       List<StagedFile> ledgerFiles) {
+        TargetCatalog catalog = catalog();
+        Table table = catalog.loadTable(identifier);
+        TargetTable target = new TargetTable(identifier, table.schema(), businessKeyColumn);
+        long snapshotId = table.currentSnapshot() == null ? -1 : table.currentSnapshot().snapshotId();
+        String expectedFiles = TargetFiles.describe(ledgerFiles);
+        return () -> {
+            TargetReader reader = new TargetReader(catalog);
+            Map<String, String> values = new HashMap<>();
+            var scan = reader.planBusinessKey(target, businessKey, snapshotId, validation.referencedColumns());
+            List<StagedFile> files = scan.tasks().stream().map(t -> new StagedFile(t.file().location(),
+                    t.file().recordCount(), t.file().fileSizeInBytes())).toList();
+            String actualFiles = TargetFiles.describe(files);
+            values.put(MetricNames.TARGET_FILES, actualFiles);
+            boolean exact = actualFiles.equals(expectedFiles) && scan.tasks().stream().allMatch(t ->
+                    t.deletes().isEmpty() && t.residual().equals(Expressions.alwaysTrue()));
+            if (!exact) {
+                LOG.warn("table {} holds for {} other files than the ledger's ({} against {}): reading every column",
+                        identifier, businessKey, actualFiles, expectedFiles);
+                values.putAll(reading(businessKey, validation, stagedColumns).get().values());
+                return new MetricSet(values);
+            }
+            List<String> nullsFromData = new ArrayList<>();
+            for (String column : validation.nullCount()) {
+                int id = table.schema().caseInsensitiveFindField(column).fieldId();
+                long nulls = 0;
+                for (var task : scan.tasks()) {
+                    Long n = task.file().nullValueCounts() == null ? null : task.file().nullValueCounts().get(id);
+                    if (n == null) {
+                        nullsFromData.add(column);
+                        break;
+                    }
+                    nulls += n;
+                }
+                if (!nullsFromData.contains(column)) {
+                    values.put(MetricNames.nullCount(column), Long.toString(nulls));
+                }
+            }
+            ValidationSpec fromData = new ValidationSpec(validation.sum(), validation.min(), validation.max(),
+                    nullsFromData, validation.primaryKey());
+            if (fromData.referencedColumns().isEmpty()) {
+                values.put(MetricNames.COUNT, Long.toString(files.stream().mapToLong(StagedFile::recordCount).sum()));
+                return new MetricSet(values);
+            }
+            var read = reader.planBusinessKey(target, businessKey, snapshotId, fromData.referencedColumns());
+            values.putAll(ParallelMetrics.measure(read.parts(), () -> new MetricCalculator(fromData, read.schema()),
+                    ParallelMetrics.defaultParallelism()).result().values());
+            return new MetricSet(values);
         };
     }
 

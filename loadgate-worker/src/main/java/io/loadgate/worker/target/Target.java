@@ -3,6 +3,7 @@ package io.loadgate.worker.target;
 import io.loadgate.worker.job.ValidationSpec;
 import io.loadgate.worker.publish.ProbeResult;
 import io.loadgate.worker.publish.PublishOutcome;
+import io.loadgate.worker.publish.StagedFile;
 import io.loadgate.worker.publish.TargetMismatchException;
 import io.loadgate.worker.validation.MetricSet;
 import java.util.List;
@@ -86,6 +87,17 @@ public interface Target {
      * that throws fails the run. {@code stagedColumns} is asked only by a target that does not know its columns.
      */
     Supplier<MetricSet> reading(String businessKey, ValidationSpec validation, Supplier<Schema> stagedColumns);
+
+    /**
+     * As {@link #reading(String, ValidationSpec, Supplier)}, given also the run's data files as the ledger holds them.
+     * A target whose metadata describes its files exactly (Iceberg) checks that they are these files and then
+     * takes from that metadata what it gives exactly, reading data only for the rest; the reading then carries
+     * {@link io.loadgate.worker.validation.MetricNames#TARGET_FILES}. Others measure their data as before.
+     */
+    default Supplier<MetricSet> reading(String businessKey, ValidationSpec validation, Supplier<Schema> stagedColumns,
+                                        List<StagedFile> ledgerFiles) {
+        return reading(businessKey, validation, stagedColumns);
+    }
 
     /**
      * {@code loadgate rollback}: the business key's rows as they are now, ready to be removed in one commit; empty

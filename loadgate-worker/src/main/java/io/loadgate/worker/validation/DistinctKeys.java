@@ -30,10 +30,17 @@ abstract sealed class DistinctKeys permits DistinctKeys.IntegerKey, DistinctKeys
 
     abstract long count();
 
-    /** One int or bigint column: its values as primitive longs, null apart. */
+    /** A part (a file, a scan task) was read to its end: a chance to tidy up on the thread that read it. */
+    void settle() {
+    }
+
+    /**
+     * One int or bigint column: its values as primitive longs, null apart, in sorted runs that spill to disk, so
+     * memory stays flat however many rows (see {@link SortedKeyRuns}).
+     */
     static final class IntegerKey extends DistinctKeys {
         private final int position;
-        private final LongHashSet values = new LongHashSet(1 << 16);
+        private final SortedKeyRuns values = new SortedKeyRuns();
         private boolean sawNull;
 
         IntegerKey(int position) {
@@ -59,11 +66,16 @@ abstract sealed class DistinctKeys permits DistinctKeys.IntegerKey, DistinctKeys
 
         @Override
         long count() {
-            return values.size() + (sawNull ? 1 : 0);
+            return values.count() + (sawNull ? 1 : 0);
+        }
+
+        @Override
+        void settle() {
+            values.settle();
         }
     }
 
-    /** Any columns: each key as a list of its values. */
+    /** Any columns: each key as a list of its values, all in memory (a composite or text key is not spilled yet). */
     static final class AnyKey extends DistinctKeys {
         private final int[] positions;
         private final Set<List<Object>> keys = new HashSet<>();

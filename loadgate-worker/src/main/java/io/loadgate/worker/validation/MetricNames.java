@@ -14,6 +14,12 @@ public final class MetricNames {
      * hold, since the source's metrics then include rows that are never published.
      */
     public static final String DATA_PREFIX = "DATA:";
+    /**
+     * The target's data files for the business key against the ledger's data files of the run, each side as
+     * {@code TargetFiles.describe} writes it: equal only when they are the same files by location, size and record
+     * count.
+     */
+    public static final String TARGET_FILES = "TARGET_FILES";
 
     private MetricNames() {
     }

@@ -81,6 +81,7 @@ public final class ParallelMetrics {
         } catch (IOException e) {
             throw new UncheckedIOException("reading failed: " + e.getMessage(), e);
         }
+        calculator.partRead();
     }
 
     private static MetricCalculator await(Future<MetricCalculator> future) {

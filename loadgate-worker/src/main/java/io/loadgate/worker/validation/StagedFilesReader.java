@@ -98,17 +98,20 @@ public final class StagedFilesReader {
 
     /**
      * The calculator that measured {@code files}, to {@link MetricCalculator#merge merge} with another set of files
-     * measured over the same schema.
+     * measured over the same schema. Reads only the columns {@code validation} references.
      */
     public MetricCalculator measure(Schema schema, List<URI> files, ValidationSpec validation, int parallelism) {
         requireNonNull(schema, "schema is null");
         requireNonNull(validation, "validation is null");
+        // Only the columns a metric reads are decoded; COUNT alone still needs some column to count rows by.
+        Schema read = validation.referencedColumns().isEmpty() ? schema
+                : schema.caseInsensitiveSelect(validation.referencedColumns());
         List<Supplier<CloseableIterable<Record>>> parts = new ArrayList<>(files.size());
         for (URI file : files) {
-            parts.add(() -> read(schema, List.of(file)));
+            parts.add(() -> read(read, List.of(file)));
         }
         try {
-            return ParallelMetrics.measure(parts, () -> new MetricCalculator(validation, schema), parallelism);
+            return ParallelMetrics.measure(parts, () -> new MetricCalculator(validation, read), parallelism);
         } catch (UncheckedIOException e) {
             throw new UncheckedIOException("reading staged files failed: " + e.getCause().getMessage(), e.getCause());
         }

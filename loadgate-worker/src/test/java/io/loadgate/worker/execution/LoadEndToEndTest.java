@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -28,6 +29,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Stream;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.AfterEach;
@@ -252,6 +254,31 @@ class LoadEndToEndTest {
 
         assertThat(run.status()).isEqualTo(RunStatus.FAILED_TARGET_VALIDATION);
         assertThat(run.errorMessage()).contains("FAIL TARGET_COUNT");
+    }
+
+    /**
+     * The target check takes null counts from the manifests only because it first finds the table's files to be the
+     * ledger's: a file swapped for a byte-for-byte copy under another name (every data metric still equal) fails it.
+     */
+    @Test
+    void aTableWhoseFilesAreNotTheLedgersFailsTargetValidationEvenWithEqualData() throws Exception {
+        harness = new LoadHarness(dir, RecoveryMode.FAIL);
+        harness.addRows(DAY, 1, 6_000);
+        harness.startWorker(2, EnumSet.complementOf(EnumSet.of(DispatchType.VALIDATE_TARGET)));
+        RunSubmitter.Submission submission = harness.submit(harness.jobYaml("ITEMS", 2), DAY);
+        assertThat(harness.waitFor(submission.runId(), RunStatus.PUBLISHED).status()).isEqualTo(RunStatus.PUBLISHED);
+
+        Table table = harness.catalog.loadTable(TableIdentifier.parse(LoadHarness.TABLE));
+        DataFile victim = table.currentSnapshot().addedDataFiles(table.io()).iterator().next();
+        Path copy = Path.of(java.net.URI.create(victim.location()).getPath()).resolveSibling("copy-of-victim.parquet");
+        Files.copy(Path.of(java.net.URI.create(victim.location()).getPath()), copy);
+        DataFile swapped = DataFiles.builder(table.spec()).copy(victim).withPath(copy.toUri().toString()).build();
+        table.newRewrite().rewriteFiles(Set.of(victim), Set.of(swapped)).commit();
+        harness.startWorker(1, EnumSet.of(DispatchType.VALIDATE_TARGET));
+        RunView run = harness.follow(submission);
+
+        assertThat(run.status()).isEqualTo(RunStatus.FAILED_TARGET_VALIDATION);
+        assertThat(run.errorMessage()).contains("FAIL TARGET_FILES").doesNotContain("TARGET_COUNT");
     }
 
     private List<String> publishedFiles() {

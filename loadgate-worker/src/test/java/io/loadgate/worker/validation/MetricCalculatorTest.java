@@ -133,6 +133,20 @@ class MetricCalculatorTest {
         assertThat(source.differences(staged)).containsExactly("MIN:a: this=null other=0", "SUM:a: this=1.5 other=1.25");
     }
 
+    @Test
+    void anIntegerSumPastTheRangeOfLongStaysExact() {
+        ValidationSpec spec = new ValidationSpec(List.of("n"), null, null, null, List.of("n"));
+        MetricCalculator calculator = new MetricCalculator(spec, SCHEMA);
+        calculator.accept(record(1, "a", null, Long.MAX_VALUE, null));
+        calculator.accept(record(1, "a", null, Long.MAX_VALUE, null));
+        calculator.accept(record(1, "a", null, 2L, null));
+        calculator.accept(record(1, "a", null, Long.MIN_VALUE, null));
+
+        assertThat(calculator.result().values()).containsEntry("SUM:n", new BigDecimal(Long.MAX_VALUE)
+                .add(new BigDecimal(Long.MAX_VALUE)).add(BigDecimal.valueOf(2)).add(new BigDecimal(Long.MIN_VALUE))
+                .toPlainString()).containsEntry("DUPLICATE_KEYS", "1");
+    }
+
     private static Record record(Integer k1, String k2, String amount, Long n, String name) {
         GenericRecord record = GenericRecord.create(SCHEMA);
         record.set(0, k1);

@@ -1,0 +1,337 @@
+package io.loadgate.worker.validation;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.lang.ref.Cleaner;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.PriorityQueue;
+
+/**
+ * The distinct count of a stream of {@code long}s in memory that does not grow with the stream: keys gather in a
+ * buffer of at most {@link #DEFAULT_RUN} values; a full buffer is sorted, de-duplicated and written to a temporary
+ * file as one run (delta-encoded: a dense key costs about one byte on disk). The count is exact:
+ * <ul>
+ *   <li>runs whose value ranges overlap no other run's hold no key in common with any other run, so their distinct
+ *       counts simply add. When the split column is the key, each chunk file holds one range of it and the ranges
+ *       are disjoint, so nothing is read back; this is seen in the keys themselves, not assumed from the plan;</li>
+ *   <li>runs whose ranges overlap are merged, streaming, one value of each at a time, and their common keys are
+ *       counted once.</li>
+ * </ul>
+ * Not thread-safe; sets filled apart are united with {@link #addAll}.
+ */
+final class SortedKeyRuns {
+    /** 2^20 keys: an 8 MiB buffer per set, one spilled run per default chunk of a million rows. */
+    static final int DEFAULT_RUN = 1 << 20;
+    private static final Cleaner CLEANER = Cleaner.create();
+
+    private final int runLength;
+    private final List<Run> runs = new ArrayList<>();
+    private long[] buffer = new long[1 << 12];
+    private int size;
+    // Whether buffer[0, size) is sorted and free of repeats (it is after compact(), until the next add).
+    private boolean compacted = true;
+    private SpillFile spill;
+
+    SortedKeyRuns() {
+        this(DEFAULT_RUN);
+    }
+
+    /** {@code runLength} keys at most in memory (a test makes it small to spill early). */
+    SortedKeyRuns(int runLength) {
+        if (runLength < 2) {
+            throw new IllegalArgumentException("runLength must be at least 2, got " + runLength);
+        }
+        this.runLength = runLength;
+    }
+
+    void add(long value) {
+        if (size == buffer.length) {
+            if (buffer.length < runLength) {
+                buffer = Arrays.copyOf(buffer, Math.min(runLength, buffer.length * 2));
+            } else {
+                compact();
+                // Mostly repeats: keep filling the same buffer; otherwise its keys become a run.
+                if (size > runLength / 2) {
+                    spillBuffer();
+                }
+            }
+        }
+        buffer[size++] = value;
+        compacted = false;
+    }
+
+    /**
+     * Sorts the buffer now and spills it when it is mostly full, so that the thread that filled it does that work
+     * rather than the one that later {@link #addAll unites} it with others.
+     */
+    void settle() {
+        compact();
+        if (size > runLength / 2) {
+            spillBuffer();
+        }
+    }
+
+    /** Unites {@code other}'s keys with these; {@code other} is not to be used afterwards. */
+    void addAll(SortedKeyRuns other) {
+        runs.addAll(other.runs);
+        for (int i = 0; i < other.size; i++) {
+            add(other.buffer[i]);
+        }
+    }
+
+    /** The number of distinct values added so far. Adding may go on afterwards. */
+    long count() {
+        compact();
+        List<Run> all = new ArrayList<>(runs);
+        if (size > 0) {
+            all.add(new Run(buffer[0], buffer[size - 1], size, null, 0));
+        }
+        all.sort(Comparator.comparingLong(Run::min));
+        long distinct = 0;
+        int from = 0;
+        while (from < all.size()) {
+            // A group of runs whose ranges chain into one another; no key is in two groups.
+            int to = from + 1;
+            long max = all.get(from).max();
+            while (to < all.size() && all.get(to).min() <= max) {
+                max = Math.max(max, all.get(to).max());
+                to++;
+            }
+            distinct += to - from == 1 ? all.get(from).count() : merged(all.subList(from, to));
+            from = to;
+        }
+        return distinct;
+    }
+
+    private long merged(List<Run> group) {
+        List<RunReader> readers = new ArrayList<>(group.size());
+        try {
+            PriorityQueue<RunReader> heads = new PriorityQueue<>(Comparator.comparingLong(RunReader::head));
+            for (Run run : group) {
+                RunReader reader = run.spill() == null ? new BufferReader(buffer, size) : new SpilledReader(run);
+                readers.add(reader);
+                if (reader.advance()) {
+                    heads.add(reader);
+                }
+            }
+            long distinct = 0;
+            boolean any = false;
+            long last = 0;
+            while (!heads.isEmpty()) {
+                RunReader reader = heads.poll();
+                long value = reader.head();
+                if (!any || value != last) {
+                    distinct++;
+                    last = value;
+                    any = true;
+                }
+                if (reader.advance()) {
+                    heads.add(reader);
+                }
+            }
+            return distinct;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read back spilled keys: " + e.getMessage(), e);
+        } finally {
+            readers.forEach(RunReader::close);
+        }
+    }
+
+    private void compact() {
+        if (compacted) {
+            return;
+        }
+        Arrays.sort(buffer, 0, size);
+        int unique = size == 0 ? 0 : 1;
+        for (int i = 1; i < size; i++) {
+            if (buffer[i] != buffer[unique - 1]) {
+                buffer[unique++] = buffer[i];
+            }
+        }
+        size = unique;
+        compacted = true;
+    }
+
+    private void spillBuffer() {
+        try {
+            if (spill == null) {
+                spill = new SpillFile();
+            }
+            runs.add(spill.write(buffer, size));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot spill keys to a temporary file: " + e.getMessage(), e);
+        }
+        size = 0;
+        compacted = true;
+    }
+
+    /** Sorted distinct values from {@code min} to {@code max}; {@code spill} null for the in-memory buffer. */
+    private record Run(long min, long max, long count, SpillFile spill, long offset) {
+    }
+
+    private interface RunReader {
+        /** Moves to the next value; false at the end. */
+        boolean advance() throws IOException;
+
+        long head();
+
+        void close();
+    }
+
+    private static final class BufferReader implements RunReader {
+        private final long[] values;
+        private final int size;
+        private int next;
+        private long head;
+
+        BufferReader(long[] values, int size) {
+            this.values = values;
+            this.size = size;
+        }
+
+        @Override
+        public boolean advance() {
+            if (next == size) {
+                return false;
+            }
+            head = values[next++];
+            return true;
+        }
+
+        @Override
+        public long head() {
+            return head;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private static final class SpilledReader implements RunReader {
+        private final DataInputStream in;
+        private long remaining;
+        private long head;
+        private boolean first = true;
+
+        SpilledReader(Run run) throws IOException {
+            InputStream file = Files.newInputStream(run.spill().path());
+            try {
+                file.skipNBytes(run.offset());
+            } catch (IOException | RuntimeException e) {
+                file.close();
+                throw e;
+            }
+            this.in = new DataInputStream(new BufferedInputStream(file, 1 << 16));
+            this.remaining = run.count();
+        }
+
+        @Override
+        public boolean advance() throws IOException {
+            if (remaining == 0) {
+                return false;
+            }
+            // The first value whole, then each as its (unsigned) distance from the one before.
+            head = first ? in.readLong() : head + readVarLong();
+            first = false;
+            remaining--;
+            return true;
+        }
+
+        private long readVarLong() throws IOException {
+            long value = 0;
+            for (int shift = 0; ; shift += 7) {
+                int b = in.read();
+                if (b < 0) {
+                    throw new EOFException("a spilled run ends early");
+                }
+                value |= (long) (b & 0x7F) << shift;
+                if ((b & 0x80) == 0) {
+                    return value;
+                }
+            }
+        }
+
+        @Override
+        public long head() {
+            return head;
+        }
+
+        @Override
+        public void close() {
+            try {
+                in.close();
+            } catch (IOException e) {
+                // Read to the end already, or failing anyway: nothing to keep.
+            }
+        }
+    }
+
+    /**
+     * One temporary file of runs, appended to by one set and read by whichever set unites it; deleted when no run
+     * refers to it any more, so a calculator dropped half-way (a failed validation) leaves nothing behind. Not
+     * {@code deleteOnExit}: that list only grows in a worker that runs for months.
+     */
+    private static final class SpillFile {
+        private final Path path;
+        private final DataOutputStream out;
+        private long length;
+
+        SpillFile() throws IOException {
+            this.path = Files.createTempFile("loadgate-keys-", ".runs");
+            this.out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(path), 1 << 16));
+            CLEANER.register(this, new Delete(path, out));
+        }
+
+        Path path() {
+            return path;
+        }
+
+        Run write(long[] sorted, int count) throws IOException {
+            long offset = length;
+            out.writeLong(sorted[0]);
+            length += Long.BYTES;
+            for (int i = 1; i < count; i++) {
+                length += writeVarLong(out, sorted[i] - sorted[i - 1]);
+            }
+            // Readers open the file on their own: what is written must be there before they read.
+            out.flush();
+            return new Run(sorted[0], sorted[count - 1], count, this, offset);
+        }
+
+        private static int writeVarLong(OutputStream out, long value) throws IOException {
+            int bytes = 1;
+            while ((value & ~0x7FL) != 0) {
+                out.write((int) (value & 0x7F) | 0x80);
+                value >>>= 7;
+                bytes++;
+            }
+            out.write((int) value);
+            return bytes;
+        }
+    }
+
+    private record Delete(Path path, OutputStream out) implements Runnable {
+        @Override
+        public void run() {
+            try {
+                out.close();
+                Files.deleteIfExists(path);
+            } catch (IOException e) {
+                // A temporary file left in java.io.tmpdir; nothing depends on it.
+            }
+        }
+    }
+}
