@@ -26,15 +26,12 @@ import io.loadgate.worker.target.Publication;
 import io.loadgate.worker.target.TargetException;
 import io.loadgate.worker.testing.Fences;
 import io.loadgate.worker.testing.StagedRuns;
-import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.net.URI;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -80,7 +77,6 @@ class HiveTargetTest {
     @BeforeAll
     static void start() throws Exception {
         fixture = HiveMetastoreFixture.shared();
-        Map<String, String> conf = new HashMap<>();
         org.apache.hadoop.conf.Configuration c = MetastoreConf.newMetastoreConf(fixture.hadoop);
         MetastoreConf.setVar(c, MetastoreConf.ConfVars.THRIFT_URIS, fixture.metastoreUri);
         admin = new HiveMetaStoreClient(c);
@@ -315,7 +311,7 @@ class HiveTargetTest {
         setup.target().setUp(StagedRuns.ORDERS);
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
-            for (int round = 0; round < 3; round++) {
+            for (int round = 0; round < 2; round++) {
                 Staged low = stage(setup, round * 10_000L, 100, 1);
                 Staged high = stage(setup, round * 10_000L + 5_000, 100, 1);
                 PublishFence lowFence = Fences.next();
@@ -382,7 +378,7 @@ class HiveTargetTest {
         Setup setup = target();
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
-            for (int round = 0; round < 3; round++) {
+            for (int round = 0; round < 2; round++) {
                 Staged old = stage(setup, round * 10_000L, 50, 1);
                 assertThat(setup.target().publish(publication(old, Fences.next())).status()).isEqualTo(Status.PUBLISHED);
                 PendingRollback found = setup.target().rollback(DAY.toString()).orElseThrow();
