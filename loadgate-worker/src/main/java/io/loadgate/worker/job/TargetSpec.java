@@ -27,8 +27,14 @@ public record TargetSpec(String table, String businessKeyColumn, java.util.Map<S
             throw new IllegalArgumentException("target.table must be namespace.name, got '" + table + "'");
         }
         SqlNames.column("target.business_key_column", businessKeyColumn);
-        if ((database != null || hive != null) && table.split("\\.").length != 2) {
-            throw new IllegalArgumentException("target.table of a warehouse or Hive table must be schema.table, got '" + table + "'");
+        if (table.split("\\.").length != 2) {
+            if (database != null) {
+                throw new IllegalArgumentException("target.table of a warehouse must be schema.table, got '" + table + "'");
+            }
+            if (hive != null) {
+                throw new IllegalArgumentException("target.table of a Hive table must be database.table, got '" + table
+                        + "'");
+            }
         }
     }
 

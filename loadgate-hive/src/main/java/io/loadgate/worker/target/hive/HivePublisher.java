@@ -11,10 +11,13 @@ import io.loadgate.worker.publish.PublishFence;
 import io.loadgate.worker.publish.PublishFencedException;
 import io.loadgate.worker.publish.PublishOutcome;
 import io.loadgate.worker.publish.PublishOutcome.ErrorCode;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import org.apache.hadoop.hive.metastore.IMetaStoreClient;
@@ -57,6 +60,11 @@ final class HivePublisher {
     /** The sequence number the publish or rollback claimed, in the partition's parameters and as the targetRef. */
     static final String SEQUENCE_PROPERTY = "loadgate.publish-seq";
     private static final int CLAIM_ATTEMPTS = 20;
+    /**
+     * How long a rollback waits for the key's lock: an operator's command, so it gives up after a publish's usual
+     * length rather than hang behind a stuck one.
+     */
+    private static final Duration ROLLBACK_LOCK_WAIT = Duration.ofSeconds(60);
 
     private final IMetaStoreClient client;
     private final HiveTable table;
@@ -215,13 +223,13 @@ final class HivePublisher {
      */
     long dropPartition(List<String> values, long expectedSequence, String expectedToken) throws TException {
         String partitionName = partitionName(values);
-        try (KeyLock lock = KeyLock.acquire(client, table, partitionName, java.time.Instant.now().plusSeconds(60))) {
+        try (KeyLock lock = KeyLock.acquire(client, table, partitionName, Instant.now().plus(ROLLBACK_LOCK_WAIT))) {
             Table current = client.getTable(table.database(), table.name());
             Long sequence = longParameter(current.getParameters(), HiveTable.SEQUENCE);
             Optional<Partition> partition = partition(values);
             String token = partition.map(p -> p.getParameters().get(PUBLISH_TOKEN_PROPERTY)).orElse(null);
             if (sequence == null || sequence != expectedSequence || partition.isEmpty()
-                    || !java.util.Objects.equals(token, expectedToken)) {
+                    || !Objects.equals(token, expectedToken)) {
                 throw new IllegalStateException("Hive table " + table + " changed since its partition " + partitionName
                         + " was read (publish sequence " + sequence + ", expected " + expectedSequence + ")");
             }
@@ -257,7 +265,11 @@ final class HivePublisher {
         return sequence == null ? 0 : sequence;
     }
 
-    /** Looks for the token among the table's partitions (the probe is not told the key, so it reads them all). */
+    /**
+     * Looks for the token among the table's partitions (the probe is not told the key, so it reads them all). A
+     * partition keeps only its latest publish's parameters: a token replaced by a later publish of the key is not
+     * found, which the ledger allows only once this attempt was settled.
+     */
     ProbeResult probe(String runId, UUID publishToken) throws TException {
         List<Partition> partitions;
         try {

@@ -1,5 +1,6 @@
 package io.loadgate.worker.target.hive;
 
+import io.loadgate.worker.publish.TargetMismatchException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -34,7 +35,7 @@ final class HiveTypes {
             }
         }
         if (!refused.isEmpty()) {
-            throw new io.loadgate.worker.publish.TargetMismatchException("Hive table " + table
+            throw new TargetMismatchException("Hive table " + table
                     + " cannot hold the staged column(s) " + refused + " as Parquet: Hive has no such type (a"
                     + " timestamp with time zone can be staged as a timestamp in UTC); leave them out with"
                     + " source.columns or convert them in the source query");
