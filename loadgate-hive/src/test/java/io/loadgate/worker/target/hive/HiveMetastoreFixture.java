@@ -83,6 +83,9 @@ final class HiveMetastoreFixture {
         conf.setBoolean("metastore.housekeeping.threads.on", false);
         conf.setBoolean("metastore.metrics.enabled", false);
         conf.setInt("metastore.server.min.threads", 4);
+        // The metastore opens several pools (object store, transactions, their mutexes), 10 connections each by
+        // default: on a PostgreSQL the whole machine's tests share, that alone can exhaust max_connections.
+        conf.setInt("datanucleus.connectionPool.maxPoolSize", 2);
         // By default a failing call is retried 10 times, 2 s apart, in the server: a refusal must come at once.
         conf.setInt("hive.hmshandler.retry.attempts", 1);
         conf.set("metastore.thrift.bind.host", "127.0.0.1");
