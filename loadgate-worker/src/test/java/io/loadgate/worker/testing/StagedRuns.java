@@ -125,13 +125,9 @@ public final class StagedRuns implements AutoCloseable {
     }
 
     public Run create(String jobKey, LocalDate day, String table, Map<String, String> catalogProperties) {
-        return createWithJob(jobKey, day, table, jobYaml(jobKey, table, catalogProperties));
-    }
-
-    /** Creates a run in CREATED whose job is {@code jobYaml} (a target this fixture's catalog does not hold). */
-    public Run createWithJob(String jobKey, LocalDate day, String table, String jobYaml) {
         var created = client.createRun(new CreateRun(jobKey, day.toString(), stageRoot.toUri().toString(), "stg_",
-                false, Map.of(RunContext.JOB_SPEC_PARAMETER, jobYaml), Executor.HTTP, null));
+                false, Map.of(RunContext.JOB_SPEC_PARAMETER, jobYaml(jobKey, table, catalogProperties)),
+                Executor.HTTP, null));
         Path directory = stageRoot.resolve(jobKey).resolve("run_id=" + created.runId());
         return new Run(created.runId(), jobKey, day, table, created.hdfsRunPath(), directory);
     }
