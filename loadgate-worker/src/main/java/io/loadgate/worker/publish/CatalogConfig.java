@@ -44,7 +44,13 @@ public record CatalogConfig(Type type, String name, String uri, String warehouse
          * rename is atomic and fails when the target exists (HDFS); on a local disk, one process only.
          */
         HADOOP("org.apache.iceberg.hadoop.HadoopCatalog"),
-        REST("org.apache.iceberg.rest.RESTCatalog");
+        REST("org.apache.iceberg.rest.RESTCatalog"),
+        /**
+         * Iceberg tables in a Hive Metastore ({@code uri: thrift://...}), visible to Hive, Spark and Trino users through
+         * their usual catalog; needs the {@code loadgate-hive} module on the class path. The metastore's own warehouse
+         * directory must not contain {@code warehouse}: Hive 4 refuses EXTERNAL tables under its managed root.
+         */
+        HIVE("org.apache.iceberg.hive.HiveCatalog");
 
         private final String catalogImpl;
 
@@ -85,6 +91,13 @@ public record CatalogConfig(Type type, String name, String uri, String warehouse
                 requireSet(warehouse, WAREHOUSE_KEY, "a Hadoop catalog needs a warehouse location");
             }
             case REST -> requireSet(uri, URI_KEY, "a REST catalog needs the service URL");
+            case HIVE -> {
+                requireSet(uri, URI_KEY, "a Hive catalog needs the metastore's thrift:// URI");
+                if (!uri.startsWith("thrift://")) {
+                    throw new IllegalArgumentException(URI_KEY + " must be a metastore URI (thrift://...), got: " + uri);
+                }
+                requireSet(warehouse, WAREHOUSE_KEY, "a Hive catalog needs a warehouse location");
+            }
         }
     }
 
@@ -104,7 +117,7 @@ public record CatalogConfig(Type type, String name, String uri, String warehouse
 
     /**
      * Reads a configuration given as flat properties: {@code type} ({@code jdbc} when absent, {@code hadoop},
-     * {@code rest}), {@code name}, {@code uri}, {@code warehouse} (default {@code defaultWarehouse}, normally
+     * {@code rest}, {@code hive}), {@code name}, {@code uri}, {@code warehouse} (default {@code defaultWarehouse}, normally
      * {@code $LOADGATE_HOME/warehouse}, except for REST where the server decides); everything else passes
      * through to the Iceberg catalog.
      */
@@ -155,7 +168,7 @@ public record CatalogConfig(Type type, String name, String uri, String warehouse
         try {
             return Type.valueOf(value.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(TYPE_KEY + " must be one of jdbc, hadoop, rest; got: " + value, e);
+            throw new IllegalArgumentException(TYPE_KEY + " must be one of jdbc, hadoop, rest, hive; got: " + value, e);
         }
     }
 

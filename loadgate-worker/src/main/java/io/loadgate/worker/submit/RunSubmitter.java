@@ -122,7 +122,8 @@ public final class RunSubmitter {
 
     /**
      * The canonical form of {@code businessKey} for the job's business-key column among the source's {@code columns},
-     * and, for an Iceberg target, one its publisher can parse (an Iceberg partition cannot hold a timestamp key).
+     * and, for an Iceberg target, one its publisher can parse (an Iceberg partition cannot hold a timestamp key); for a
+     * Hive target, one its partitioning takes.
      *
      * @throws JobSpecException when it is neither
      */
@@ -130,7 +131,9 @@ public final class RunSubmitter {
         Schema schema = SourceSchemas.toIceberg(columns);
         String column = job.target().businessKeyColumn();
         String key = BusinessKeyFormat.canonical(schema, column, businessKey);
-        if (!job.target().isWarehouse()) {
+        if (job.target().isHive()) {
+            job.target().hive().partitioning().values(key);
+        } else if (!job.target().isWarehouse()) {
             try {
                 new TargetTable(TableIdentifier.parse(job.target().table()), schema, column).businessKeyFilter(key);
             } catch (IllegalArgumentException e) {

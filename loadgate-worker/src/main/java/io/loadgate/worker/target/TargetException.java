@@ -7,7 +7,7 @@ public final class TargetException extends RuntimeException {
     }
 
     /** The first line of the first message among {@code e} and its causes: what a one-line error can show of it. */
-    static String oneLine(Throwable e) {
+    public static String oneLine(Throwable e) {
         Throwable t = e;
         while ((t.getMessage() == null || t.getMessage().isBlank()) && t.getCause() != null) {
             t = t.getCause();

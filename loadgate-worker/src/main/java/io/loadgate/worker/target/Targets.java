@@ -4,13 +4,16 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.execution.TargetCatalogs;
 import io.loadgate.worker.job.JobSpec;
+import io.loadgate.worker.job.JobSpecException;
 import io.loadgate.worker.job.TargetSpec;
 import java.util.Map;
+import java.util.ServiceLoader;
 import org.apache.hadoop.conf.Configuration;
 
 /**
  * Picks the {@link Target} for a job, once, as {@code Sources.forJob} picks its source: a warehouse table when the
- * job's target names a {@code database}, else an Iceberg table in the job's catalog or the worker's default one.
+ * job's target names a {@code database}, a Hive table when it names {@code hive} (a {@link TargetProvider} of the
+ * {@code loadgate-hive} module), else an Iceberg table in the job's catalog or the worker's default one.
  * Nothing is opened here: a target opens its catalog or connection when first used, so a job whose target cannot
  * be reached still gets one, and its first call says why.
  */
@@ -32,7 +35,17 @@ public final class Targets {
         if (spec.isWarehouse()) {
             return new WarehouseTarget(job.jobKey(), spec, environment, hadoop);
         }
+        if (spec.isHive()) {
+            return provided("hive").create(job, hadoop);
+        }
         return new IcebergTarget(job.jobKey(), spec, () -> catalogs.forJob(job));
+    }
+
+    private static TargetProvider provided(String kind) {
+        return ServiceLoader.load(TargetProvider.class).stream().map(ServiceLoader.Provider::get)
+                .filter(provider -> provider.kind().equals(kind)).findFirst()
+                .orElseThrow(() -> new JobSpecException("target." + kind + " needs the loadgate-"
+                        + kind + " module on the class path (lib/ of the distribution); this process has none"));
     }
 
     /**
@@ -40,6 +53,6 @@ public final class Targets {
      * the default catalog (the CLI starts its local one then).
      */
     public static boolean needsDefaultCatalog(JobSpec job) {
-        return !job.target().isWarehouse() && job.target().catalog().isEmpty();
+        return !job.target().isWarehouse() && !job.target().isHive() && job.target().catalog().isEmpty();
     }
 }

@@ -42,9 +42,12 @@ class CatalogConfigTest {
 
     @Test
     void failsFastNamingTheKey() {
-        assertThatThrownBy(() -> CatalogConfig.fromProperties(Map.of("type", "hive"), HOME_WAREHOUSE))
+        assertThatThrownBy(() -> CatalogConfig.fromProperties(Map.of("type", "glue"), HOME_WAREHOUSE))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("type must be one of jdbc, hadoop, rest; got: hive");
+                .hasMessage("type must be one of jdbc, hadoop, rest, hive; got: glue");
+        assertThatThrownBy(() -> CatalogConfig.fromProperties(Map.of("type", "hive", "uri", "http://hms:9083"),
+                HOME_WAREHOUSE)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("uri must be a metastore URI (thrift://...), got: http://hms:9083");
         assertThatThrownBy(() -> CatalogConfig.fromProperties(Map.of(), HOME_WAREHOUSE))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("uri is not set: a JDBC catalog needs a JDBC URL");

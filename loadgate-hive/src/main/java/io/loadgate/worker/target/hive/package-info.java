@@ -1,0 +1,7 @@
+/**
+ * {@code target.hive}: a Hive table in a Hive Metastore, behind the worker's {@link io.loadgate.worker.target.Target}
+ * seam ({@link io.loadgate.worker.target.hive.HiveTargetProvider}). A publish points the business key's partition at
+ * a directory holding exactly the ledger's data files of the run, fenced by the table's publish sequence (the
+ * metastore's table-parameter compare-and-set) under the partition's metastore lock.
+ */
+package io.loadgate.worker.target.hive;

@@ -1,0 +1,435 @@
+package io.loadgate.worker.target.hive;
+
+import static io.loadgate.worker.publish.IcebergPublisher.PUBLISH_TOKEN_PROPERTY;
+import static io.loadgate.worker.publish.IcebergPublisher.RUN_ID_PROPERTY;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.loadgate.worker.job.Compression;
+import io.loadgate.worker.job.HivePartitioning;
+import io.loadgate.worker.job.HiveSpec;
+import io.loadgate.worker.job.StagingSpec;
+import io.loadgate.worker.job.TargetSpec;
+import io.loadgate.worker.job.ValidationSpec;
+import io.loadgate.worker.publish.ProbeResult;
+import io.loadgate.worker.publish.PublishFence;
+import io.loadgate.worker.publish.PublishOutcome;
+import io.loadgate.worker.publish.PublishOutcome.ErrorCode;
+import io.loadgate.worker.publish.PublishOutcome.Status;
+import io.loadgate.worker.publish.StagedFile;
+import io.loadgate.worker.publish.TargetMismatchException;
+import io.loadgate.worker.staging.ChunkNaming;
+import io.loadgate.worker.staging.ChunkWriter;
+import io.loadgate.worker.staging.StagedChunk;
+import io.loadgate.worker.target.PendingRollback;
+import io.loadgate.worker.target.Publication;
+import io.loadgate.worker.target.TargetException;
+import io.loadgate.worker.testing.Fences;
+import io.loadgate.worker.testing.StagedRuns;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.net.URI;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileUtil;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hive.metastore.HiveMetaStoreClient;
+import org.apache.hadoop.hive.metastore.IMetaStoreClient;
+import org.apache.hadoop.hive.metastore.api.FieldSchema;
+import org.apache.hadoop.hive.metastore.api.Partition;
+import org.apache.hadoop.hive.metastore.api.Table;
+import org.apache.hadoop.hive.metastore.conf.MetastoreConf;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Types;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.hadoop.ParquetReader;
+import org.apache.parquet.hadoop.example.GroupReadSupport;
+import org.apache.thrift.transport.TTransportException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Hive target against a real Hive Metastore 4.0.1 (Thrift, schema on PostgreSQL) with staging and tables on an
+ * in-process HDFS; files are staged by the worker's own {@link ChunkWriter}, and read back independently with
+ * parquet-java at the locations the metastore returns.
+ */
+class HiveTargetTest {
+    private static final LocalDate DAY = LocalDate.of(2026, 12, 1);
+    private static final AtomicInteger TABLES = new AtomicInteger();
+    private static HiveMetastoreFixture fixture;
+    private static IMetaStoreClient admin;
+
+    @BeforeAll
+    static void start() throws Exception {
+        fixture = HiveMetastoreFixture.shared();
+        org.apache.hadoop.conf.Configuration c = MetastoreConf.newMetastoreConf(fixture.hadoop);
+        MetastoreConf.setVar(c, MetastoreConf.ConfVars.THRIFT_URIS, fixture.metastoreUri);
+        admin = new HiveMetaStoreClient(c);
+        System.out.println("metastore and HDFS started in " + fixture.startup.toMillis() + " ms");
+    }
+
+    @AfterAll
+    static void close() {
+        if (admin != null) {
+            admin.close();
+        }
+    }
+
+    /** A target on a table of its own, whose metastore client {@code faults} may wrap. */
+    private record Setup(HiveTarget target, String database, String table, String stageRoot) {
+    }
+
+    private static Setup target(Function<IMetaStoreClient, IMetaStoreClient> faults) {
+        String table = "orders_" + TABLES.incrementAndGet();
+        TargetSpec spec = new TargetSpec("loader." + table, "order_date", null, null, null,
+                new HiveSpec(fixture.metastoreUri, Map.of(), HivePartitioning.DT));
+        MetastoreConnector plain = MetastoreConnector.of(spec.hive(), fixture.hadoop);
+        HiveTarget target = new HiveTarget("job-" + table, spec, () -> faults.apply(plain.open()), fixture.hadoop);
+        return new Setup(target, "loader", table, fixture.hdfsUri() + "/stage/job-" + table);
+    }
+
+    private static Setup target() {
+        return target(Function.identity());
+    }
+
+    /** A run's staged chunks, written by the worker's writer into its run directory on HDFS. */
+    private record Staged(String runId, URI directory, List<StagedChunk> chunks) {
+        List<StagedFile> files() {
+            return chunks.stream().map(c -> new StagedFile(c.path().toString(), c.recordCount(), c.byteCount()))
+                    .toList();
+        }
+    }
+
+    private static Staged stage(Setup setup, long firstId, int rows, int attempt) {
+        String runId = UUID.randomUUID().toString();
+        URI directory = URI.create(setup.stageRoot() + "/run_id=" + runId);
+        return new Staged(runId, directory, write(directory, firstId, rows, attempt));
+    }
+
+    private static List<StagedChunk> write(URI directory, long firstId, int rows, int attempt) {
+        List<Record> records = StagedRuns.orders(DAY, firstId, rows);
+        ChunkWriter writer = new ChunkWriter(fixture.hadoop, directory, StagedRuns.ORDERS,
+                new StagingSpec(directory, 400, Compression.ZSTD));
+        return writer.writePartition(new ChunkNaming("0000", attempt, UUID.randomUUID()), records.iterator());
+    }
+
+    private static Publication publication(Staged staged, PublishFence fence) {
+        return new Publication(staged.runId(), DAY.toString(), UUID.randomUUID(), fence, staged.files(),
+                () -> StagedRuns.ORDERS);
+    }
+
+    private static Partition partition(Setup setup) throws Exception {
+        return admin.getPartition(setup.database(), setup.table(), new ArrayList<>(List.of(DAY.toString())));
+    }
+
+    /** Every id in the files of the partition's location, read with parquet-java (no Loadgate or Iceberg code). */
+    private static List<Long> idsAtLocation(Setup setup) throws Exception {
+        Path location = new Path(partition(setup).getSd().getLocation());
+        FileSystem fs = location.getFileSystem(fixture.hadoop);
+        List<Long> ids = new ArrayList<>();
+        for (var status : fs.listStatus(location)) {
+            String name = status.getPath().getName();
+            if (name.startsWith("_") || name.startsWith(".")) {
+                continue;
+            }
+            try (ParquetReader<Group> reader = ParquetReader.builder(new GroupReadSupport(), status.getPath())
+                    .withConf(fixture.hadoop).build()) {
+                for (Group row = reader.read(); row != null; row = reader.read()) {
+                    ids.add(row.getLong("id", 0));
+                }
+            }
+        }
+        return ids;
+    }
+
+    private static List<Long> range(long first, int count) {
+        List<Long> ids = new ArrayList<>();
+        for (long id = first; id < first + count; id++) {
+            ids.add(id);
+        }
+        return ids;
+    }
+
+    @Test
+    void setUpCreatesAnExternalParquetTablePartitionedByDtAndChecksItAfterwards() throws Exception {
+        Setup setup = target();
+
+        assertThat(setup.target().setUp(StagedRuns.ORDERS)).as("created").isTrue();
+        assertThat(setup.target().setUp(StagedRuns.ORDERS)).as("exists: checked, not created").isFalse();
+
+        Table table = admin.getTable(setup.database(), setup.table());
+        assertThat(table.getTableType()).isEqualTo("EXTERNAL_TABLE");
+        assertThat(table.getSd().getSerdeInfo().getSerializationLib()).isEqualTo(HiveTable.SERDE);
+        assertThat(table.getSd().getCols()).extracting(FieldSchema::getName, FieldSchema::getType)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("id", "bigint"),
+                        org.assertj.core.groups.Tuple.tuple("amount", "decimal(12,2)"),
+                        org.assertj.core.groups.Tuple.tuple("order_date", "date"));
+        assertThat(table.getPartitionKeys()).extracting(FieldSchema::getName).containsExactly("dt");
+        assertThat(setup.target().columns()).get().extracting(Schema::asStruct)
+                .isEqualTo(StagedRuns.ORDERS.asStruct());
+        Schema narrower = new Schema(Types.NestedField.optional(1, "id", Types.IntegerType.get()),
+                Types.NestedField.optional(2, "amount", Types.DecimalType.of(12, 2)),
+                Types.NestedField.optional(3, "order_date", Types.DateType.get()));
+        assertThatThrownBy(() -> setup.target().check(narrower)).isInstanceOf(TargetMismatchException.class)
+                .hasMessageContaining("id is bigint, staged int");
+    }
+
+    @Test
+    void aTypeHiveCannotHoldIsRefusedByName() {
+        Setup setup = target();
+        Schema withZone = new Schema(Types.NestedField.optional(1, "id", Types.LongType.get()),
+                Types.NestedField.optional(2, "created_at", Types.TimestampType.withZone()),
+                Types.NestedField.optional(3, "order_date", Types.DateType.get()));
+
+        assertThatThrownBy(() -> setup.target().setUp(withZone)).isInstanceOf(TargetMismatchException.class)
+                .hasMessageContaining("created_at (timestamptz)");
+        assertThat(setup.target().columns()).as("nothing created").isEmpty();
+    }
+
+    @Test
+    void publishPointsThePartitionAtTheRunsFilesAndAReplaceSwapsIt() throws Exception {
+        Setup setup = target();
+        Staged first = stage(setup, 0, 1_000, 1);
+
+        PublishOutcome published = setup.target().publish(publication(first, Fences.next()));
+
+        assertThat(published.status()).as(published.message()).isEqualTo(Status.PUBLISHED);
+        Partition partition = partition(setup);
+        assertThat(partition.getSd().getLocation()).startsWith(first.directory().toString() + "/hive-g");
+        assertThat(partition.getParameters()).containsEntry(RUN_ID_PROPERTY, first.runId())
+                .containsEntry(HivePublisher.SEQUENCE_PROPERTY, published.targetRef());
+        assertThat(idsAtLocation(setup)).containsExactlyInAnyOrderElementsOf(range(0, 1_000));
+        var reading = setup.target().reading(DAY.toString(), ValidationSpec.COUNT_ONLY, () -> StagedRuns.ORDERS).get();
+        assertThat(reading.get("COUNT")).isEqualTo("1000");
+
+        Staged second = stage(setup, 5_000, 700, 1);
+        PublishOutcome replaced = setup.target().publish(publication(second, Fences.next()));
+
+        assertThat(replaced.status()).as(replaced.message()).isEqualTo(Status.PUBLISHED);
+        assertThat(Long.parseLong(replaced.targetRef())).isGreaterThan(Long.parseLong(published.targetRef()));
+        assertThat(idsAtLocation(setup)).containsExactlyInAnyOrderElementsOf(range(5_000, 700));
+        FileSystem fs = FileSystem.get(first.directory(), fixture.hadoop);
+        assertThat(fs.exists(new Path(partition.getSd().getLocation())))
+                .as("the replaced directory stays for queries still reading it, until cleanup").isTrue();
+        Set<String> referenced = setup.target().referencedFiles().orElseThrow();
+        assertThat(referenced).anyMatch(f -> f.startsWith(second.directory().toString()))
+                .noneMatch(f -> f.startsWith(first.directory().toString()));
+    }
+
+    /**
+     * The third seed: the run directory also holds a zombie attempt's chunk, a speculative task's {@code _tmp} file,
+     * the rejects file and a {@code .crc}; the partition holds each source row exactly once.
+     */
+    @Test
+    void thirdSeedTheDirectoryOfAnotherAttemptsOutputIsNeverPublished() throws Exception {
+        Setup setup = target();
+        Staged staged = stage(setup, 0, 1_000, 2);
+        FileSystem fs = FileSystem.get(staged.directory(), fixture.hadoop);
+        // A zombie attempt (attempt 1) wrote the same rows under its own names, and is in no ledger list.
+        List<StagedChunk> zombie = write(staged.directory(), 0, 1_000, 1);
+        Path aChunk = new Path(staged.chunks().get(0).path());
+        FileUtil.copy(fs, aChunk, fs, new Path(new Path(staged.directory()), "_tmp.000005_1"), false, fixture.hadoop);
+        FileUtil.copy(fs, aChunk, fs, new Path(new Path(staged.directory()), "part-0000-rejects-a2-0badf00d.parquet"),
+                false, fixture.hadoop);
+        try (FSDataOutputStream crc = fs.create(new Path(new Path(staged.directory()), "." + aChunk.getName() + ".crc"))) {
+            crc.write(new byte[] {1, 2, 3});
+        }
+        assertThat(fs.listStatus(new Path(staged.directory()))).as("the seed's directory")
+                .hasSize(staged.chunks().size() + zombie.size() + 3);
+
+        PublishOutcome outcome = setup.target().publish(publication(staged, Fences.next()));
+
+        assertThat(outcome.status()).as(outcome.message()).isEqualTo(Status.PUBLISHED);
+        List<Long> ids = idsAtLocation(setup);
+        assertThat(ids).as("each source row exactly once").hasSize(1_000).doesNotHaveDuplicates()
+                .containsExactlyInAnyOrderElementsOf(range(0, 1_000));
+        assertThat(fs.listStatus(new Path(partition(setup).getSd().getLocation())))
+                .extracting(s -> s.getPath().getName())
+                .containsExactlyInAnyOrderElementsOf(staged.chunks().stream().map(c -> new Path(c.path()).getName())
+                        .toList());
+    }
+
+    @Test
+    void aLostAnswerIsUnknownAndTheProbeSettlesItFromThePartitionsParameters() throws Exception {
+        // The swap reaches the metastore; its answer is lost on the way back.
+        Setup setup = target(client -> answerLost(client, "add_partition"));
+        setup.target().setUp(StagedRuns.ORDERS);
+        Staged staged = stage(setup, 0, 300, 1);
+        Publication publication = publication(staged, Fences.next());
+
+        PublishOutcome outcome = setup.target().publish(publication);
+
+        assertThat(outcome.status()).as(outcome.message()).isEqualTo(Status.PUBLISH_UNKNOWN);
+        assertThat(outcome.errorCode()).isEqualTo(ErrorCode.COMMIT_INTERRUPTED);
+        ProbeResult probe = setup.target().probe(staged.runId(), publication.publishToken());
+        assertThat(probe.status()).as(probe.evidence()).isEqualTo(ProbeResult.Status.PUBLISHED);
+        assertThat(probe.evidence()).contains("dt=2026-12-01");
+        assertThat(setup.target().probe(staged.runId(), UUID.randomUUID()).status())
+                .isEqualTo(ProbeResult.Status.NOT_FOUND);
+        assertThatThrownBy(() -> setup.target().probe("another-run", publication.publishToken()))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("another-run");
+    }
+
+    @Test
+    void aStaleGenerationAndAPassedDeadlineAreFencedAndLeaveThePartitionAsItWas() throws Exception {
+        Setup setup = target();
+        PublishFence older = Fences.next();
+        PublishFence newer = Fences.next();
+        Staged current = stage(setup, 0, 200, 1);
+        assertThat(setup.target().publish(publication(current, newer)).status()).isEqualTo(Status.PUBLISHED);
+
+        PublishOutcome stale = setup.target().publish(publication(stage(setup, 900, 200, 1), older));
+        PublishOutcome late = setup.target().publish(publication(stage(setup, 900, 200, 1),
+                new PublishFence(Fences.next().generation(), Instant.now().minusSeconds(1))));
+
+        assertThat(stale.errorCode()).as(stale.message()).isEqualTo(ErrorCode.PUBLISH_FENCED);
+        assertThat(stale.message()).contains("generation " + newer.generation());
+        assertThat(late.errorCode()).as(late.message()).isEqualTo(ErrorCode.PUBLISH_FENCED);
+        assertThat(partition(setup).getParameters()).containsEntry(RUN_ID_PROPERTY, current.runId());
+        assertThat(idsAtLocation(setup)).containsExactlyInAnyOrderElementsOf(range(0, 200));
+    }
+
+    /** Two publishers of one key at once: the higher generation ends in the partition, whichever sends first. */
+    @Test
+    void racingPublishersOfOneKeyEndWithTheHigherGeneration() throws Exception {
+        Setup setup = target();
+        setup.target().setUp(StagedRuns.ORDERS);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 2; round++) {
+                Staged low = stage(setup, round * 10_000L, 100, 1);
+                Staged high = stage(setup, round * 10_000L + 5_000, 100, 1);
+                PublishFence lowFence = Fences.next();
+                PublishFence highFence = Fences.next();
+                CountDownLatch go = new CountDownLatch(1);
+                Future<PublishOutcome> lowOutcome = pool.submit(() -> {
+                    go.await();
+                    return setup.target().publish(publication(low, lowFence));
+                });
+                Future<PublishOutcome> highOutcome = pool.submit(() -> {
+                    go.await();
+                    return setup.target().publish(publication(high, highFence));
+                });
+                go.countDown();
+                PublishOutcome h = highOutcome.get();
+                PublishOutcome l = lowOutcome.get();
+
+                assertThat(h.status()).as(h.message()).isEqualTo(Status.PUBLISHED);
+                if (l.status() == Status.PUBLISHED) {
+                    assertThat(Long.parseLong(l.targetRef())).as("the lower landed first")
+                            .isLessThan(Long.parseLong(h.targetRef()));
+                } else {
+                    assertThat(l.errorCode()).as(l.message()).isEqualTo(ErrorCode.PUBLISH_FENCED);
+                }
+                assertThat(partition(setup).getParameters()).containsEntry(RUN_ID_PROPERTY, high.runId());
+                assertThat(idsAtLocation(setup)).containsExactlyInAnyOrderElementsOf(range(round * 10_000L + 5_000, 100));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void rollbackDropsThePartitionKeepsItsFilesAndRefusesWhenARunPublishedMeanwhile() throws Exception {
+        Setup setup = target();
+        Staged first = stage(setup, 0, 250, 1);
+        setup.target().publish(publication(first, Fences.next()));
+        PendingRollback found = setup.target().rollback(DAY.toString()).orElseThrow();
+        assertThat(found.rows()).isEqualTo(250);
+
+        Staged second = stage(setup, 1_000, 120, 1);
+        assertThat(setup.target().publish(publication(second, Fences.next())).status()).isEqualTo(Status.PUBLISHED);
+        assertThatThrownBy(() -> found.commit(first.runId(), "wrong rows"))
+                .isInstanceOf(TargetException.class).hasMessageContaining("nothing removed");
+        assertThat(partition(setup).getParameters()).containsEntry(RUN_ID_PROPERTY, second.runId());
+
+        PendingRollback again = setup.target().rollback(DAY.toString()).orElseThrow();
+        assertThat(again.rows()).isEqualTo(120);
+        String location = partition(setup).getSd().getLocation();
+        PendingRollback.RolledBack rolledBack = again.commit(second.runId(), "wrong rows");
+
+        assertThat(rolledBack.committedAs()).contains("kept for cleanup");
+        assertThatThrownBy(() -> partition(setup)).hasMessageContaining("partition");
+        assertThat(FileSystem.get(second.directory(), fixture.hadoop).listStatus(new Path(location)))
+                .as("the dropped partition's files stay for cleanup").isNotEmpty();
+        assertThat(setup.target().referencedFiles()).get().asInstanceOf(
+                org.assertj.core.api.InstanceOfAssertFactories.collection(String.class)).isEmpty();
+        assertThat(setup.target().rollback(DAY.toString()).orElseThrow().rows()).as("nothing left").isZero();
+    }
+
+    /** A rollback and a publish of one key at once: never a rollback that reports success over the newer publish. */
+    @Test
+    void aRacingRollbackAndPublishOfOneKeyAreSerialised() throws Exception {
+        Setup setup = target();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 2; round++) {
+                Staged old = stage(setup, round * 10_000L, 50, 1);
+                assertThat(setup.target().publish(publication(old, Fences.next())).status()).isEqualTo(Status.PUBLISHED);
+                PendingRollback found = setup.target().rollback(DAY.toString()).orElseThrow();
+                Staged next = stage(setup, round * 10_000L + 5_000, 60, 1);
+                PublishFence fence = Fences.next();
+                CountDownLatch go = new CountDownLatch(1);
+                Future<Object> rollback = pool.submit(() -> {
+                    go.await();
+                    try {
+                        return found.commit(old.runId(), "race");
+                    } catch (TargetException e) {
+                        return e;
+                    }
+                });
+                Future<PublishOutcome> publish = pool.submit(() -> {
+                    go.await();
+                    return setup.target().publish(publication(next, fence));
+                });
+                go.countDown();
+                PublishOutcome published = publish.get();
+                Object rolled = rollback.get();
+
+                assertThat(published.status()).as(published.message()).isEqualTo(Status.PUBLISHED);
+                if (rolled instanceof PendingRollback.RolledBack done) {
+                    assertThat(Long.parseLong(done.ref())).as("the rollback went first")
+                            .isLessThan(Long.parseLong(published.targetRef()));
+                } else {
+                    assertThat((TargetException) rolled).hasMessageContaining("nothing removed");
+                }
+                assertThat(partition(setup).getParameters()).as("the publish is never rolled back by a stale find")
+                        .containsEntry(RUN_ID_PROPERTY, next.runId());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** A client whose {@code method} is applied by the metastore but whose answer never arrives. */
+    private static IMetaStoreClient answerLost(IMetaStoreClient client, String method) {
+        return (IMetaStoreClient) Proxy.newProxyInstance(IMetaStoreClient.class.getClassLoader(),
+                new Class<?>[] {IMetaStoreClient.class}, (proxy, m, args) -> {
+                    Object result;
+                    try {
+                        result = m.invoke(client, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    if (m.getName().equals(method)) {
+                        throw new TTransportException(TTransportException.TIMED_OUT, "answer lost (injected)");
+                    }
+                    return result;
+                });
+    }
+}
