@@ -197,7 +197,8 @@ class AttentionTest {
 
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         try (LedgerGauges gauges = LedgerGauges.start(views, registry, Duration.ofMillis(100))) {
-            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            // ignoreExceptions: until the first refresh the job's row is not registered yet.
+            await().atMost(Duration.ofSeconds(10)).ignoreExceptions().untilAsserted(() -> {
                 assertThat(registry.scrape()).contains(
                         "loadgate_job_expected_freshness_seconds{job_key=\"FRESH\"} 3600.0");
                 assertThat(registry.get("loadgate_job_last_success_age_seconds").tag("job_key", "UNWATCHED")
