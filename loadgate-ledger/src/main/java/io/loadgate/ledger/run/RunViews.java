@@ -8,11 +8,13 @@ import io.loadgate.api.OperatorApi;
 import io.loadgate.api.PartitionStatus;
 import io.loadgate.api.RunApi;
 import io.loadgate.api.RunStatus;
+import io.loadgate.api.TargetState;
 import io.loadgate.ledger.LedgerJson;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.SqlLists;
 import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.event.EventLog;
+import io.loadgate.ledger.rollback.Rollbacks;
 import java.math.BigDecimal;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -52,8 +54,16 @@ public final class RunViews {
                FROM load_partition p,
                     LATERAL (SELECT sum(f.record_count) AS rows FROM load_file f WHERE f.run_id = p.run_id
                                 AND f.partition_id = p.partition_id AND f.status = 'COMMITTED') c
-              WHERE p.run_id = r.run_id) AS progress
-            """.formatted(SqlLists.quoted(FAILED_PARTITION));
+              WHERE p.run_id = r.run_id) AS progress,
+            -- The target's partition of a key holds the last SUCCESS to complete (runs of a key never overlap),
+            -- unless an operator rolled that one back.
+            CASE WHEN r.status <> 'SUCCESS' THEN NULL
+                 WHEN EXISTS (SELECT 1 FROM load_event e WHERE e.run_id = r.run_id AND e.event_type = '%s')
+                     THEN 'ROLLED_BACK'
+                 WHEN EXISTS (SELECT 1 FROM load_run l WHERE l.job_key = r.job_key AND l.business_key = r.business_key
+                                 AND l.status = 'SUCCESS' AND l.completed_at > r.completed_at) THEN 'REPLACED'
+                 ELSE 'CURRENT' END AS target_state
+            """.formatted(SqlLists.quoted(FAILED_PARTITION), Rollbacks.EVENT_TYPE);
     private static final String ONE = "SELECT " + RUN_COLUMNS + " FROM load_run r WHERE r.run_id = ?";
     private static final String LIST = "SELECT " + RUN_COLUMNS + """
              FROM load_run r
@@ -104,6 +114,16 @@ public final class RunViews {
                        AND r.completed_at > now() - interval '24 hours' AND NOT EXISTS (%s)) AS unsuperseded_failed_runs
             """.formatted(SqlLists.quoted(RunStatus.ACTIVE), SqlLists.quoted(AttentionList.FAILED_RUN),
             AttentionList.LATER_SUCCESS);
+    // Per job, the share of the rows its SUCCESS runs of the last 24 hours read that did not reach the target (the
+    // history's percentLoss over a sliding day).
+    private static final String JOB_LOSS = """
+            SELECT r.job_key, 100.0 * (sum(f.read_rows) - sum(COALESCE(r.target_count, 0))) / sum(f.read_rows)
+              FROM load_run r,
+                   LATERAL (SELECT sum(record_count) AS read_rows FROM load_file
+                             WHERE run_id = r.run_id AND status = 'COMMITTED') f
+             WHERE r.status = 'SUCCESS' AND r.completed_at > now() - interval '24 hours'
+             GROUP BY r.job_key HAVING sum(f.read_rows) > 0 ORDER BY r.job_key
+            """;
     // Per job, its newest successful load, by the database clock.
     private static final String JOB_FRESHNESS = """
             SELECT DISTINCT ON (job_key) job_key, run_id, business_key, completed_at,
@@ -198,9 +218,10 @@ public final class RunViews {
                          long deadDispatchesOfActiveRuns, double oldestDueDispatchSeconds,
                          double oldestHeartbeatSeconds, long runningPartitions, long rejectedRows24h,
                          long cleanupSkippedRuns, long unsupersededFailedRuns, long stuckRuns,
-                         List<JobFreshness> jobs) {
+                         List<JobFreshness> jobs, Map<String, Double> percentLoss24h) {
         public Vitals {
             jobs = List.copyOf(jobs);
+            percentLoss24h = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(percentLoss24h));
         }
     }
 
@@ -225,12 +246,16 @@ public final class RunViews {
             Map<String, Long> runs = counts(tx, STATUS_COUNTS);
             Map<String, Long> dispatches = counts(tx, DISPATCH_COUNTS);
             List<JobFreshness> jobs = tx.query(JOB_FRESHNESS, RunViews::freshness);
+            Map<String, Double> loss = new LinkedHashMap<>();
+            for (Map.Entry<String, Double> row : tx.query(JOB_LOSS, rs -> Map.entry(rs.getString(1), rs.getDouble(2)))) {
+                loss.put(row.getKey(), row.getValue());
+            }
             long stuck = attention.read(tx, jobs).stream()
                     .filter(a -> a.kind() == OperatorApi.AttentionKind.STUCK_RUN).count();
             return tx.queryOne(VITALS, rs -> new Vitals(runs, dispatches, rs.getLong("publish_unknown"),
                     rs.getLong("dead_dispatches_of_active_runs"), rs.getDouble("oldest_due_dispatch_seconds"),
                     rs.getDouble("oldest_heartbeat_seconds"), rs.getLong("running_partitions"),
-                    rs.getLong("rejected_rows_24h"), rs.getLong("cleanup_skipped_runs"), rs.getLong("unsuperseded_failed_runs"), stuck, jobs)).orElseThrow();
+                    rs.getLong("rejected_rows_24h"), rs.getLong("cleanup_skipped_runs"), rs.getLong("unsuperseded_failed_runs"), stuck, jobs, loss)).orElseThrow();
         });
     }
 
@@ -257,7 +282,8 @@ public final class RunViews {
                 Tx.nullableLong(rs, "target_count"), rs.getString("target_ref"), rs.getString("hdfs_run_path"),
                 rs.getString("stage_table"), Tx.instant(rs, "started_at"), Tx.instant(rs, "heartbeat_at"),
                 Tx.instant(rs, "extract_completed_at"), Tx.instant(rs, "completed_at"), rs.getString("error_stage"),
-                rs.getString("error_code"), rs.getString("error_message"));
+                rs.getString("error_code"), rs.getString("error_message"),
+                rs.getString("target_state") == null ? null : TargetState.valueOf(rs.getString("target_state")));
     }
 
     private static RunApi.PartitionView partition(ResultSet rs) throws SQLException {

@@ -42,6 +42,7 @@ public final class LedgerGauges implements AutoCloseable {
     private final AtomicLong stuckRuns = new AtomicLong();
     private final MultiGauge lastSuccessAge;
     private final MultiGauge expectedFreshness;
+    private final MultiGauge percentLoss;
     private final ScheduledExecutorService timer;
 
     private LedgerGauges(RunViews views, MeterRegistry registry) {
@@ -85,6 +86,8 @@ public final class LedgerGauges implements AutoCloseable {
                 .description("age of each job's last successful load").register(registry);
         expectedFreshness = MultiGauge.builder("loadgate_job_expected_freshness_seconds")
                 .description("how old each job's last successful load may be (monitor.freshness)").register(registry);
+        percentLoss = MultiGauge.builder("loadgate_job_percent_loss_24h").description("percent of the rows read by"
+                + " each job's SUCCESS runs of the last 24 hours that did not reach the target").register(registry);
         expectedFreshness.register(views.rules().freshness().entrySet().stream()
                 .map(e -> MultiGauge.Row.of(Tags.of("job_key", e.getKey()), e.getValue().toMillis() / 1000.0))
                 .toList());
@@ -118,6 +121,8 @@ public final class LedgerGauges implements AutoCloseable {
             // overwrite: a job whose runs are all gone (cleaned out of the ledger) drops its row
             lastSuccessAge.register(vitals.jobs().stream().map(job -> MultiGauge.Row.of(
                     Tags.of("job_key", job.jobKey()), job.lastSuccessAge().toMillis() / 1000.0)).toList(), true);
+            percentLoss.register(vitals.percentLoss24h().entrySet().stream().map(e -> MultiGauge.Row.of(
+                    Tags.of("job_key", e.getKey()), e.getValue())).toList(), true);
             up.set(1);
         } catch (Throwable e) {
             // A failed read must not end the timer: the gauge says the ledger is down, the next pass tries again.

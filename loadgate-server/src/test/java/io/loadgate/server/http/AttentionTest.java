@@ -1,7 +1,5 @@
 package io.loadgate.server.http;
 
-import static io.loadgate.server.testing.Runs.chunk;
-import static io.loadgate.server.testing.Runs.claim;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -53,63 +51,23 @@ class AttentionTest {
     }
 
     private String run(String jobKey, String businessKey) {
-        var created = ledger.post("/v1/runs", Runs.create(jobKey, businessKey));
-        assertThat(created.status()).as(created.toString()).isEqualTo(200);
-        String runId = created.text("runId");
-        assertThat(ledger.post("/v1/runs/" + runId + "/manifest", Runs.manifest(30)).status()).isEqualTo(200);
-        Runs.remember(ledger, runId);
-        return runId;
+        return Runs.extracting(ledger, jobKey, businessKey);
     }
 
-    /** A run of 30 rows taken to STAGING_VALIDATED. */
     private String stagingValidated(String jobKey, String businessKey) {
-        String runId = run(jobKey, businessKey);
-        UUID token = UUID.randomUUID();
-        ledger.post("/v1/runs/" + runId + "/partitions/0000/claim", claim(token));
-        ledger.post("/v1/runs/" + runId + "/partitions/0000/chunks", chunk(runId, token, "0000", 0, 1, 30));
-        String dispatchId = ledger.get("/v1/runs/" + runId).body().at("/dispatches/0/dispatchId").asText();
-        ledger.post("/v1/runs/" + runId + "/validation/start", Map.of("dispatchId", dispatchId, "node", "n1"));
-        ledger.post("/v1/runs/" + runId + "/validations", metrics("STAGING", "STAGE_COUNT"));
-        var verdict = ledger.post("/v1/runs/" + runId + "/stage-validated", Map.of());
-        assertThat(verdict.text("runStatus")).as(verdict.toString()).isEqualTo("STAGING_VALIDATED");
-        return runId;
-    }
-
-    private static Map<String, Object> metrics(String stage, String name) {
-        Map<String, Object> metric = new java.util.LinkedHashMap<>();
-        metric.put("metricName", name);
-        metric.put("expectedValue", "30");
-        metric.put("actualValue", "30");
-        metric.put("tolerance", null);
-        metric.put("result", "PASS");
-        metric.put("details", Map.of());
-        return Map.of("stage", stage, "queryVersion", "v1", "metrics", List.of(metric));
+        return Runs.stagingValidated(ledger, jobKey, businessKey);
     }
 
     private UUID publishing(String runId) {
-        UUID token = UUID.randomUUID();
-        ledger.post("/v1/runs/" + runId + "/publish/claim", Map.of("publishToken", token.toString()));
-        return token;
+        return Runs.publishing(ledger, runId);
     }
 
     private String succeeded(String jobKey, String businessKey) {
-        String runId = stagingValidated(jobKey, businessKey);
-        UUID token = publishing(runId);
-        ledger.post("/v1/runs/" + runId + "/publish/result", Map.of("publishToken", token.toString(),
-                "outcome", "PUBLISHED", "targetRef", "snapshot-1"));
-        ledger.post("/v1/runs/" + runId + "/validations", metrics("TARGET", "TARGET_COUNT"));
-        var success = ledger.post("/v1/runs/" + runId + "/success", Map.of("targetCount", 30));
-        assertThat(success.body().get("success").asBoolean()).as(success.toString()).isTrue();
-        return runId;
+        return Runs.succeeded(ledger, jobKey, businessKey);
     }
 
     private String failedExtract(String jobKey, String businessKey) {
-        String runId = run(jobKey, businessKey);
-        var failed = ledger.post("/v1/runs/" + runId + "/fail", Map.of("expectedStatus", "EXTRACTING",
-                "failStatus", "FAILED_EXTRACT", "errorStage", "EXTRACT", "errorCode", "SOURCE_DOWN",
-                "message", "connection refused"));
-        assertThat(failed.status()).as(failed.toString()).isEqualTo(200);
-        return runId;
+        return Runs.failedExtract(ledger, jobKey, businessKey);
     }
 
     @Test
