@@ -159,14 +159,11 @@ final class AttentionList {
             case PUBLISH_UNKNOWN -> "loadgate resolve " + runId
                     + " --as PUBLISHED|FAILED_PUBLISH --reason \"<what the target shows for loadgate.run-id>\"";
             case DEAD_DISPATCH -> "loadgate dispatch resend " + runId + " " + dispatchId;
-            case NO_WORKER -> BEFORE_PUBLISHING.contains(status)
-                    ? "loadgate worker --token-file <worker token>, or loadgate cancel " + runId + " --reason \"<why>\""
-                    : "loadgate worker --token-file <worker token>";
-            // From PUBLISHING on a run can no longer be given up: its publisher (or, at publish_stale, the probe)
-            // settles it; the run's page names the publisher's node and claim.
+            case NO_WORKER -> "loadgate worker --token-file <worker token>";
+            // Cancelled, the key is free for a new run (FAILED_RUN's fix). From PUBLISHING on a run can no longer be
+            // given up: its publisher (or, at publish_stale, the probe) settles it; the run's page names its claim.
             case STUCK_RUN -> BEFORE_PUBLISHING.contains(status)
-                    ? "loadgate cancel " + runId + " --reason \"<why>\", then loadgate run <" + jobKey
-                    + ".yaml> --business-key " + businessKey
+                    ? "loadgate cancel " + runId + " --reason \"<why>\""
                     : "loadgate runs show " + runId;
             case FAILED_RUN -> "loadgate run <" + jobKey + ".yaml> --business-key " + businessKey;
             case STALE_DATA -> "loadgate run <" + jobKey + ".yaml> --business-key <the next key>";

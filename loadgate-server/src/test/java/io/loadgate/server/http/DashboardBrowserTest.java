@@ -113,7 +113,8 @@ class DashboardBrowserTest {
         ledger.execute("UPDATE loadgate.load_run SET status_changed_at = now() - interval '45 minutes'"
                 + " WHERE run_id = '" + stuck + "'");
 
-        try (Browser browser = Browser.start(profile)) {
+        // A profile of its own: the other test's browser left its DevToolsActivePort in the shared one.
+        try (Browser browser = Browser.start(Files.createDirectories(profile.resolve("charts")))) {
             browser.call("Page.enable", Map.of());
             browser.call("Emulation.setDeviceMetricsOverride", Map.of("width", 1280, "height", 2400,
                     "deviceScaleFactor", 1, "mobile", false));
