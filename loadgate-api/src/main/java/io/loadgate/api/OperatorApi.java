@@ -139,16 +139,25 @@ public final class OperatorApi {
         DEAD_DISPATCH,
         FAILED_RUN,
         /** An active run none of whose due steps a worker has taken for a minute. */
-        NO_WORKER
+        NO_WORKER,
+        /** An active run in one state longer than that state's threshold (the monitor's {@code stuck_after}). */
+        STUCK_RUN,
+        /** A job whose last successful load is older than its expected freshness. */
+        STALE_DATA,
+        /** A failed run of the last 24 hours whose key a later run loaded with SUCCESS: nothing to do, shown quietly. */
+        SUPERSEDED_FAILURE
     }
 
     /**
      * What an operator must look at (extension): a run whose publish is unknown, a dead dispatch of an active run
-     * (with its dispatch and last error), a run failed in the last 24 hours, or a run no worker takes.
+     * (with its dispatch and last error), a run failed in the last 24 hours, or a run no worker takes; a run stuck
+     * in a state, a job whose data is stale, a failure a later SUCCESS superseded ({@code supersededBy}).
+     * {@code fix} is the command that settles the entry ({@code <...>} to fill in), null when nothing is to be done.
      */
     public record Attention(UUID runId, String jobKey, String businessKey, RunStatus status, Instant since,
                             String reason, AttentionKind kind, UUID dispatchId, DispatchType dispatchType,
-                            String errorStage, String errorCode, String errorMessage) {
+                            String errorStage, String errorCode, String errorMessage, String fix,
+                            UUID supersededBy) {
         public Attention {
             requireNonNull(runId, "runId is null");
             requireNonNull(kind, "kind is null");

@@ -181,7 +181,8 @@ public final class RunApi {
 
     /**
      * A run as {@code GET /v1/runs} lists it (and the monitor's activeRuns): the run's own fields, no partitions.
-     * {@code rejectedCount} and {@code progressRows} are extensions.
+     * {@code rejectedCount}, {@code progressRows} and {@code targetState} (SUCCESS runs only, else absent) are
+     * extensions.
      */
     public record RunSummary(UUID runId, String jobKey, String businessKey, RunStatus status, String executor,
                              String snapshotScn, String snapshotRef, Long sourceCount, Long expectedPartitionCount,
@@ -189,7 +190,8 @@ public final class RunApi {
                              long rejectedCount, long progressRows, Long stagingCount, Long targetCount,
                              String targetRef, String hdfsRunPath, String stageTable, Instant startedAt,
                              Instant heartbeatAt, Instant extractCompletedAt, Instant completedAt, String errorStage,
-                             String errorCode, String errorMessage) {
+                             String errorCode, String errorMessage,
+                             @JsonInclude(JsonInclude.Include.NON_NULL) TargetState targetState) {
         public RunSummary {
             requireNonNull(runId, "runId is null");
             requireNonNull(status, "status is null");
@@ -206,7 +208,7 @@ public final class RunApi {
         "sourceCount", "expectedPartitionCount", "successPartitionCount", "failedPartitionCount", "extractedCount",
         "rejectedCount", "progressRows", "stagingCount", "targetCount", "targetRef", "hdfsRunPath", "stageTable",
         "startedAt", "heartbeatAt", "extractCompletedAt", "completedAt", "errorStage", "errorCode", "errorMessage",
-        "parameters", "sourceMetrics", "partitionCounts", "partitions", "dispatches"})
+        "targetState", "parameters", "sourceMetrics", "partitionCounts", "partitions", "dispatches"})
     public record RunView(UUID runId, String jobKey, String businessKey, RunStatus status, String executor,
                           String snapshotScn, String snapshotRef, Long sourceCount, Long expectedPartitionCount,
                           long successPartitionCount, long failedPartitionCount, long extractedCount, long rejectedCount,
@@ -215,7 +217,8 @@ public final class RunApi {
                           Instant completedAt, String errorStage, String errorCode, String errorMessage,
                           Map<String, Long> partitionCounts, List<PartitionView> partitions,
                           List<DispatchView> dispatches, Map<String, Object> parameters,
-                          Map<String, String> sourceMetrics) {
+                          Map<String, String> sourceMetrics,
+                          @JsonInclude(JsonInclude.Include.NON_NULL) TargetState targetState) {
         public RunView {
             // A ledger from before progressRows counts only reported chunks; so does its extractedCount.
             progressRows = progressRows == null ? extractedCount : progressRows;
@@ -238,7 +241,7 @@ public final class RunApi {
                     run.progressRows(), run.stagingCount(), run.targetCount(), run.targetRef(), run.hdfsRunPath(),
                     run.stageTable(), run.startedAt(), run.heartbeatAt(), run.extractCompletedAt(), run.completedAt(),
                     run.errorStage(), run.errorCode(), run.errorMessage(), partitionCounts, partitions, dispatches,
-                    parameters, sourceMetrics);
+                    parameters, sourceMetrics, run.targetState());
         }
     }
 

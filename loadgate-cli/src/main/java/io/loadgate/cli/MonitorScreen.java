@@ -38,12 +38,16 @@ final class MonitorScreen {
         PUBLISH_UNKNOWN,
         DEAD_DISPATCH,
         NO_WORKER,
-        FAILED_RUN
+        STUCK_RUN,
+        FAILED_RUN,
+        STALE_DATA,
+        /** Last: a failure a later SUCCESS of its key loaded over needs nobody, it is only on record. */
+        SUPERSEDED_FAILURE
     }
 
     record Attention(Kind kind, String runId, String jobKey, String businessKey, String status, Instant since,
                      String reason, String dispatchId, String dispatchType, String errorStage, String errorCode,
-                     String errorMessage) {
+                     String errorMessage, String fix) {
         Attention {
             requireNonNull(kind, "kind is null");
             requireNonNull(runId, "runId is null");
@@ -74,7 +78,7 @@ final class MonitorScreen {
                 attention.add(new Attention(kind(a), text(a, "runId"), text(a, "jobKey"), text(a, "businessKey"),
                         text(a, "status"), instant(a, "since"), text(a, "reason"), text(a, "dispatchId"),
                         text(a, "dispatchType"), text(a, "errorStage"), text(a, "errorCode"),
-                        text(a, "errorMessage")));
+                        text(a, "errorMessage"), text(a, "fix")));
             }
             List<ActiveRun> active = new ArrayList<>();
             for (Map<String, Object> r : objects(json.get("activeRuns"))) {
@@ -214,9 +218,17 @@ final class MonitorScreen {
         long publishUnknown = entries.stream().filter(a -> a.kind() == Kind.PUBLISH_UNKNOWN).count();
         long dead = entries.stream().filter(a -> a.kind() == Kind.DEAD_DISPATCH).count();
         long noWorker = entries.stream().filter(a -> a.kind() == Kind.NO_WORKER).count();
-        long failed = entries.size() - publishUnknown - dead - noWorker;
-        wrapped("ATTENTION: " + publishUnknown + " publish unknown, " + dead + " dead dispatches, "
-                + (noWorker == 0 ? "" : noWorker + " without a worker, ") + failed + " failed in 24 h", RED);
+        long stuck = entries.stream().filter(a -> a.kind() == Kind.STUCK_RUN).count();
+        long stale = entries.stream().filter(a -> a.kind() == Kind.STALE_DATA).count();
+        long superseded = entries.stream().filter(a -> a.kind() == Kind.SUPERSEDED_FAILURE).count();
+        long failed = entries.size() - publishUnknown - dead - noWorker - stuck - stale - superseded;
+        if (superseded == entries.size()) {
+            add("ATTENTION: nothing needs an operator", GREEN);
+        } else {
+            wrapped("ATTENTION: " + publishUnknown + " publish unknown, " + dead + " dead dispatches, "
+                    + (noWorker == 0 ? "" : noWorker + " without a worker, ") + (stuck == 0 ? "" : stuck + " stuck, ") + failed
+                    + " failed in 24 h" + (stale == 0 ? "" : ", " + stale + " job(s) with stale data"), RED);
+        }
         int shown = layout.maxAttention() > 0 ? Math.min(layout.maxAttention(), entries.size()) : entries.size();
         for (Attention a : entries.subList(0, shown)) {
             add("");
@@ -224,7 +236,11 @@ final class MonitorScreen {
                 case PUBLISH_UNKNOWN -> publishUnknown(a, now);
                 case DEAD_DISPATCH -> deadDispatch(a, now);
                 case NO_WORKER -> noWorker(a, now);
+                case STUCK_RUN -> stuck(a, now);
                 case FAILED_RUN -> failedRun(a, now);
+                case STALE_DATA -> staleData(a, now);
+                case SUPERSEDED_FAILURE -> add(Table.fit("- " + a.status() + " " + since(a, now) + " ago  " + key(a)
+                        + "  loaded over since: nothing to do", columns));
             }
         }
         if (shown < entries.size()) {
@@ -290,7 +306,32 @@ final class MonitorScreen {
                 + (a.errorCode() == null ? "" : a.errorCode() + ": ")
                 + (a.errorMessage() == null ? "" : oneLine(a.errorMessage()));
         add(Table.fit("  " + (error.isBlank() ? a.reason() : error), columns));
-        command(List.of("loadgate", "runs", "show", a.runId()));
+        if (a.fix() == null) {
+            command(List.of("loadgate", "runs", "show", a.runId()));
+        } else {
+            add("  Load the key again once the cause is fixed:");
+            command(words(a.fix()));
+        }
+    }
+
+    /** The ledger's fix as words, so that a narrow screen wraps it between words rather than cutting it. */
+    private static List<String> words(String command) {
+        return List.of(command.split(" "));
+    }
+
+    private void stuck(Attention a, Instant now) {
+        add(Table.fit("! STUCK  for " + since(a, now) + "  " + key(a), columns), RED);
+        add("  run " + a.runId());
+        wrapped("  " + a.reason());
+        command(words(a.fix() == null ? "loadgate runs show " + a.runId() : a.fix()));
+    }
+
+    private void staleData(Attention a, Instant now) {
+        add(Table.fit("x STALE DATA  " + a.jobKey(), columns), YELLOW);
+        wrapped("  " + a.reason());
+        if (a.fix() != null) {
+            command(words(a.fix()));
+        }
     }
 
     private void active(List<ActiveRun> runs, Instant now) {

@@ -7,6 +7,7 @@ import io.loadgate.api.RunApi.PartitionView;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunStatus;
+import io.loadgate.api.TargetState;
 import io.loadgate.worker.ledger.LedgerClient;
 import java.io.PrintWriter;
 import java.time.Instant;
@@ -36,6 +37,12 @@ final class RunsCommand implements Runnable {
 
     static String time(Instant instant) {
         return instant == null ? null : instant.truncatedTo(ChronoUnit.SECONDS).toString();
+    }
+
+    /** SUCCESS, or SUCCESS (REPLACED) / (ROLLED_BACK) when the target no longer holds the run's rows. */
+    static String status(RunView run) {
+        return run.targetState() == null || run.targetState() == TargetState.CURRENT ? run.status().name()
+                : run.status() + " (" + run.targetState() + ")";
     }
 
     static String ratio(long done, Long of) {
@@ -80,7 +87,7 @@ final class RunsCommand implements Runnable {
                 Table table = new Table("RUN_ID", "JOB", "BUSINESS_KEY", "STATUS", "PARTITIONS", "ROWS", "STARTED",
                         "ERROR");
                 for (RunView run : runs) {
-                    table.row(run.runId(), run.jobKey(), run.businessKey(), run.status(),
+                    table.row(run.runId(), run.jobKey(), run.businessKey(), status(run),
                             ratio(run.successPartitionCount(), run.expectedPartitionCount()),
                             ratio(run.extractedCount(), run.sourceCount()), time(run.startedAt()), run.errorCode());
                 }
@@ -134,7 +141,7 @@ final class RunsCommand implements Runnable {
             summary.row("run", run.runId());
             summary.row("job", run.jobKey());
             summary.row("business key", run.businessKey());
-            summary.row("status", run.status());
+            summary.row("status", status(run));
             summary.row("executor", run.executor());
             summary.row("snapshot", run.snapshotScn() != null ? run.snapshotScn() : run.snapshotRef());
             summary.row("partitions", ratio(run.successPartitionCount(), run.expectedPartitionCount())

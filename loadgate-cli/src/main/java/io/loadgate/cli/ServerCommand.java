@@ -25,9 +25,16 @@ final class ServerCommand implements Callable<Integer> {
         LoadgateConfig loaded = Configs.load(Optional.ofNullable(config));
         loaded.describe().forEach(line -> LOG.info("config {}", line));
         LoadgateServer server = LoadgateServer.start(loaded);
-        String host = loaded.server().host().equals("0.0.0.0") ? "127.0.0.1" : loaded.server().host();
+        String bound = loaded.server().host();
+        // A wildcard address is every interface: say so, and give the URL a client on this machine can use.
+        boolean everyInterface = bound.equals("0.0.0.0") || bound.equals("::") || bound.equals("[::]");
+        String host = everyInterface ? "127.0.0.1" : bound.contains(":") && !bound.startsWith("[") ? "[" + bound + "]"
+                : bound;
         String url = (loaded.server().tls() == null ? "http" : "https") + "://" + host + ":" + server.port();
-        System.out.println("Loadgate ledger listening on " + url + "/v1");
+        System.out.println("Loadgate ledger listening on " + bound + " port " + server.port()
+                + (everyInterface ? " (every interface)" : ""));
+        System.out.println("API:       " + url + "/v1");
+        System.out.println("Dashboard: " + url + "/dashboard");
         LoadgateHome home = new LoadgateHome(loaded.home());
         if (config == null) {
             System.out.println("Tokens (worker, operator) are in " + home.tokensFile());

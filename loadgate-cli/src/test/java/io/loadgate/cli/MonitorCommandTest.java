@@ -158,7 +158,8 @@ class MonitorCommandTest {
                         + " --reason \"no snapshot carries the run id\" --ledger " + url,
                 "loadgate dispatch resend " + extractingRun + " " + deadDispatch + " --ledger " + url,
                 "loadgate cancel " + extractingRun + " --reason \"<why>\" --ledger " + url,
-                "loadgate runs show " + failedRun + " --ledger " + url);
+                // A failure no SUCCESS loaded over since: its fix is loading the key again (the ledger's fix).
+                "loadgate run <" + job + ".yaml> --business-key 2026-11-30 --ledger " + url);
     }
 
     @Test

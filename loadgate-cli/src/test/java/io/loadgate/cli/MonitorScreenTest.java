@@ -114,6 +114,32 @@ class MonitorScreenTest {
     }
 
     @Test
+    void aStuckRunComesWithItsFixAndASupersededFailureIsOneQuietLineLast() {
+        Map<String, Object> superseded = attention("SUPERSEDED_FAILURE", "FAILED_PUBLISH", null);
+        Map<String, Object> stuck = attention("STUCK_RUN", "PUBLISHING", null);
+        stuck.put("reason", "PUBLISHING for 00:45:00 (threshold 00:30:00)");
+        stuck.put("fix", "loadgate runs show " + stuck.get("runId"));
+        Map<String, Object> extracting = attention("STUCK_RUN", "EXTRACTING", null);
+        extracting.put("fix", "loadgate cancel " + extracting.get("runId") + " --reason \"<why>\"");
+        var json = Map.<String, Object>of("runsByStatus", Map.of(), "dispatchesByStatus", Map.of(),
+                "attention", List.of(superseded, stuck, extracting), "activeRuns", List.of());
+        List<String> lines = render(json, null, MonitorScreen.Layout.snapshot(80, null));
+        String screen = String.join("\n", lines);
+
+        assertThat(lines).as(screen).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(79));
+        assertThat(screen).contains("ATTENTION: 0 publish unknown, 0 dead dispatches, 2 stuck, 0 failed in 24 h",
+                "! STUCK  for 2h15m", "threshold 00:30:00");
+        assertThat(MonitorCommandTest.commands(screen)).as(screen)
+                .contains("loadgate runs show " + stuck.get("runId"),
+                        "loadgate cancel " + extracting.get("runId") + " --reason \"<why>\"")
+                .noneMatch(command -> command.contains(superseded.get("runId").toString()));
+        assertThat(screen.indexOf("- FAILED_PUBLISH")).as("superseded last").isGreaterThan(screen.indexOf("! STUCK"));
+        assertThat(String.join("\n", render(Map.of("runsByStatus", Map.of(), "dispatchesByStatus", Map.of(),
+                "attention", List.of(superseded), "activeRuns", List.of()), null,
+                MonitorScreen.Layout.snapshot(80, null)))).contains("ATTENTION: nothing needs an operator");
+    }
+
+    @Test
     void aLiveScreenShowsTheFirstEntriesAndSaysHowManyMore() {
         var layout = new MonitorScreen.Layout(80, true, 5, 12, null, "every 5s; Ctrl-C quits");
         List<String> lines = render(summary(3, 20), null, layout);

@@ -53,6 +53,9 @@ class ServerOnHomeTest {
                 assertThat(new LoadgateHome(home).runningServer()).isPresent();
             });
             String url = new LoadgateHome(home).runningServer().orElseThrow().url();
+            assertThat(server.stdout()).as("the banner: where it is bound, the API and the dashboard")
+                    .contains("Loadgate ledger listening on ", "API:       " + url + "/v1",
+                            "Dashboard: " + url + "/dashboard");
             // What a second ledger on that home would say: the pid it names is PostgreSQL's, not to be killed.
             assertThatThrownBy(() -> EmbeddedPostgres.start(home.resolve("pg"), 0))
                     .hasMessageContaining("in use by another Loadgate process").hasMessageContaining("do not kill");

@@ -7,6 +7,7 @@ import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.partition.Partitions;
 import io.loadgate.ledger.publish.Publishing;
 import io.loadgate.ledger.rollback.Rollbacks;
+import io.loadgate.ledger.run.AttentionRules;
 import io.loadgate.ledger.run.RunViews;
 import io.loadgate.ledger.run.Runs;
 import io.loadgate.ledger.validation.Validations;
@@ -24,11 +25,16 @@ public final class Ledger {
     private final Rollbacks rollbacks;
 
     public Ledger(Database database, LedgerSettings settings) {
+        this(database, settings, AttentionRules.defaults());
+    }
+
+    /** With the monitor's own thresholds: when a run is stuck and a job's data stale. */
+    public Ledger(Database database, LedgerSettings settings, AttentionRules attentionRules) {
         this.database = requireNonNull(database, "database is null");
         this.settings = requireNonNull(settings, "settings is null");
         this.runs = new Runs(database, settings);
         this.partitions = new Partitions(database, settings);
-        this.views = new RunViews(database);
+        this.views = new RunViews(database, attentionRules);
         this.validations = new Validations(database, settings.heartbeatInterval());
         this.publishing = new Publishing(database, settings.publishStale());
         this.cleanup = new Cleanup(database, settings.retention());

@@ -5,6 +5,8 @@ import static java.util.Objects.requireNonNull;
 import com.zaxxer.hikari.HikariDataSource;
 import io.loadgate.ledger.Ledger;
 import io.loadgate.ledger.LedgerSettings;
+import io.loadgate.ledger.run.AttentionRules;
+import io.loadgate.server.config.RecoveryConfig;
 import io.loadgate.ledger.db.ConnectionPool;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.EmbeddedPostgres;
@@ -52,7 +54,7 @@ public final class LoadgateServer implements AutoCloseable {
         try {
             LedgerDatabase db = LedgerDatabase.open(config);
             resources.add(db);
-            Ledger ledger = new Ledger(new Database(db.dataSource()), settings(config));
+            Ledger ledger = new Ledger(new Database(db.dataSource()), settings(config), attentionRules(config));
             NotificationHub hub = new NotificationHub();
             resources.add(0, NotificationListener.start(ControlLoop.listenerConnections(db.dataSource()), hub));
             PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -80,6 +82,12 @@ public final class LoadgateServer implements AutoCloseable {
                 config.recovery().publishStale(), new LedgerSettings.Retention(config.cleanup().successRetention(),
                         config.cleanup().failedRetention(), config.cleanup().maxBatch()),
                 config.recovery().heartbeatInterval());
+    }
+
+    static AttentionRules attentionRules(LoadgateConfig config) {
+        RecoveryConfig recovery = config.recovery();
+        return AttentionRules.of(recovery.manifestTimeout(), recovery.stale(), recovery.validationStale(),
+                config.monitor().stuckAfter(), config.monitor().freshness());
     }
 
     static Authenticator authenticator(LoadgateConfig config) {

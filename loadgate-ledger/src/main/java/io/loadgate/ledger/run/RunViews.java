@@ -8,14 +8,17 @@ import io.loadgate.api.OperatorApi;
 import io.loadgate.api.PartitionStatus;
 import io.loadgate.api.RunApi;
 import io.loadgate.api.RunStatus;
+import io.loadgate.api.TargetState;
 import io.loadgate.ledger.LedgerJson;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.SqlLists;
 import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.event.EventLog;
+import io.loadgate.ledger.rollback.Rollbacks;
 import java.math.BigDecimal;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -24,17 +27,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.stream.Collectors;
 
 /** Read models of runs for the API, the CLI and the monitor. Reads never lock. */
 public final class RunViews {
     // A partition that ended without its rows; SUCCESS is the only other finished state.
     private static final Set<PartitionStatus> FAILED_PARTITION = EnumSet.of(PartitionStatus.FAILED,
             PartitionStatus.TIMED_OUT);
-    // The runs the monitor flags as failed: a cancel is an operator's own act, not something to look at.
-    private static final Set<RunStatus> FAILED_RUN = RunStatus.TERMINAL.stream()
-            .filter(s -> s.isFailure() && s != RunStatus.CANCELLED)
-            .collect(Collectors.toCollection(() -> EnumSet.noneOf(RunStatus.class)));
     // progress: a partition's chunk rows once it has chunks, else the rows its owner says it has read. A worker
     // reports its chunks only after writing them all, so while a partition is still RUNNING its count of rows read
     // may exceed the chunks reported so far and is kept, lest the bar step back; finished, only chunks count, so
@@ -56,8 +54,16 @@ public final class RunViews {
                FROM load_partition p,
                     LATERAL (SELECT sum(f.record_count) AS rows FROM load_file f WHERE f.run_id = p.run_id
                                 AND f.partition_id = p.partition_id AND f.status = 'COMMITTED') c
-              WHERE p.run_id = r.run_id) AS progress
-            """.formatted(SqlLists.quoted(FAILED_PARTITION));
+              WHERE p.run_id = r.run_id) AS progress,
+            -- The target's partition of a key holds the last SUCCESS to complete (runs of a key never overlap),
+            -- unless an operator rolled that one back.
+            CASE WHEN r.status <> 'SUCCESS' THEN NULL
+                 WHEN EXISTS (SELECT 1 FROM load_event e WHERE e.run_id = r.run_id AND e.event_type = '%s')
+                     THEN 'ROLLED_BACK'
+                 WHEN EXISTS (SELECT 1 FROM load_run l WHERE l.job_key = r.job_key AND l.business_key = r.business_key
+                                 AND l.status = 'SUCCESS' AND l.completed_at > r.completed_at) THEN 'REPLACED'
+                 ELSE 'CURRENT' END AS target_state
+            """.formatted(SqlLists.quoted(FAILED_PARTITION), Rollbacks.EVENT_TYPE);
     private static final String ONE = "SELECT " + RUN_COLUMNS + " FROM load_run r WHERE r.run_id = ?";
     private static final String LIST = "SELECT " + RUN_COLUMNS + """
              FROM load_run r
@@ -83,43 +89,6 @@ public final class RunViews {
              GROUP BY status ORDER BY status
             """.formatted(SqlLists.quoted(RunStatus.ACTIVE));
     private static final String DISPATCH_COUNTS = "SELECT status, count(*) FROM load_dispatch GROUP BY status ORDER BY status";
-    // What an operator woken at night must look at first, with why and since when. kind and dispatchId let a
-    // client print the command to run without parsing the reason text.
-    private static final String ATTENTION = """
-            SELECT r.run_id, r.job_key, r.business_key, r.status, r.status_changed_at AS since,
-                   CASE WHEN r.status = 'PUBLISH_UNKNOWN' THEN 'PUBLISH_UNKNOWN' ELSE 'FAILED_RUN' END AS kind,
-                   NULL::uuid AS dispatch_id, NULL::text AS dispatch_type,
-                   CASE WHEN r.status = 'PUBLISH_UNKNOWN' THEN 'publish outcome unknown: resolve it'
-                        ELSE 'failed in the last 24 hours: ' || COALESCE(r.error_code, r.status) END AS reason,
-                   r.error_stage, r.error_code, r.error_message
-              FROM load_run r
-             WHERE r.status = 'PUBLISH_UNKNOWN'
-                OR r.status IN (%s) AND r.completed_at > now() - interval '24 hours'
-            UNION ALL
-            SELECT d.run_id, r.job_key, r.business_key, r.status, d.created_at, 'DEAD_DISPATCH', d.dispatch_id,
-                   d.dispatch_type,
-                   'dispatch ' || d.dispatch_type || ' ' || d.dispatch_id || ' is DEAD: ' || COALESCE(d.last_error, ''),
-                   NULL, NULL, d.last_error
-              FROM load_dispatch d JOIN load_run r USING (run_id)
-             WHERE d.status = 'DEAD' AND r.status IN ('EXTRACTED_VALIDATED', 'STAGING_VALIDATED', 'PUBLISHED', 'EXTRACTING')
-            UNION ALL
-            SELECT r.run_id, r.job_key, r.business_key, r.status, min(d.next_attempt_at) FILTER (WHERE d.status = 'PENDING'),
-                   'NO_WORKER', NULL, NULL,
-                   'no worker has taken its ' || count(*) FILTER (WHERE d.status = 'PENDING') || ' waiting dispatch(es)',
-                   NULL, NULL, NULL
-              FROM load_run r JOIN load_dispatch d USING (run_id)
-             WHERE r.status IN ('CREATED', 'EXTRACTING', 'EXTRACTED_VALIDATED', 'STAGE_VALIDATING', 'STAGING_VALIDATED',
-                                'PUBLISHING', 'PUBLISHED')
-               AND d.executor = 'worker' AND d.status IN ('PENDING', 'SENT', 'DEAD')
-             GROUP BY r.run_id, r.job_key, r.business_key, r.status
-            -- Nobody is on the run (no lease out, no partition extracting: a claim acknowledges its dispatch) and its
-            -- next step has been due for a minute, which a leasing worker with a free thread never lets happen. A dead
-            -- dispatch is listed as such instead.
-            HAVING count(*) FILTER (WHERE d.status IN ('SENT', 'DEAD')) = 0
-               AND min(d.next_attempt_at) FILTER (WHERE d.status = 'PENDING') < now() - interval '1 minute'
-               AND NOT EXISTS (SELECT 1 FROM load_partition p WHERE p.run_id = r.run_id AND p.status = 'RUNNING')
-            ORDER BY since LIMIT 100
-            """.formatted(SqlLists.quoted(FAILED_RUN));
     private static final String ACTIVE = "SELECT " + RUN_COLUMNS + """
              FROM load_run r
             WHERE r.status IN (%s)
@@ -140,13 +109,45 @@ public final class RunViews {
                      WHERE f.kind = 'REJECTS' AND f.status = 'COMMITTED' AND r.status = 'SUCCESS'
                        AND r.completed_at > now() - interval '24 hours') AS rejected_rows_24h,
                    (SELECT count(*) FROM load_run WHERE cleanup_skipped_at IS NOT NULL AND cleaned_at IS NULL)
-                       AS cleanup_skipped_runs
-            """.formatted(SqlLists.quoted(RunStatus.ACTIVE));
+                       AS cleanup_skipped_runs,
+                   (SELECT count(*) FROM load_run r WHERE r.status IN (%s)
+                       AND r.completed_at > now() - interval '24 hours' AND NOT EXISTS (%s)) AS unsuperseded_failed_runs
+            """.formatted(SqlLists.quoted(RunStatus.ACTIVE), SqlLists.quoted(AttentionList.FAILED_RUN),
+            AttentionList.LATER_SUCCESS);
+    // Per job, the share of the rows its SUCCESS runs of the last 24 hours read that did not reach the target (the
+    // history's percentLoss over a sliding day).
+    private static final String JOB_LOSS = """
+            SELECT r.job_key, 100.0 * (sum(f.read_rows) - sum(COALESCE(r.target_count, 0))) / sum(f.read_rows)
+              FROM load_run r,
+                   LATERAL (SELECT sum(record_count) AS read_rows FROM load_file
+                             WHERE run_id = r.run_id AND status = 'COMMITTED') f
+             WHERE r.status = 'SUCCESS' AND r.completed_at > now() - interval '24 hours'
+             GROUP BY r.job_key HAVING sum(f.read_rows) > 0 ORDER BY r.job_key
+            """;
+    // Per job, its newest successful load, by the database clock.
+    private static final String JOB_FRESHNESS = """
+            SELECT DISTINCT ON (job_key) job_key, run_id, business_key, completed_at,
+                   extract(epoch FROM now() - completed_at) AS age_seconds
+              FROM load_run WHERE status = 'SUCCESS' AND completed_at IS NOT NULL
+             ORDER BY job_key, completed_at DESC
+            """;
 
     private final Database database;
+    private final AttentionRules rules;
+    private final AttentionList attention;
 
     public RunViews(Database database) {
+        this(database, AttentionRules.defaults());
+    }
+
+    public RunViews(Database database, AttentionRules rules) {
         this.database = requireNonNull(database, "database is null");
+        this.rules = requireNonNull(rules, "rules is null");
+        this.attention = new AttentionList(rules);
+    }
+
+    public AttentionRules rules() {
+        return rules;
     }
 
     public Optional<RunApi.RunView> run(UUID runId) {
@@ -206,12 +207,7 @@ public final class RunViews {
             summary.put("generatedAt", Instant.now());
             summary.put("runsByStatus", counts(tx, STATUS_COUNTS));
             summary.put("dispatchesByStatus", counts(tx, DISPATCH_COUNTS));
-            summary.put("attention", tx.query(ATTENTION, rs -> new OperatorApi.Attention(
-                    rs.getObject("run_id", UUID.class), rs.getString("job_key"), rs.getString("business_key"),
-                    RunStatus.valueOf(rs.getString("status")), Tx.instant(rs, "since"), rs.getString("reason"),
-                    OperatorApi.AttentionKind.valueOf(rs.getString("kind")), rs.getObject("dispatch_id", UUID.class),
-                    rs.getString("dispatch_type") == null ? null : DispatchType.valueOf(rs.getString("dispatch_type")),
-                    rs.getString("error_stage"), rs.getString("error_code"), rs.getString("error_message"))));
+            summary.put("attention", attention.read(tx, tx.query(JOB_FRESHNESS, RunViews::freshness)));
             summary.put("activeRuns", tx.query(ACTIVE, RunViews::summary));
             return summary;
         });
@@ -221,17 +217,45 @@ public final class RunViews {
     public record Vitals(Map<String, Long> runsByStatus, Map<String, Long> dispatchesByStatus, long publishUnknown,
                          long deadDispatchesOfActiveRuns, double oldestDueDispatchSeconds,
                          double oldestHeartbeatSeconds, long runningPartitions, long rejectedRows24h,
-                         long cleanupSkippedRuns) {
+                         long cleanupSkippedRuns, long unsupersededFailedRuns, long stuckRuns,
+                         List<JobFreshness> jobs, Map<String, Double> percentLoss24h) {
+        public Vitals {
+            jobs = List.copyOf(jobs);
+            percentLoss24h = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(percentLoss24h));
+        }
+    }
+
+    /** A job's newest successful load and its age by the database clock. */
+    public record JobFreshness(String jobKey, UUID lastSuccessRunId, String businessKey, Instant lastSuccessAt,
+                               Duration lastSuccessAge) {
+        public JobFreshness {
+            requireNonNull(jobKey, "jobKey is null");
+            requireNonNull(lastSuccessRunId, "lastSuccessRunId is null");
+            requireNonNull(lastSuccessAge, "lastSuccessAge is null");
+        }
+    }
+
+    private static JobFreshness freshness(ResultSet rs) throws SQLException {
+        return new JobFreshness(rs.getString("job_key"), rs.getObject("run_id", UUID.class),
+                rs.getString("business_key"), Tx.instant(rs, "completed_at"),
+                Duration.ofMillis((long) (rs.getDouble("age_seconds") * 1000)));
     }
 
     public Vitals vitals() {
         return database.inTransaction(tx -> {
             Map<String, Long> runs = counts(tx, STATUS_COUNTS);
             Map<String, Long> dispatches = counts(tx, DISPATCH_COUNTS);
+            List<JobFreshness> jobs = tx.query(JOB_FRESHNESS, RunViews::freshness);
+            Map<String, Double> loss = new LinkedHashMap<>();
+            for (Map.Entry<String, Double> row : tx.query(JOB_LOSS, rs -> Map.entry(rs.getString(1), rs.getDouble(2)))) {
+                loss.put(row.getKey(), row.getValue());
+            }
+            long stuck = attention.read(tx, jobs).stream()
+                    .filter(a -> a.kind() == OperatorApi.AttentionKind.STUCK_RUN).count();
             return tx.queryOne(VITALS, rs -> new Vitals(runs, dispatches, rs.getLong("publish_unknown"),
                     rs.getLong("dead_dispatches_of_active_runs"), rs.getDouble("oldest_due_dispatch_seconds"),
                     rs.getDouble("oldest_heartbeat_seconds"), rs.getLong("running_partitions"),
-                    rs.getLong("rejected_rows_24h"), rs.getLong("cleanup_skipped_runs"))).orElseThrow();
+                    rs.getLong("rejected_rows_24h"), rs.getLong("cleanup_skipped_runs"), rs.getLong("unsuperseded_failed_runs"), stuck, jobs, loss)).orElseThrow();
         });
     }
 
@@ -258,7 +282,8 @@ public final class RunViews {
                 Tx.nullableLong(rs, "target_count"), rs.getString("target_ref"), rs.getString("hdfs_run_path"),
                 rs.getString("stage_table"), Tx.instant(rs, "started_at"), Tx.instant(rs, "heartbeat_at"),
                 Tx.instant(rs, "extract_completed_at"), Tx.instant(rs, "completed_at"), rs.getString("error_stage"),
-                rs.getString("error_code"), rs.getString("error_message"));
+                rs.getString("error_code"), rs.getString("error_message"),
+                rs.getString("target_state") == null ? null : TargetState.valueOf(rs.getString("target_state")));
     }
 
     private static RunApi.PartitionView partition(ResultSet rs) throws SQLException {

@@ -33,7 +33,7 @@ public final class ConfigLoader {
         Path home = home(env);
         Settings s = Settings.read(yamlFile, env);
         LoadgateConfig config = new LoadgateConfig(
-                server(s), database(s), auth(s, home), recovery(s), dispatch(s), cleanup(s), home);
+                server(s), database(s), auth(s, home), recovery(s), dispatch(s), cleanup(s), home, monitor(s));
         s.requireAllRead();
         return config;
     }
@@ -132,6 +132,14 @@ public final class ConfigLoader {
         var batch = s.integer("dispatch.batch", d.batch());
         return s.located(() -> new DispatchConfig(receiverUrl, maxAttempts, backoffMin, backoffMax, ackTimeout,
                 lease, pollInterval, batch));
+    }
+
+    private static MonitorConfig monitor(Settings s) {
+        MonitorConfig d = MonitorConfig.defaults();
+        var stuckAfter = s.duration("monitor.stuck_after", d.stuckAfter());
+        var freshness = s.list("monitor.freshness");
+        return s.located(() -> new MonitorConfig(stuckAfter,
+                freshness.map(MonitorConfig::freshness).orElse(d.freshness())));
     }
 
     private static CleanupConfig cleanup(Settings s) {

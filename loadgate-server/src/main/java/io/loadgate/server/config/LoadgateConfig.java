@@ -18,8 +18,10 @@ public record LoadgateConfig(
         RecoveryConfig recovery,
         DispatchConfig dispatch,
         CleanupConfig cleanup,
-        Path home) {
+        Path home,
+        MonitorConfig monitor) {
     public LoadgateConfig {
+        requireNonNull(monitor, "monitor is null");
         requireNonNull(server, "server is null");
         requireNonNull(database, "database is null");
         requireNonNull(auth, "auth is null");
@@ -27,6 +29,12 @@ public record LoadgateConfig(
         requireNonNull(dispatch, "dispatch is null");
         requireNonNull(cleanup, "cleanup is null");
         requireNonNull(home, "home is null");
+    }
+
+    /** With the monitor's defaults. */
+    public LoadgateConfig(ServerConfig server, DatabaseConfig database, AuthConfig auth, RecoveryConfig recovery,
+                          DispatchConfig dispatch, CleanupConfig cleanup, Path home) {
+        this(server, database, auth, recovery, dispatch, cleanup, home, MonitorConfig.defaults());
     }
 
     /** A few lines for the start-up log, secrets masked; token digests are counted, not shown. */
@@ -60,7 +68,10 @@ public record LoadgateConfig(
                         + ", lease " + d(dispatch.lease()) + ", poll_interval " + d(dispatch.pollInterval())
                         + ", batch " + dispatch.batch(),
                 "cleanup: success_retention " + d(cleanup.successRetention()) + ", failed_retention "
-                        + d(cleanup.failedRetention()) + ", max_batch " + cleanup.maxBatch());
+                        + d(cleanup.failedRetention()) + ", max_batch " + cleanup.maxBatch(),
+                "monitor: stuck_after " + d(monitor.stuckAfter()) + ", freshness " + (monitor.freshness().isEmpty()
+                        ? "none" : monitor.freshness().entrySet().stream().map(e -> e.getKey() + "=" + d(e.getValue()))
+                        .collect(Collectors.joining(", "))));
     }
 
     private static String d(Duration duration) {

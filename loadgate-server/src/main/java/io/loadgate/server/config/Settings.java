@@ -40,7 +40,8 @@ final class Settings {
     static final String ENV_PREFIX = "LOADGATE_";
     private static final String ENV_SEPARATOR = "__";
     private static final Set<String> SECTIONS = Set.of(
-            "server", "server.tls", "database", "auth", "auth.token_digests", "recovery", "dispatch", "cleanup");
+            "server", "server.tls", "database", "auth", "auth.token_digests", "recovery", "dispatch", "cleanup",
+            "monitor");
     private static final Set<String> LEAVES = Set.of(
             "server.host", "server.port", "server.tls.keystore", "server.tls.password",
             "database.url", "database.user", "database.password", "database.pool_size",
@@ -52,7 +53,8 @@ final class Settings {
             "dispatch.receiver_url", "dispatch.max_attempts", "dispatch.backoff_min", "dispatch.backoff_max",
             "dispatch.ack_timeout", "dispatch.lease", "dispatch.poll_interval", "dispatch.batch",
             "cleanup.success_retention", "cleanup.failed_retention", "cleanup.max_batch", "cleanup.snapshot_retention",
-            "cleanup.snapshots_kept");
+            "cleanup.snapshots_kept",
+            "monitor.stuck_after", "monitor.freshness");
     // Values of these keys never appear in messages, not even when they have the wrong type.
     private static final Set<String> SECRETS = Set.of("database.password", "server.tls.password");
     private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)}");

@@ -11,6 +11,7 @@ import io.loadgate.ledger.Ledger;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.db.DatabaseException;
 import io.loadgate.ledger.dispatch.Dispatches;
+import io.loadgate.ledger.run.History;
 import io.loadgate.server.auth.Authenticator;
 import io.loadgate.server.auth.Role;
 import io.loadgate.server.config.DispatchConfig;
@@ -138,6 +139,7 @@ public final class ApiServer implements AutoCloseable {
             OperatorRoutes.register(r, wiring.ledger());
             DispatchRoutes.register(r, wiring.workerLeases());
             DashboardRoutes.register(r);
+            HistoryRoutes.register(r, new History(wiring.ledger().database()));
         });
         app.start(host, port);
         return new ApiServer(app);

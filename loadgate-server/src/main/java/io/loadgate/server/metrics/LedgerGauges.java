@@ -7,6 +7,8 @@ import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.run.RunViews;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
@@ -36,6 +38,11 @@ public final class LedgerGauges implements AutoCloseable {
     private final AtomicLong oldestHeartbeatMillis = new AtomicLong();
     private final AtomicLong rejectedRows24h = new AtomicLong();
     private final AtomicLong cleanupSkippedRuns = new AtomicLong();
+    private final AtomicLong unsupersededFailedRuns = new AtomicLong();
+    private final AtomicLong stuckRuns = new AtomicLong();
+    private final MultiGauge lastSuccessAge;
+    private final MultiGauge expectedFreshness;
+    private final MultiGauge percentLoss;
     private final ScheduledExecutorService timer;
 
     private LedgerGauges(RunViews views, MeterRegistry registry) {
@@ -69,6 +76,21 @@ public final class LedgerGauges implements AutoCloseable {
                 .register(registry);
         Gauge.builder("loadgate_cleanup_skipped_runs", cleanupSkippedRuns, AtomicLong::get)
                 .description("due runs a cleaner had to skip and that are still not cleaned").register(registry);
+        Gauge.builder("loadgate_unsuperseded_failed_runs", unsupersededFailedRuns, AtomicLong::get)
+                .description("runs failed in the last 24 hours whose key no later run loaded with SUCCESS")
+                .register(registry);
+        Gauge.builder("loadgate_stuck_runs", stuckRuns, AtomicLong::get)
+                .description("active runs in one state past the monitor's threshold for it").register(registry);
+        // Labelled job_key, not job: Prometheus gives "job" to the scrape job itself.
+        lastSuccessAge = MultiGauge.builder("loadgate_job_last_success_age_seconds")
+                .description("age of each job's last successful load").register(registry);
+        expectedFreshness = MultiGauge.builder("loadgate_job_expected_freshness_seconds")
+                .description("how old each job's last successful load may be (monitor.freshness)").register(registry);
+        percentLoss = MultiGauge.builder("loadgate_job_percent_loss_24h").description("percent of the rows read by"
+                + " each job's SUCCESS runs of the last 24 hours that did not reach the target").register(registry);
+        expectedFreshness.register(views.rules().freshness().entrySet().stream()
+                .map(e -> MultiGauge.Row.of(Tags.of("job_key", e.getKey()), e.getValue().toMillis() / 1000.0))
+                .toList());
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "loadgate-gauges");
             t.setDaemon(true);
@@ -94,6 +116,13 @@ public final class LedgerGauges implements AutoCloseable {
             oldestHeartbeatMillis.set((long) (vitals.oldestHeartbeatSeconds() * 1000));
             rejectedRows24h.set(vitals.rejectedRows24h());
             cleanupSkippedRuns.set(vitals.cleanupSkippedRuns());
+            unsupersededFailedRuns.set(vitals.unsupersededFailedRuns());
+            stuckRuns.set(vitals.stuckRuns());
+            // overwrite: a job whose runs are all gone (cleaned out of the ledger) drops its row
+            lastSuccessAge.register(vitals.jobs().stream().map(job -> MultiGauge.Row.of(
+                    Tags.of("job_key", job.jobKey()), job.lastSuccessAge().toMillis() / 1000.0)).toList(), true);
+            percentLoss.register(vitals.percentLoss24h().entrySet().stream().map(e -> MultiGauge.Row.of(
+                    Tags.of("job_key", e.getKey()), e.getValue())).toList(), true);
             up.set(1);
         } catch (Throwable e) {
             // A failed read must not end the timer: the gauge says the ledger is down, the next pass tries again.

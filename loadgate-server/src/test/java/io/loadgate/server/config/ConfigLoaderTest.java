@@ -118,6 +118,24 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void monitorFreshnessIsAListOfJobKeyEqualsDuration() throws IOException {
+        Path file = write("monitor: {stuck_after: 20m, freshness: [\"orders=26h\", \"customers = 2h\"]}");
+
+        LoadgateConfig config = ConfigLoader.load(Optional.of(file), Map.of("LOADGATE_HOME", HOME));
+
+        assertThat(config.monitor()).isEqualTo(new MonitorConfig(Duration.ofMinutes(20),
+                Map.of("orders", Duration.ofHours(26), "customers", Duration.ofHours(2))));
+        assertThat(ConfigLoader.load(Optional.empty(), Map.of("LOADGATE_HOME", HOME,
+                "LOADGATE_MONITOR__FRESHNESS", "a=1d,b=90m")).monitor().freshness())
+                .containsExactly(Map.entry("a", Duration.ofDays(1)), Map.entry("b", Duration.ofMinutes(90)));
+        assertThatThrownBy(() -> ConfigLoader.load(Optional.of(write("monitor: {freshness: [\"orders\"]}")),
+                Map.of("LOADGATE_HOME", HOME))).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("monitor.freshness entry 'orders' is not JOB_KEY=DURATION, e.g. orders=26h");
+        assertThatThrownBy(() -> ConfigLoader.load(Optional.of(write("monitor: {freshness: [\"a=1d\", \"a=2d\"]}")),
+                Map.of("LOADGATE_HOME", HOME))).hasMessageStartingWith("monitor.freshness names job a twice");
+    }
+
+    @Test
     void anEmptyListVariableClearsTheList() throws IOException {
         Path file = write("auth: {token_digests: {viewer: [\"%s\"]}}".formatted(D1));
 
@@ -187,7 +205,7 @@ class ConfigLoaderTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', textBlock = """
             recovery: {stael: 90m}                          | unknown config key recovery.stael; known keys of recovery: extract_query_timeout, heartbeat_interval, manifest_timeout, max_attempts, mode, publish_stale, run_timeout, stale, sweeper_interval, validation_stale
-            servre: {port: 1}                               | unknown config key servre; known keys: auth, cleanup, database, dispatch, recovery, server
+            servre: {port: 1}                               | unknown config key servre; known keys: auth, cleanup, database, dispatch, monitor, recovery, server
             server: {port: {a: 1}}                          | server.port: expected a whole number, got a mapping
             server: {port: eighty}                          | server.port: expected a whole number, got 'eighty'
             server: {port: 80.5}                            | server.port: expected a whole number, got 80.5
@@ -387,7 +405,8 @@ class ConfigLoaderTest {
                                 + "heartbeat_interval 30s",
                         "dispatch: receiver http://****@nifi-01:9099/control, max_attempts 20, backoff 5s..5m, "
                                 + "ack_timeout 10m, lease 1m, poll_interval 5s, batch 20",
-                        "cleanup: success_retention 3d, failed_retention 14d, max_batch 200");
+                        "cleanup: success_retention 3d, failed_retention 14d, max_batch 200",
+                        "monitor: stuck_after 30m, freshness none");
         assertThat(String.join("\n", config.describe()) + config)
                 .doesNotContain("kssecret", "dbsecret", "urlsecret", "hooksecret");
     }

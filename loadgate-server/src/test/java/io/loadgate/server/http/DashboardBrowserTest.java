@@ -101,6 +101,87 @@ class DashboardBrowserTest {
         }
     }
 
+    @Test
+    void chartsFromTheLedgerSearchAndTheCardsOfASupersededFailureAndAStuckRun() throws Exception {
+        String job = "CHART_" + Long.toHexString(System.nanoTime()).toUpperCase();
+        Runs.succeeded(ledger, job, "2026-12-01");
+        String superseded = Runs.failedExtract(ledger, job, "2026-12-02");
+        String reloaded = Runs.succeeded(ledger, job, "2026-12-02");
+        String stuck = Runs.stagingValidated(ledger, job, "2026-12-03");
+        Runs.publishing(ledger, stuck);
+        // 45 minutes in PUBLISHING: past monitor.stuck_after (30 min), long before publish_stale (2 h).
+        ledger.execute("UPDATE loadgate.load_run SET status_changed_at = now() - interval '45 minutes'"
+                + " WHERE run_id = '" + stuck + "'");
+
+        // A profile of its own: the other test's browser left its DevToolsActivePort in the shared one.
+        try (Browser browser = Browser.start(Files.createDirectories(profile.resolve("charts")))) {
+            browser.call("Page.enable", Map.of());
+            browser.call("Emulation.setDeviceMetricsOverride", Map.of("width", 1280, "height", 2400,
+                    "deviceScaleFactor", 1, "mobile", false));
+            browser.call("Page.navigate", Map.of("url", ledger.baseUrl() + "/dashboard"));
+            await().atMost(20, TimeUnit.SECONDS).untilAsserted(() -> assertThat(browser.eval(
+                    "document.readyState === 'complete' && !document.getElementById('login').hidden"))
+                    .isEqualTo("true"));
+            assertThat(browser.eval("document.getElementById('login').textContent"))
+                    .as("the prompt says where tokens live").contains("$LOADGATE_HOME/tokens", "loadgate token");
+            browser.eval("document.getElementById('token').value = " + js(ledger.viewerToken) + ";"
+                    + " document.getElementById('login-form').requestSubmit(); 'sent'");
+
+            await().atMost(20, TimeUnit.SECONDS).untilAsserted(() -> assertThat(browser.eval(
+                    "document.getElementById('attention').textContent")).contains("STUCK", "LOADED OVER"));
+            String stuckCard = "document.querySelector('#attention .entry[data-run-id=\"" + stuck + "\"]')";
+            assertThat(browser.eval(stuckCard + ".dataset.kind + ' ' + " + stuckCard + ".className"))
+                    .isEqualTo("STUCK_RUN entry urgent");
+            assertThat(browser.eval(stuckCard + ".querySelector('.cmd code').textContent"))
+                    .as("the fix, as a command").isEqualTo("loadgate runs show " + stuck + " --ledger " + ledger.baseUrl());
+            assertThat(browser.eval(stuckCard + ".textContent")).contains("PUBLISHING for", "threshold 00:30:00");
+            String quiet = "document.querySelector('#attention .entry[data-run-id=\"" + superseded + "\"]')";
+            assertThat(browser.eval(quiet + ".className + ' ' + " + quiet + ".querySelectorAll('.cmd').length"))
+                    .as("a superseded failure is quiet and has nothing to run").isEqualTo("entry quiet 0");
+            assertThat(browser.eval(quiet + ".textContent")).contains("LOADED OVER", reloaded);
+
+            // The charts draw the ledger's history of this job: two SUCCESS runs of 30 rows and a failure, this hour.
+            browser.eval("const s = document.getElementById('history-job'); s.value = " + js(job) + ";"
+                    + " s.dispatchEvent(new Event('change')); 'chosen'");
+            await().atMost(20, TimeUnit.SECONDS).untilAsserted(() -> assertThat(browser.eval(
+                    "['chart-hour', 'chart-day'].map((id) => { const c = document.getElementById(id);"
+                            + " return c.querySelectorAll('canvas').length + '/' + c.dataset.rowsRead; }).join(' ')"))
+                    .isEqualTo("1/60 1/60"));
+            assertThat(browser.eval("document.querySelector('#chart-hour .u-legend').textContent"))
+                    .contains("read", "staged", "published", "rejected");
+            assertThat(browser.eval("document.getElementById('history-rows').textContent"))
+                    .contains("SUCCESS 2", "FAILED_EXTRACT 1", "0.00 %");
+
+            // The search filters by parts of the job and key, and by status.
+            browser.eval("document.getElementById('search-job').value = " + js(job.toLowerCase()) + ";"
+                    + " document.getElementById('search-key').value = '12-02';"
+                    + " document.getElementById('run-search').requestSubmit(); 'searched'");
+            await().atMost(20, TimeUnit.SECONDS).untilAsserted(() -> assertThat(browser.eval(
+                    "[...document.querySelectorAll('#run-rows tr')].map((r) => r.title).sort().join(' ')"))
+                    .isEqualTo(String.join(" ", java.util.stream.Stream.of(superseded, reloaded).sorted().toList())));
+            browser.eval("document.getElementById('search-status').value = 'SUCCESS';"
+                    + " document.getElementById('run-search').requestSubmit(); 'searched'");
+            await().atMost(20, TimeUnit.SECONDS).untilAsserted(() -> assertThat(browser.eval(
+                    "[...document.querySelectorAll('#run-rows tr')].map((r) => r.title).join(' ')"))
+                    .isEqualTo(reloaded));
+
+            // A run's detail: its validations and its events' details as tables.
+            browser.eval("document.querySelector('#run-rows tr').click(); 'clicked'");
+            await().atMost(20, TimeUnit.SECONDS).untilAsserted(() -> assertThat(browser.eval(
+                    "document.getElementById('metric-rows').textContent")).contains("STAGE_COUNT", "TARGET_COUNT"));
+            assertThat(browser.eval("String(document.querySelectorAll('#event-rows table.kv').length > 0)"))
+                    .isEqualTo("true");
+            assertThat(browser.eval("String(document.getElementById('events').scrollWidth"
+                    + " <= document.getElementById('detail').clientWidth)")).as("the events table fits").isEqualTo("true");
+
+            String png = browser.call("Page.captureScreenshot", Map.of("format", "png", "captureBeyondViewport", true))
+                    .get("data").asText();
+            Path shots = Files.createDirectories(Path.of("target", "screenshots"));
+            Files.write(shots.resolve("dashboard.png"), java.util.Base64.getDecoder().decode(png));
+            assertThat(shots.resolve("dashboard.png")).isNotEmptyFile();
+        }
+    }
+
     private static String js(String text) {
         return Json.write(text);
     }

@@ -60,8 +60,8 @@ class DashboardTest {
         String policy = headers.firstValue("Content-Security-Policy").orElseThrow();
         assertThat(policy).as("only the page's own inline blocks run, and it talks only to its origin")
                 .startsWith("default-src 'none'; connect-src 'self'; ")
-                .contains("script-src " + sha256(block(html, "script")) + ";",
-                        "style-src " + sha256(block(html, "style")) + ";", "frame-ancestors 'none'")
+                .contains("script-src 'self' " + sha256(block(html, "script")) + ";",
+                        "style-src 'self' " + sha256(block(html, "style")) + ";", "frame-ancestors 'none'")
                 .doesNotContain("unsafe-inline", "unsafe-eval", "*", "http:", "https:");
         assertThat(html).startsWith("<!doctype html>").contains("<title>Loadgate monitor</title>");
     }
@@ -70,8 +70,21 @@ class DashboardTest {
     void thePageLoadsNothingFromElsewhereAndInsertsDataOnlyAsText() {
         String html = page();
 
-        assertThat(html).as("no external assets: CDNs are unreachable, and a page this small needs none")
-                .doesNotContain("src=", "href=", "http://", "https://", "@import", "url(");
+        assertThat(html).as("no external assets: CDNs are unreachable; the chart library is served by the ledger")
+                .doesNotContain("http://", "https://", "@import", "url(", "style=\"");
+        Matcher links = Pattern.compile("(?:src|href)=\"([^\"]*)\"").matcher(html);
+        List<String> assets = new ArrayList<>();
+        while (links.find()) {
+            assets.add(links.group(1));
+        }
+        assertThat(assets).containsExactlyInAnyOrder("/dashboard/favicon.svg", "/dashboard/uPlot.min.css",
+                "/dashboard/uPlot.min.js");
+        for (String asset : assets) {
+            var served = ledger.send("GET", asset, null, null);
+            assertThat(served.status()).as(asset).isEqualTo(200);
+            assertThat(served.raw().headers().firstValue("Content-Type").orElseThrow())
+                    .containsAnyOf("svg", "css", "javascript");
+        }
         assertThat(html).as("user data never becomes markup")
                 .doesNotContain("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function");
         assertThat(html).as("the token goes in a header, kept per tab, never in a URL")
@@ -88,7 +101,8 @@ class DashboardTest {
             paths.add(m.group(1));
         }
         assertThat(paths).as("the page's API table").containsExactlyInAnyOrder("/v1/monitor/summary",
-                "/v1/runs/{runId}", "/v1/runs/{runId}/events");
+                "/v1/runs/{runId}", "/v1/runs/{runId}/events", "/v1/runs/{runId}/validations", "/v1/runs",
+                "/v1/monitor/history");
         assertThat(html.split("/v1/", -1)).as("no /v1/ path outside that table").hasSize(paths.size() + 1);
 
         for (String path : paths) {

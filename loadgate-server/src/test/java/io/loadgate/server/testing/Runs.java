@@ -61,6 +61,73 @@ public final class Runs {
         return runId;
     }
 
+    /** Creates a run of one 30-row partition for the key and registers its manifest: EXTRACTING. */
+    public static String extracting(TestLedger ledger, String jobKey, String businessKey) {
+        var created = ledger.post("/v1/runs", create(jobKey, businessKey));
+        assertThat(created.status()).as(created.toString()).isEqualTo(200);
+        String runId = created.text("runId");
+        var manifest = ledger.post("/v1/runs/" + runId + "/manifest", manifest(30));
+        assertThat(manifest.status()).as(manifest.toString()).isEqualTo(200);
+        remember(ledger, runId);
+        return runId;
+    }
+
+    /** {@link #extracting}, then its rows extracted and staged, validated: STAGING_VALIDATED. */
+    public static String stagingValidated(TestLedger ledger, String jobKey, String businessKey) {
+        String runId = extracting(ledger, jobKey, businessKey);
+        UUID token = UUID.randomUUID();
+        ledger.post("/v1/runs/" + runId + "/partitions/0000/claim", claim(token));
+        ledger.post("/v1/runs/" + runId + "/partitions/0000/chunks", chunk(runId, token, "0000", 0, 1, 30));
+        String dispatchId = ledger.get("/v1/runs/" + runId).body().at("/dispatches/0/dispatchId").asText();
+        ledger.post("/v1/runs/" + runId + "/validation/start", Map.of("dispatchId", dispatchId, "node", "n1"));
+        ledger.post("/v1/runs/" + runId + "/validations", passed("STAGING", "STAGE_COUNT"));
+        var verdict = ledger.post("/v1/runs/" + runId + "/stage-validated", Map.of());
+        assertThat(verdict.text("runStatus")).as(verdict.toString()).isEqualTo("STAGING_VALIDATED");
+        return runId;
+    }
+
+    /** Claims the run's publish: PUBLISHING; returns the publish token. */
+    public static UUID publishing(TestLedger ledger, String runId) {
+        UUID token = UUID.randomUUID();
+        var claimed = ledger.post("/v1/runs/" + runId + "/publish/claim", Map.of("publishToken", token.toString()));
+        assertThat(claimed.status()).as(claimed.toString()).isEqualTo(200);
+        return token;
+    }
+
+    /** A run of the key taken all the way to SUCCESS. */
+    public static String succeeded(TestLedger ledger, String jobKey, String businessKey) {
+        String runId = stagingValidated(ledger, jobKey, businessKey);
+        UUID token = publishing(ledger, runId);
+        ledger.post("/v1/runs/" + runId + "/publish/result", Map.of("publishToken", token.toString(),
+                "outcome", "PUBLISHED", "targetRef", "snapshot-1"));
+        ledger.post("/v1/runs/" + runId + "/validations", passed("TARGET", "TARGET_COUNT"));
+        var success = ledger.post("/v1/runs/" + runId + "/success", Map.of("targetCount", 30));
+        assertThat(success.body().get("success").asBoolean()).as(success.toString()).isTrue();
+        return runId;
+    }
+
+    /** A run of the key that failed extracting (FAILED_EXTRACT, SOURCE_DOWN). */
+    public static String failedExtract(TestLedger ledger, String jobKey, String businessKey) {
+        String runId = extracting(ledger, jobKey, businessKey);
+        var failed = ledger.post("/v1/runs/" + runId + "/fail", Map.of("expectedStatus", "EXTRACTING",
+                "failStatus", "FAILED_EXTRACT", "errorStage", "EXTRACT", "errorCode", "SOURCE_DOWN",
+                "message", "connection refused"));
+        assertThat(failed.status()).as(failed.toString()).isEqualTo(200);
+        return runId;
+    }
+
+    /** One passing metric of 30 rows for {@code stage}. */
+    public static Map<String, Object> passed(String stage, String name) {
+        Map<String, Object> metric = new LinkedHashMap<>();
+        metric.put("metricName", name);
+        metric.put("expectedValue", "30");
+        metric.put("actualValue", "30");
+        metric.put("tolerance", null);
+        metric.put("result", "PASS");
+        metric.put("details", Map.of());
+        return Map.of("stage", stage, "queryVersion", "v1", "metrics", List.of(metric));
+    }
+
     private static final Map<String, String> RUN_PATHS = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** Remembers a run's path so that {@link #chunk} can build paths inside it. */

@@ -1,0 +1,64 @@
+package io.loadgate.server.http;
+
+import io.javalin.http.Context;
+import io.loadgate.api.MonitorHistory.Bucket;
+import io.loadgate.ledger.LedgerException;
+import io.loadgate.ledger.run.History;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** {@code GET /v1/monitor/history} (extension): the dashboard's charts, per job and hour or day. */
+final class HistoryRoutes {
+    /** How far back one answer reaches: a month of hours, a year of days. */
+    static final Duration MAX_HOURS = Duration.ofDays(31);
+    static final Duration MAX_DAYS = Duration.ofDays(366);
+
+    private HistoryRoutes() {
+    }
+
+    static void register(ApiServer.Routes routes, History history) {
+        routes.get("/v1/monitor/history", ApiServer.READERS, ctx -> history(ctx, history));
+    }
+
+    private static void history(Context ctx, History history) {
+        String job = ctx.queryParam("job");
+        String bucketText = ctx.queryParam("bucket");
+        String fromText = ctx.queryParam("from");
+        List<Map<String, String>> errors = new ArrayList<>();
+        if (job != null && !Formats.JOB_KEY.matcher(job).matches()) {
+            errors.add(RequestBody.error("job", "must match " + Formats.JOB_KEY.pattern()));
+        }
+        Bucket bucket = Bucket.HOUR;
+        if (bucketText != null) {
+            try {
+                bucket = Bucket.valueOf(bucketText.toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                errors.add(RequestBody.error("bucket", "must be hour or day"));
+            }
+        }
+        Instant to = Instant.now();
+        // By default the dashboard's two charts: the last 24 hours by hour, the last 14 days by day.
+        Instant from = to.minus(bucket == Bucket.HOUR ? Duration.ofHours(24) : Duration.ofDays(14));
+        if (fromText != null) {
+            try {
+                from = Instant.parse(fromText);
+                Duration reach = bucket == Bucket.HOUR ? MAX_HOURS : MAX_DAYS;
+                if (from.isBefore(to.minus(reach)) || !from.isBefore(to)) {
+                    errors.add(RequestBody.error("from", "must be in the past, at most " + reach.toDays()
+                            + " days ago for bucket " + bucket.wire()));
+                }
+            } catch (DateTimeParseException e) {
+                errors.add(RequestBody.error("from", "must be an ISO-8601 instant such as 2026-11-30T00:00:00Z"));
+            }
+        }
+        if (!errors.isEmpty()) {
+            throw new LedgerException.Invalid("REQUEST_INVALID", "invalid query parameters", Map.of("errors", errors));
+        }
+        ApiServer.ok(ctx, history.read(job, from, to, bucket));
+    }
+}
