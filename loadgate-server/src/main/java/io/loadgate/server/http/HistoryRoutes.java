@@ -1,6 +1,7 @@
 package io.loadgate.server.http;
 
 import io.javalin.http.Context;
+import io.loadgate.api.ErrorCode;
 import io.loadgate.api.MonitorHistory.Bucket;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.run.History;
@@ -57,7 +58,7 @@ final class HistoryRoutes {
             }
         }
         if (!errors.isEmpty()) {
-            throw new LedgerException.Invalid("REQUEST_INVALID", "invalid query parameters", Map.of("errors", errors));
+            throw new LedgerException.Invalid(ErrorCode.REQUEST_INVALID, "invalid query parameters", Map.of("errors", errors));
         }
         ApiServer.ok(ctx, history.read(job, from, to, bucket));
     }
