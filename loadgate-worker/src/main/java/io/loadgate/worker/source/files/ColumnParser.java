@@ -102,7 +102,7 @@ final class ColumnParser {
                 case FLOAT, TIMESTAMPTZ, BINARY -> throw new IllegalStateException("no file column is " + column.type());
             };
         } catch (NumberFormatException | DateTimeParseException | ArithmeticException e) {
-            throw new IllegalArgumentException(column.name() + ": '" + shortened(text) + "' is not a "
+            throw new IllegalArgumentException(column.name() + ": '" + shortened(text) + "' is not of type "
                     + typeName() + (format == null ? "" : " in the column's format"));
         }
     }
@@ -133,8 +133,11 @@ final class ColumnParser {
     }
 
     private String typeName() {
-        return column.type() == ColumnType.DECIMAL ? "decimal(" + column.precision() + "," + column.scale() + ")"
-                : column.type().name().toLowerCase(Locale.ROOT);
+        return switch (column.type()) {
+            case DECIMAL -> "decimal(" + column.precision() + "," + column.scale() + ")";
+            case LONG -> "bigint";
+            default -> column.type().name().toLowerCase(Locale.ROOT);
+        };
     }
 
     private static String shortened(String text) {

@@ -9,6 +9,7 @@ import io.loadgate.worker.source.SourceException;
 import java.io.IOException;
 import java.util.List;
 import java.util.function.BiConsumer;
+import org.apache.hadoop.fs.Path;
 
 /**
  * The rows of one file partition: its files in order, each checked against the snapshot before and after it is
@@ -16,6 +17,7 @@ import java.util.function.BiConsumer;
  */
 final class FileRows implements PartitionRows {
     private final FileSource source;
+    private final Path base;
     private final List<SnapshotFile> files;
     private final LineParser parser;
     private final List<SourceColumn> columns;
@@ -26,13 +28,16 @@ final class FileRows implements PartitionRows {
     private LineReader reader;
     private long linesOfFile;
 
-    FileRows(FileSource source, List<SnapshotFile> files, LineParser parser, List<SourceColumn> columns,
+    /** @param base the directory the files' paths are relative to (the source's root) */
+    FileRows(FileSource source, Path base, List<SnapshotFile> files, LineParser parser, List<SourceColumn> columns,
              List<Object> constants) {
         this.source = requireNonNull(source, "source is null");
+        this.base = requireNonNull(base, "base is null");
         this.files = List.copyOf(files);
         this.parser = requireNonNull(parser, "parser is null");
         this.columns = List.copyOf(columns);
-        this.constants = List.copyOf(constants);
+        // Not List.copyOf: a sample read without a business key has null constants.
+        this.constants = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(constants));
         this.values = new Object[columns.size() - constants.size()];
     }
 
@@ -85,8 +90,8 @@ final class FileRows implements PartitionRows {
         }
         fileIndex++;
         SnapshotFile file = files.get(fileIndex);
-        source.verify(file);
-        reader = new LineReader(source.open(file.path()));
+        source.verify(base, file);
+        reader = new LineReader(source.open(new Path(base, file.path())));
         linesOfFile = 0;
         if (parser.hasHeader()) {
             String header = reader.next();
@@ -106,7 +111,7 @@ final class FileRows implements PartitionRows {
                     + " counted " + file.lines(), null);
         }
         // After the read too: an append that landed while the file was read is a change of its length.
-        source.verify(file);
+        source.verify(base, file);
     }
 
     @Override

@@ -145,8 +145,29 @@ public final class FileSource implements Source {
             throw new SourceException("partition " + partition.partitionId() + " names no files (no sourceRef)");
         }
         FileKey key = FileKey.parse(spec.groupBy(), businessKey);
-        return new FileRows(this, SnapshotFile.decode(partition.sourceRef()), LineParser.of(spec, columnSpecs),
-                columns, derived.values(key));
+        return new FileRows(this, new Path(spec.root()), SnapshotFile.decode(partition.sourceRef()),
+                LineParser.of(spec, columnSpecs), columns, derived.values(key));
+    }
+
+    /**
+     * Reads one file outside any snapshot and directory, as {@code loadgate check} does with a sample: the same
+     * parsing and rejects, the derived columns from {@code businessKey}, or null without one.
+     */
+    public PartitionRows readSample(java.net.URI file, String businessKey) {
+        Path path = new Path(file);
+        FileStatus status;
+        try {
+            status = path.getFileSystem(hadoop).getFileStatus(path);
+        } catch (IOException e) {
+            throw new SourceException("cannot read the sample " + file + ": " + e.getMessage(), e);
+        }
+        List<Object> constants = businessKey == null
+                ? java.util.Collections.nCopies(derived.columns().size(), null)
+                : derived.values(FileKey.parse(spec.groupBy(), businessKey));
+        long lines = countLines(path);
+        SnapshotFile sample = new SnapshotFile(path.getName(), status.getLen(), status.getModificationTime(), lines);
+        return new FileRows(this, path.getParent(), List.of(sample), LineParser.of(spec, columnSpecs), columns,
+                constants);
     }
 
     /** The due directories of {@code key}, oldest first, with the files in each. */
@@ -204,13 +225,14 @@ public final class FileSource implements Source {
         for (SourceDirectory directory : directories(key)) {
             for (FileStatus status : directory.files()) {
                 String path = directory.name() + "/" + status.getPath().getName();
-                files.add(new SnapshotFile(path, status.getLen(), status.getModificationTime(), countLines(path)));
+                files.add(new SnapshotFile(path, status.getLen(), status.getModificationTime(),
+                        countLines(status.getPath())));
             }
         }
         return files;
     }
 
-    private long countLines(String path) {
+    private long countLines(Path path) {
         try (InputStream in = open(path)) {
             long lines = LineReader.count(in);
             return spec.header() && lines > 0 ? lines - 1 : lines;
@@ -279,14 +301,9 @@ public final class FileSource implements Source {
         return StagingFileSystems.forUri(spec.root(), hadoop);
     }
 
-    Path path(String relative) {
-        return new Path(new Path(spec.root()), relative);
-    }
-
-    /** The decompressed bytes of {@code relative}, decompressed by its extension ({@code .gz}, {@code .bz2}, ...). */
-    InputStream open(String relative) throws IOException {
-        Path path = path(relative);
-        FileSystem fs = fileSystem();
+    /** The decompressed bytes of {@code path}, decompressed by its extension ({@code .gz}, {@code .bz2}, ...). */
+    InputStream open(Path path) throws IOException {
+        FileSystem fs = StagingFileSystems.forUri(path.toUri(), hadoop);
         CompressionCodec codec = new CompressionCodecFactory(hadoop).getCodec(path);
         InputStream raw = fs.open(path);
         if (codec == null) {
@@ -302,11 +319,11 @@ public final class FileSource implements Source {
         }
     }
 
-    /** Fails unless {@code file} is as the snapshot listed it. */
-    void verify(SnapshotFile file) {
+    /** Fails unless {@code file}, under {@code base}, is as the snapshot listed it. */
+    void verify(Path base, SnapshotFile file) {
         FileStatus status;
         try {
-            status = fileSystem().getFileStatus(path(file.path()));
+            status = StagingFileSystems.forUri(base.toUri(), hadoop).getFileStatus(new Path(base, file.path()));
         } catch (FileNotFoundException e) {
             throw new SnapshotExpiredException("file " + file.path() + " of the snapshot is gone", e);
         } catch (IOException e) {

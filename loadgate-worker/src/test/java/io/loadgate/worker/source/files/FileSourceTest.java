@@ -134,7 +134,7 @@ class FileSourceTest {
         assertThat(read.rejects).hasSize(2);
         assertThat(read.rejects).anySatisfy(r -> assertThat(r).startsWith("{\"id\": 3").contains("part-0.json:3: not JSON"));
         assertThat(read.rejects).anySatisfy(r -> assertThat(r).startsWith("{\"id\": 4")
-                .contains("part-1.json.gz:1: amount: '1.123' is not a decimal(10,2)"));
+                .contains("part-1.json.gz:1: amount: '1.123' is not of type decimal(10,2)"));
         assertThat(read.rows.size() + read.rejects.size()).as("every line counted").isEqualTo(plan.split().rowCount());
         assertThat(readAll(source, plan, "2026-11-30T14")).as("a reissued partition reads the same rows").isEqualTo(read);
     }
@@ -190,7 +190,7 @@ class FileSourceTest {
         assertThat(plan.split().rowCount()).as("the header is no row").isEqualTo(2);
         Read read = readAll(csvSource, plan, "2026-12-01");
         assertThat(read.rows).containsExactly("1|x, y|say \"hi\"|2026-12-01|2026-12-01");
-        assertThat(read.rejects).singleElement().asString().contains("id: 'oops' is not a int");
+        assertThat(read.rejects).singleElement().asString().contains("id: 'oops' is not of type int");
 
         Path columns = root.resolve("hive_columns.csv");
         Files.writeString(columns, "# Thrive's form\nid bigint\nday date\n");
