@@ -5,10 +5,12 @@ import io.loadgate.worker.job.BusinessKeyFormat;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecException;
 import io.loadgate.worker.job.JobSpecLoader;
+import io.loadgate.worker.source.Source;
 import io.loadgate.worker.source.SourceColumn;
 import io.loadgate.worker.source.SourceException;
 import io.loadgate.worker.source.SourceUnavailableException;
 import io.loadgate.worker.source.Sources;
+import io.loadgate.worker.source.files.FileKey;
 import io.loadgate.worker.submit.RunSubmitter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -52,6 +54,19 @@ final class JobInput {
         return key;
     }
 
+    /** As {@link #businessKey(String, String)}; a file job's key is an hour or a day, Thrive's 2026/11/30/14 too. */
+    static String businessKey(JobSpec job, String where, String key) {
+        if (!job.source().isFiles()) {
+            return businessKey(where, key);
+        }
+        try {
+            FileKey.parse(job.source().files().groupBy(), key);
+        } catch (JobSpecException e) {
+            throw new CliException(where + ": " + e.getMessage(), LedgerOptions.EXIT_USAGE);
+        }
+        return key;
+    }
+
     /**
      * The canonical forms of {@code keys} for the job's business-key column, as the ledger will record them (see
      * {@link BusinessKeyFormat}), read from the source's columns before anything starts: a key the column cannot
@@ -59,8 +74,10 @@ final class JobInput {
      */
     static List<String> canonicalKeys(JobSpec job, List<String> keys) {
         List<SourceColumn> columns;
+        Source source;
         try {
-            columns = Sources.forJob(job, System.getenv()).columns();
+            source = Sources.forJob(job, System.getenv());
+            columns = source.columns();
         } catch (SourceUnavailableException e) {
             throw new CliException(e.getMessage(), RunOutcome.SOURCE_UNAVAILABLE);
         } catch (SourceException | JobSpecException e) {
@@ -70,7 +87,7 @@ final class JobInput {
         for (String key : keys) {
             String canonical;
             try {
-                canonical = RunSubmitter.canonicalKey(job, columns, key);
+                canonical = RunSubmitter.canonicalKey(job, columns, source.canonicalKey(key));
             } catch (JobSpecException e) {
                 throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
             }

@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
                 ControlLoopCommand.class, RunsCommand.class, MonitorCommand.class, CleanupCommand.class,
                 ResolveCommand.class, CancelCommand.class, DispatchCommand.class,
                 TokenCommand.class,
-                KeysCommand.class})
+                KeysCommand.class,
+                CheckCommand.class})
 final class LoadgateCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;

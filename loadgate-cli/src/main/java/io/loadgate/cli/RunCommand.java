@@ -74,7 +74,7 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Logging.quietUnlessAsked();
         JobSpec job = JobInput.load(jobFile);
-        JobInput.businessKey("--business-key", businessKey);
+        JobInput.businessKey(job, "--business-key", businessKey);
         checkThreads(threads);
         catalogOptions.requireLedger(ledgerOptions);
         String yaml = JobInput.text(jobFile);

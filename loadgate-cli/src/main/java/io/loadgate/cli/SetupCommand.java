@@ -51,9 +51,16 @@ final class SetupCommand implements Callable<Integer> {
         out.println("job       " + job.jobKey() + ": the spec in " + jobFile + " is valid");
         out.flush();
         List<SourceColumn> columns = sourceColumns(job);
-        String relation = job.source().table() != null ? job.source().table() : "source.query";
-        out.println("source    " + relation + ": " + columns.size() + " columns to extract " + describe(columns)
-                + "; split on " + job.source().splitColumn());
+        if (job.source().isFiles()) {
+            out.println("source    " + job.source().files().root() + ": " + columns.size() + " columns "
+                    + describe(columns) + "; one business key per " + job.source().files().groupBy().name()
+                    .toLowerCase(Locale.ROOT) + " of " + job.source().files().layout().name().toLowerCase(Locale.ROOT)
+                    + " directories");
+        } else {
+            String relation = job.source().table() != null ? job.source().table() : "source.query";
+            out.println("source    " + relation + ": " + columns.size() + " columns to extract " + describe(columns)
+                    + "; split on " + job.source().splitColumn());
+        }
         if (!job.validation().referencedColumns().isEmpty()) {
             out.println("validate  " + String.join(", ", job.validation().referencedColumns())
                     + ": present, with types their metrics can compare");

@@ -63,6 +63,40 @@ class SetupCommandTest {
         assertThat(fixture.rowsByDay("setup_ok")).containsExactly(Map.entry("2026-11-28", 1500L));
     }
 
+    @Test
+    void setupCreatesAFileJobsTableFromItsColumnsAndTheDerivedOnesAndALoadOfAnHourFillsIt() throws Exception {
+        Path drops = dir.resolve("drops");
+        Files.createDirectories(drops.resolve("d_20261130-1400"));
+        Files.writeString(drops.resolve("d_20261130-1400/part-0.json"), "{\"id\": 1, \"amount\": 2.5}\n"
+                + "{\"id\": 2, \"amount\": 3}\n");
+        String yaml = Files.readString(fixture.job("SETUP_FILES", "setup_files"))
+                .replaceAll("(?s)source:\n.*?\ntarget:", """
+                        source:
+                          files:
+                            root: "%s"
+                            format: ndjson
+                            group_by: hour
+                            columns: [{name: id, type: bigint}, {name: amount, type: "decimal(8,2)"}]
+                        target:""".formatted(drops.toUri()))
+                .replace("business_key_column: day", "business_key_column: load_key");
+        Path job = Files.writeString(dir.resolve("SETUP_FILES_files.yaml"), yaml);
+
+        var setup = OperatorCommandsTest.run("setup", job.toString());
+
+        assertThat(setup.exit()).as(setup.toString()).isZero();
+        assertThat(setup.out()).contains("5 columns", "one business key per hour of camus directories",
+                "lake.setup_files: created", "partitioned by load_key");
+        Table created = fixture.table("setup_files");
+        assertThat(created.schema().columns()).extracting(c -> c.name())
+                .containsExactly("id", "amount", "load_key", "dt", "hr");
+        assertThat(created.spec().fields().get(0).name()).isEqualTo("load_key");
+
+        var load = fixture.run("load", job.toString(), "--business-key", "2026/11/30/14");
+        assertThat(load.exit()).as(load.toString()).isZero();
+        created.refresh();
+        assertThat(created.currentSnapshot().summary()).containsEntry("total-records", "2");
+    }
+
     /** The fixture's job with {@code from} replaced by {@code to}. */
     private static Path variant(String jobKey, String table, String from, String to) throws Exception {
         String yaml = Files.readString(fixture.job(jobKey, table));

@@ -133,8 +133,16 @@ public final class ExtractStep {
             ChunkWriter writer = new ChunkWriter(context.hadoop(), run.hdfsRunPath(), schema, run.job().staging());
             WorkerMetrics metrics = context.shared().metrics();
             String job = run.job().jobKey();
-            try (RejectsWriter rejects = new RejectsWriter(context.hadoop(), run.hdfsRunPath(), schema,
-                    run.job().staging(), naming)) {
+            try (RejectsWriter rejects = rows.rejectsLines()
+                    ? RejectsWriter.forLines(context.hadoop(), run.hdfsRunPath(), schema, run.job().staging(), naming)
+                    : new RejectsWriter(context.hadoop(), run.hdfsRunPath(), schema, run.job().staging(), naming)) {
+                if (rows.rejectsLines()) {
+                    Counter rejectedLines = metrics.rowsRejected(job);
+                    rows.rejectLinesTo((line, reason) -> {
+                        rejectedLines.increment();
+                        rejects.addLine(line, reason);
+                    });
+                }
                 // Counted before the transforms: a rejected row was read too, and is one of the partition's rows.
                 Iterator<Record> records = counted(heartbeat.counting(SourceRecords.of(schema, rows)),
                         metrics.rowsExtracted(job));
@@ -252,7 +260,7 @@ public final class ExtractStep {
         }
         return new Partition((String) p.get("partitionId"), text(p.get("lowerBound")), text(p.get("upperBound")),
                 Boolean.TRUE.equals(p.get("upperInclusive")), Boolean.TRUE.equals(p.get("isNullPartition")),
-                ((Number) p.get("expectedRowCount")).longValue());
+                ((Number) p.get("expectedRowCount")).longValue(), text(p.get("sourceRef")));
     }
 
     private static String text(Object value) {

@@ -37,7 +37,9 @@ import org.slf4j.LoggerFactory;
  * <p>When the job's transforms rejected rows, the data chunks and the rejects chunks (which keep the original
  * values) together must reproduce every source metric; STAGE_COUNT is the data rows alone (what the target must
  * hold), REJECTED_COUNT is judged against the job's limit, and the data chunks' own metrics are recorded as
- * {@code DATA:*} for target validation to compare with.
+ * {@code DATA:*} for target validation to compare with. A file source measures only its lines when it plans (its
+ * columns exist once a line is parsed), so its data chunks' metrics are recorded as {@code DATA:*} even without
+ * rejects: they are what target validation compares the target's parsed columns with.
  */
 final class StagingValidationStep {
     private static final Logger LOG = LoggerFactory.getLogger(StagingValidationStep.class);
@@ -84,7 +86,7 @@ final class StagingValidationStep {
         Map<String, String> source = started.sourceMetrics();
         if (dataFiles.isEmpty() && rejectFiles.isEmpty()) {
             metrics.addAll(Comparison.metrics(source, Comparison.ofNoRows(source), "STAGE_COUNT"));
-        } else if (rejectFiles.isEmpty()) {
+        } else if (rejectFiles.isEmpty() && !run.job().source().isFiles()) {
             MetricSet staged = reader.metrics(reader.schemaOf(dataFiles.get(0)), dataFiles, run.job().validation());
             metrics.addAll(Comparison.metrics(source, staged, "STAGE_COUNT"));
         } else {
@@ -153,7 +155,9 @@ final class StagingValidationStep {
         int parallelism = ParallelMetrics.defaultParallelism();
         MetricCalculator all = reader.measure(schema, dataFiles, run.job().validation(), parallelism);
         MetricSet publishable = all.result();
-        all.merge(reader.measure(schema, rejectFiles, run.job().validation(), parallelism));
+        if (!rejectFiles.isEmpty()) {
+            all.merge(reader.measure(schema, rejectFiles, run.job().validation(), parallelism));
+        }
         MetricSet staged = all.result();
         List<Metric> metrics = new ArrayList<>();
         for (Metric metric : Comparison.metrics(source, staged, "STAGE_COUNT")) {

@@ -19,5 +19,16 @@ public record JobSpec(String jobKey, SourceSpec source, TargetSpec target, Stagi
         validation = validation == null ? ValidationSpec.COUNT_ONLY : validation;
         recovery = recovery == null ? RecoverySpec.DEFAULT : recovery;
         transform = transform == null ? TransformSpec.NONE : transform;
+        if (source.isFiles()) {
+            PartitionColumnsSpec derived = source.files().partitionColumns();
+            boolean byDay = source.files().groupBy() == FileGrouping.DAY
+                    && target.businessKeyColumn().equals(derived.date());
+            if (!target.businessKeyColumn().equals(derived.key()) && !byDay) {
+                // A target replaces exactly the rows of one business key by this column: it must be the key.
+                throw new IllegalArgumentException("target.business_key_column of a file source must be the derived key"
+                        + " column " + derived.key() + (source.files().groupBy() == FileGrouping.DAY ? " or date column "
+                        + derived.date() : "") + " (source.files.partition_columns), got " + target.businessKeyColumn());
+            }
+        }
     }
 }

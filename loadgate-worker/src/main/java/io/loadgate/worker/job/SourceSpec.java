@@ -13,6 +13,9 @@ import java.util.regex.Pattern;
  * (without it the ledger refuses an empty plan, EMPTY_SOURCE_BLOCKED, because an empty day is more often a source
  * that has not delivered yet than a day without rows).
  *
+ * <p>With {@code files} (see {@link FilesSpec}) the rows come from file drops instead, and none of the JDBC keys may
+ * be set.
+ *
  * <p>The component list mirrors the YAML section one to one, which is why this record is wider than the usual
  * six-argument limit: it is built by the YAML loader, not by hand.
  */
@@ -27,7 +30,8 @@ public record SourceSpec(
         Integer partitions,
         String filter,
         Integer fetchSize,
-        Boolean allowEmpty) {
+        Boolean allowEmpty,
+        FilesSpec files) {
     public static final int DEFAULT_PARTITIONS = 4;
     public static final int DEFAULT_FETCH_SIZE = 10_000;
     public static final int MAX_PARTITIONS = 9_999;
@@ -37,6 +41,35 @@ public record SourceSpec(
     private static final Pattern BUSINESS_KEY = Pattern.compile("(?<!:):business_key\\b");
 
     public SourceSpec {
+        if (files != null) {
+            if (jdbcUrl != null || user != null || passwordEnv != null || table != null || query != null
+                    || columns != null && !columns.isEmpty() || splitColumn != null || partitions != null
+                    || filter != null || fetchSize != null) {
+                throw new IllegalArgumentException("source.files takes no JDBC keys (jdbc_url, user, password_env,"
+                        + " table, query, columns, split_column, partitions, filter, fetch_size); file columns and"
+                        + " partitions go under source.files");
+            }
+            columns = List.of();
+        } else {
+            checkJdbc(jdbcUrl, table, query, passwordEnv, filter);
+            columns = columns == null ? List.of() : List.copyOf(columns);
+            for (int i = 0; i < columns.size(); i++) {
+                SqlNames.column("source.columns[" + i + "]", columns.get(i));
+            }
+            SqlNames.column("source.split_column", splitColumn);
+            partitions = partitions == null ? DEFAULT_PARTITIONS : partitions;
+            if (partitions < 1 || partitions > MAX_PARTITIONS) {
+                throw new IllegalArgumentException("source.partitions must be between 1 and " + MAX_PARTITIONS + ", got " + partitions);
+            }
+            fetchSize = fetchSize == null ? DEFAULT_FETCH_SIZE : fetchSize;
+            if (fetchSize < 1) {
+                throw new IllegalArgumentException("source.fetch_size must be positive, got " + fetchSize);
+            }
+        }
+        allowEmpty = allowEmpty != null && allowEmpty;
+    }
+
+    private static void checkJdbc(String jdbcUrl, String table, String query, String passwordEnv, String filter) {
         requireText("source.jdbc_url", jdbcUrl);
         if (!jdbcUrl.startsWith("jdbc:")) {
             throw new IllegalArgumentException("source.jdbc_url must start with jdbc:, got '" + jdbcUrl + "'");
@@ -52,23 +85,25 @@ public record SourceSpec(
         if (passwordEnv != null && !passwordEnv.matches("[A-Za-z_][A-Za-z0-9_]*")) {
             throw new IllegalArgumentException("source.password_env must be an environment variable name, got '" + passwordEnv + "'");
         }
-        columns = columns == null ? List.of() : List.copyOf(columns);
-        for (int i = 0; i < columns.size(); i++) {
-            SqlNames.column("source.columns[" + i + "]", columns.get(i));
-        }
-        SqlNames.column("source.split_column", splitColumn);
-        partitions = partitions == null ? DEFAULT_PARTITIONS : partitions;
-        if (partitions < 1 || partitions > MAX_PARTITIONS) {
-            throw new IllegalArgumentException("source.partitions must be between 1 and " + MAX_PARTITIONS + ", got " + partitions);
-        }
         if (filter != null) {
             requireText("source.filter", filter);
         }
-        fetchSize = fetchSize == null ? DEFAULT_FETCH_SIZE : fetchSize;
-        if (fetchSize < 1) {
-            throw new IllegalArgumentException("source.fetch_size must be positive, got " + fetchSize);
-        }
-        allowEmpty = allowEmpty != null && allowEmpty;
+    }
+
+    /** A JDBC source. */
+    public SourceSpec(String jdbcUrl, String user, String passwordEnv, String table, String query, List<String> columns,
+                      String splitColumn, Integer partitions, String filter, Integer fetchSize, Boolean allowEmpty) {
+        this(jdbcUrl, user, passwordEnv, table, query, columns, splitColumn, partitions, filter, fetchSize, allowEmpty,
+                null);
+    }
+
+    /** A file source ({@code source.files}). */
+    public static SourceSpec ofFiles(FilesSpec files, boolean allowEmpty) {
+        return new SourceSpec(null, null, null, null, null, null, null, null, null, null, allowEmpty, files);
+    }
+
+    public boolean isFiles() {
+        return files != null;
     }
 
     /** A source that refuses an empty plan. */
@@ -119,6 +154,9 @@ public record SourceSpec(
 
     @Override
     public String toString() {
+        if (files != null) {
+            return "SourceSpec[files=" + files.root() + ", format=" + files.format() + ", groupBy=" + files.groupBy() + "]";
+        }
         // jdbc URLs may carry a password parameter; never log them whole.
         return "SourceSpec[jdbcUrl=" + jdbcUrl.replaceAll("(?i)(password=)[^&;]*", "$1***") + ", user=" + user
                 + ", table=" + table + ", splitColumn=" + splitColumn + ", partitions=" + partitions + "]";

@@ -1,6 +1,7 @@
 package io.loadgate.worker.source;
 
 import java.util.List;
+import java.util.function.BiConsumer;
 
 /**
  * The rows of one partition, read at the run's snapshot, as a forward-only cursor. Values are of the class
@@ -14,6 +15,19 @@ public interface PartitionRows extends AutoCloseable {
 
     /** The current row's value of column {@code index} (0-based, in {@link #columns()} order). */
     Object value(int index);
+
+    /**
+     * Whether this reader parses text lines, some of which may not be rows (a file source). Such a reader gives each
+     * of those, raw, with its reason, to the sink of {@link #rejectLinesTo}; it is one of the partition's rows too.
+     */
+    default boolean rejectsLines() {
+        return false;
+    }
+
+    /** Where lines that are not rows go, before {@link #next()} moves past them; only when {@link #rejectsLines}. */
+    default void rejectLinesTo(BiConsumer<String, String> sink) {
+        throw new UnsupportedOperationException("this reader rejects no lines");
+    }
 
     @Override
     void close();

@@ -19,6 +19,17 @@ import java.util.List;
  */
 public interface Source {
     /**
+     * The business key in the one form this source's rows carry it, before the business-key column's type checks
+     * it ({@link io.loadgate.worker.job.BusinessKeyFormat}). A table source leaves that to the column's type; a file
+     * source, whose key is an hour or a day of directories, writes it as {@code 2026-11-30T14}.
+     *
+     * @throws io.loadgate.worker.job.JobSpecException when the key is not one this source takes
+     */
+    default String canonicalKey(String businessKey) {
+        return businessKey;
+    }
+
+    /**
      * Opens a snapshot and plans the run. {@code businessKey} is bound wherever the job's filter says
      * {@code :business_key}.
      */

@@ -5,9 +5,12 @@ import io.loadgate.worker.source.jdbc.MariaDbSnapshotSource;
 import io.loadgate.worker.source.jdbc.OracleSql;
 import io.loadgate.worker.source.jdbc.PostgresSnapshotSource;
 import io.loadgate.worker.source.jdbc.SourceConnections;
+import io.loadgate.worker.source.files.FileSource;
+import java.time.Clock;
 import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
 
-/** Picks the {@link Source} for a job by its JDBC URL. */
+/** Picks the {@link Source} for a job: its file drops, or a database by its JDBC URL. */
 public final class Sources {
     /** MariaDB reader connections are opened up front; more than this many buys little on one worker. */
     private static final int MAX_MARIADB_READERS = 8;
@@ -17,6 +20,10 @@ public final class Sources {
 
     /** {@code environment} supplies the password variable the spec names; pass {@code System.getenv()}. */
     public static Source forJob(JobSpec job, Map<String, String> environment) {
+        if (job.source().isFiles()) {
+            // The root's URI names its file system (an hdfs:// one carries the name node); no site files needed.
+            return new FileSource(job.source().files(), new Configuration(), Clock.systemUTC());
+        }
         String url = job.source().jdbcUrl();
         if (url.startsWith("jdbc:postgresql:")) {
             return new PostgresSnapshotSource(job.source(), job.validation(), environment);

@@ -30,6 +30,8 @@ import org.apache.iceberg.types.Types;
 public final class RejectsWriter implements AutoCloseable {
     /** The column holding why a row was rejected. */
     public static final String REASON_COLUMN = "_loadgate_reject_reason";
+    /** The column holding a rejected line as read (file sources): a line that did not parse has no values. */
+    public static final String RAW_LINE_COLUMN = "_loadgate_raw_line";
 
     private final FileSystem fs;
     private final Path path;
@@ -37,6 +39,7 @@ public final class RejectsWriter implements AutoCloseable {
     private final StagingSpec staging;
     private final GenericRecord template;
     private final int reasonPosition;
+    private final int rawLinePosition;
     private DigestingOutputFile file;
     private FileAppender<Record> appender;
     private long records;
@@ -44,15 +47,33 @@ public final class RejectsWriter implements AutoCloseable {
 
     /** @param dataSchema the data chunks' schema, from {@link SourceSchemas#toIceberg} */
     public RejectsWriter(Configuration hadoop, URI runDirectory, Schema dataSchema, StagingSpec staging, ChunkNaming naming) {
+        this(hadoop, runDirectory, schemaOf(requireNonNull(dataSchema, "dataSchema is null")), staging, naming, -1);
+    }
+
+    /**
+     * A writer for a source that parses lines: its rejects file has {@link #RAW_LINE_COLUMN} after the reason, and
+     * takes {@link #addLine}.
+     */
+    public static RejectsWriter forLines(Configuration hadoop, URI runDirectory, Schema dataSchema, StagingSpec staging,
+                                         ChunkNaming naming) {
+        Schema withReason = schemaOf(requireNonNull(dataSchema, "dataSchema is null"));
+        List<Types.NestedField> fields = new ArrayList<>(withReason.columns());
+        fields.add(Types.NestedField.optional(withReason.highestFieldId() + 1, RAW_LINE_COLUMN, Types.StringType.get()));
+        return new RejectsWriter(hadoop, runDirectory, new Schema(fields), staging, naming, fields.size() - 1);
+    }
+
+    private RejectsWriter(Configuration hadoop, URI runDirectory, Schema schema, StagingSpec staging, ChunkNaming naming,
+                          int rawLinePosition) {
         requireNonNull(hadoop, "hadoop is null");
         requireNonNull(runDirectory, "runDirectory is null");
         requireNonNull(naming, "naming is null");
         this.fs = StagingFileSystems.forUri(runDirectory, hadoop);
         this.path = fs.makeQualified(new Path(new Path(runDirectory), naming.rejectsFileName()));
-        this.schema = schemaOf(requireNonNull(dataSchema, "dataSchema is null"));
+        this.schema = schema;
         this.staging = requireNonNull(staging, "staging is null");
         this.template = GenericRecord.create(schema);
-        this.reasonPosition = schema.columns().size() - 1;
+        this.reasonPosition = schema.columns().indexOf(schema.findField(REASON_COLUMN));
+        this.rawLinePosition = rawLinePosition;
     }
 
     /** The rejects file's schema: the data columns with their field ids, then the reason. */
@@ -64,18 +85,35 @@ public final class RejectsWriter implements AutoCloseable {
 
     /** The data columns of a rejects file's schema: reading a rejects file with it gives rows like the data's. */
     public static Schema dataSchemaOf(Schema rejectsSchema) {
-        return new Schema(rejectsSchema.columns().stream().filter(f -> !f.name().equals(REASON_COLUMN)).toList());
+        return new Schema(rejectsSchema.columns().stream()
+                .filter(f -> !f.name().equals(REASON_COLUMN) && !f.name().equals(RAW_LINE_COLUMN)).toList());
     }
 
     /** Keeps {@code original} (a record of the data schema, as read from the source) with {@code reason}. */
     public void add(Record original, String reason) {
-        requireNonNull(reason, "reason is null");
-        if (finished) {
-            throw new IllegalStateException("the rejects file is finished");
-        }
+        requireNonNull(original, "original is null");
         GenericRecord row = template.copy();
         for (int i = 0; i < reasonPosition; i++) {
             row.set(i, original.get(i));
+        }
+        append(row, reason);
+    }
+
+    /** Keeps a line that gave no row (its data columns empty) with {@code reason}; {@link #forLines} writers only. */
+    public void addLine(String line, String reason) {
+        requireNonNull(line, "line is null");
+        if (rawLinePosition < 0) {
+            throw new IllegalStateException("this rejects file keeps rows, not lines");
+        }
+        GenericRecord row = template.copy();
+        row.set(rawLinePosition, line);
+        append(row, reason);
+    }
+
+    private void append(GenericRecord row, String reason) {
+        requireNonNull(reason, "reason is null");
+        if (finished) {
+            throw new IllegalStateException("the rejects file is finished");
         }
         row.set(reasonPosition, reason);
         try {

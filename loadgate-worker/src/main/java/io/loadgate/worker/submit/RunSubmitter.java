@@ -92,6 +92,7 @@ public final class RunSubmitter {
      */
     public Submission submit(JobSpec job, String jobYaml, String businessKey) {
         Source source = Sources.forJob(job, environment);
+        businessKey = source.canonicalKey(businessKey);
         SnapshotHolder snapshot = source.openSnapshot(businessKey);
         try {
             SourcePlan plan = snapshot.plan();
@@ -162,7 +163,7 @@ public final class RunSubmitter {
 
     private static ManifestPartition partition(Partition p) {
         return new ManifestPartition(p.partitionId(), bound(p.lowerBound()), bound(p.upperBound()), p.upperInclusive(),
-                p.isNullPartition(), p.expectedRowCount(), null);
+                p.isNullPartition(), p.expectedRowCount(), p.sourceRef());
     }
 
     private static BigInteger bound(String text) {

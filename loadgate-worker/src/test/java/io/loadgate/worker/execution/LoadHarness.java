@@ -132,8 +132,12 @@ final class LoadHarness implements AutoCloseable {
     }
 
     RunSubmitter.Submission submit(String yaml, LocalDate day) {
+        return submit(yaml, day.toString());
+    }
+
+    RunSubmitter.Submission submit(String yaml, String businessKey) {
         JobSpec job = JobSpecLoader.parse(Path.of("test.yaml"), yaml);
-        return new RunSubmitter(client, sources, Map.of()).submit(job, yaml, day.toString());
+        return new RunSubmitter(client, sources, Map.of()).submit(job, yaml, businessKey);
     }
 
     Worker startWorker(int threads, Set<DispatchType> types) {

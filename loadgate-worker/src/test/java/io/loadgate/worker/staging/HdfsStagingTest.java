@@ -6,10 +6,10 @@ import io.loadgate.worker.job.Compression;
 import io.loadgate.worker.job.StagingSpec;
 import io.loadgate.worker.source.ColumnType;
 import io.loadgate.worker.source.SourceColumn;
+import io.loadgate.worker.testing.MiniHdfs;
 import io.loadgate.worker.validation.StagedFilesReader;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -17,45 +17,30 @@ import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Staging on hdfs:// through the Hadoop FileSystem API, on an in-process HDFS. */
 class HdfsStagingTest {
     private static final Schema SCHEMA = SourceSchemas.toIceberg(List.of(
             SourceColumn.of("id", ColumnType.LONG), SourceColumn.of("name", ColumnType.STRING)));
 
-    @TempDir
-    static Path base;
-
-    private static MiniDFSCluster cluster;
+    private static MiniHdfs cluster;
     private static Configuration conf;
 
     @BeforeAll
     static void startHdfs() throws IOException {
-        conf = new Configuration();
-        conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, base.toString());
-        cluster = new MiniDFSCluster.Builder(conf).numDataNodes(1).build();
-        cluster.waitActive();
-    }
-
-    @AfterAll
-    static void stopHdfs() {
-        if (cluster != null) {
-            cluster.shutdown();
-        }
+        cluster = MiniHdfs.shared();
+        conf = cluster.conf();
     }
 
     @Test
     void writesReadsAndChecksumsChunksOnHdfs() throws IOException {
-        URI runDirectory = URI.create(cluster.getURI() + "/data/loadgate/stage/JOB/run_id=r1");
+        URI runDirectory = URI.create(cluster.uri() + "/data/loadgate/stage/JOB/run_id=r1");
         List<Record> rows = new ArrayList<>();
         for (long i = 0; i < 2_500; i++) {
             GenericRecord record = GenericRecord.create(SCHEMA);

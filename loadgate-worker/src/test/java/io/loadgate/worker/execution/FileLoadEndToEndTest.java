@@ -1,0 +1,192 @@
+package io.loadgate.worker.execution;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunStatus;
+import io.loadgate.ledger.LedgerSettings.RecoveryMode;
+import io.loadgate.ledger.testing.TestDatabases;
+import io.loadgate.worker.submit.RunSubmitter;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.GZIPOutputStream;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.CloseableIterable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Camus directory drops loaded end to end: real files on the local file system (a gzip file, a malformed line),
+ * the ledger, workers, and an Iceberg table or a PostgreSQL warehouse table as the target.
+ */
+@Timeout(180)
+class FileLoadEndToEndTest {
+    private static final String HOUR = "2026/11/30/14";
+    private static final String KEY = "2026-11-30T14";
+
+    @TempDir
+    Path dir;
+    private Path drops;
+    private LoadHarness harness;
+
+    @BeforeEach
+    void start() throws Exception {
+        drops = dir.resolve("drops");
+        harness = new LoadHarness(dir, RecoveryMode.FAIL);
+        lines("d_20261130-1400/part-0.json", 0, 400);
+        Files.writeString(drops.resolve("d_20261130-1400/part-0.json"), "{\"id\": 9999, \"amount\": \"x\n",
+                StandardOpenOption.APPEND);
+        gzipLines("d_20261130-1410/part-0.json.gz", 400, 300);
+        lines("d_20261130-1500/part-0.json", 5_000, 50);
+    }
+
+    @AfterEach
+    void stop() {
+        if (harness != null) {
+            harness.close();
+        }
+    }
+
+    private String job(String target) {
+        return """
+                job_key: EVENTS
+                source:
+                  files:
+                    root: "%s"
+                    format: ndjson
+                    group_by: hour
+                    partitions: 2
+                    columns:
+                      - {name: id, type: bigint}
+                      - {name: user_name, type: string, from: /user/name}
+                      - {name: amount, type: "decimal(10,2)"}
+                target:
+                %sstaging:
+                  root: "%s"
+                  rows_per_chunk: 250
+                transform:
+                  max_rejected: 1
+                validation:
+                  sum: [amount]
+                  null_count: [user_name]
+                """.formatted(drops.toUri(), target.indent(2), harness.stage.toUri());
+    }
+
+    private static final String ICEBERG = """
+              table: lake.events
+              business_key_column: load_key""";
+
+    @Test
+    void loadsAnHourIntoIcebergWithItsRejectAndALateDirectoryReplacesTheHour() throws Exception {
+        harness.startWorker(2);
+
+        RunView first = harness.follow(harness.submit(job(ICEBERG), HOUR));
+
+        assertThat(first.status()).as(first.errorMessage()).isEqualTo(RunStatus.SUCCESS);
+        assertThat(first.businessKey()).isEqualTo(KEY);
+        assertThat(first.rejectedCount()).as("the malformed line").isEqualTo(1);
+        assertThat(first.targetCount()).isEqualTo(700);
+        assertThat(icebergIds()).hasSize(700).doesNotContain(5_000L, 9_999L);
+
+        lines("d_20261130-1450/part-0.json", 10_000, 20);
+        RunView again = harness.follow(harness.submit(job(ICEBERG), HOUR));
+
+        assertThat(again.status()).as(again.errorMessage()).isEqualTo(RunStatus.SUCCESS);
+        assertThat(icebergIds()).as("the hour replaced, with the late directory").hasSize(720).contains(10_019L);
+        assertThat(harness.client.validations(again.runId())).allSatisfy(v ->
+                assertThat(v.judgedResult().name()).as(v.metricName()).isEqualTo("PASS"));
+    }
+
+    @Test
+    void aFileAppendedToAfterPlanningFailsTheRunAndNothingIsPublished() throws Exception {
+        RunSubmitter.Submission submission = harness.submit(job(ICEBERG), HOUR);
+        lines("d_20261130-1400/part-0.json", 20_000, 1);
+        harness.startWorker(2);
+
+        RunView run = harness.follow(submission);
+
+        assertThat(run.status()).as(run.errorMessage()).isNotEqualTo(RunStatus.SUCCESS);
+        assertThat(run.status().isTerminal()).isTrue();
+        assertThat(harness.catalog.catalog().tableExists(TableIdentifier.parse("lake.events")))
+                .as("nothing published").isFalse();
+    }
+
+    @Test
+    void loadsAnHourIntoAPostgresWarehouseTable() throws Exception {
+        TestDatabases.TestDatabase warehouse = TestDatabases.create();
+        harness.startWorker(2);
+
+        RunView run = harness.follow(harness.submit(job("""
+                  table: dw.events
+                  business_key_column: load_key
+                  database:
+                    jdbc_url: "%s"
+                    user: %s""".formatted(warehouse.jdbcUrl(), warehouse.user())), HOUR));
+
+        assertThat(run.status()).as(run.errorMessage()).isEqualTo(RunStatus.SUCCESS);
+        try (Connection c = warehouse.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*), count(DISTINCT id), min(dt)::text, min(hr), max(hr),"
+                     + " min(load_key) FROM dw.events")) {
+            rs.next();
+            assertThat(rs.getLong(1)).isEqualTo(700);
+            assertThat(rs.getLong(2)).isEqualTo(700);
+            assertThat(rs.getString(3)).isEqualTo("2026-11-30");
+            assertThat(rs.getInt(4)).isEqualTo(14);
+            assertThat(rs.getInt(5)).isEqualTo(14);
+            assertThat(rs.getString(6)).isEqualTo(KEY);
+        }
+    }
+
+    private List<Long> icebergIds() throws IOException {
+        Table table = harness.catalog.loadTable(TableIdentifier.parse("lake.events"));
+        table.refresh();
+        List<Long> ids = new ArrayList<>();
+        try (CloseableIterable<Record> records = IcebergGenerics.read(table)
+                .where(Expressions.equal("load_key", KEY)).build()) {
+            for (Record r : records) {
+                ids.add((Long) r.getField("id"));
+            }
+        }
+        return ids;
+    }
+
+    private void lines(String path, int first, int count) throws IOException {
+        Path file = drops.resolve(path);
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, events(first, count), StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    }
+
+    private void gzipLines(String path, int first, int count) throws IOException {
+        Path file = drops.resolve(path);
+        Files.createDirectories(file.getParent());
+        try (OutputStream out = new GZIPOutputStream(Files.newOutputStream(file))) {
+            out.write(events(first, count).getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private static String events(int first, int count) {
+        StringBuilder text = new StringBuilder();
+        for (int id = first; id < first + count; id++) {
+            text.append("{\"id\": ").append(id).append(", \"user\": {\"name\": ")
+                    .append(id % 9 == 0 ? "null" : "\"u" + id + "\"").append("}, \"amount\": ")
+                    .append(id % 100).append('.').append(id % 7).append("}\n");
+        }
+        return text.toString();
+    }
+}

@@ -1,0 +1,87 @@
+package io.loadgate.worker.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** {@code source.files} as the loader reads it: every default pinned, mistakes refused naming file, line and key. */
+class FilesSpecTest {
+    private static JobSpec parse(String files, String keyColumn) {
+        return JobSpecLoader.parse(Path.of("files.yaml"), """
+                job_key: EVENTS
+                source:
+                  files:
+                %s
+                target: {table: lake.events, business_key_column: %s}
+                staging: {root: /data/stage}
+                """.formatted(files.indent(4).stripTrailing(), keyColumn));
+    }
+
+    @Test
+    void pinsEveryDefault() {
+        FilesSpec files = parse("""
+                root: /data/events
+                format: ndjson
+                group_by: hour
+                columns: [{name: id, type: bigint}]""", "load_key").source().files();
+
+        assertThat(files.root()).isEqualTo(URI.create("file:/data/events"));
+        assertThat(files.layout()).isEqualTo(FileLayout.CAMUS);
+        assertThat(files.zone().getId()).isEqualTo("UTC");
+        assertThat(files.header()).isFalse();
+        assertThat(files.delay()).isEqualTo(Duration.ZERO);
+        assertThat(files.partitions()).isEqualTo(SourceSpec.DEFAULT_PARTITIONS);
+        assertThat(files.partitionColumns()).isEqualTo(new PartitionColumnsSpec("load_key", "dt", "hr"));
+        assertThat(files.fieldDelimiter()).isEqualTo(',');
+        assertThat(files.fieldQuote()).isNull();
+        assertThat(parse("""
+                root: hdfs://nn:8020/events
+                format: tsv
+                group_by: day
+                processing_delay: 90m
+                columns_file: hdfs://nn:8020/onboarding/hive_columns.csv""", "dt").source().files().delay())
+                .isEqualTo(Duration.ofMinutes(90));
+    }
+
+    @Test
+    void refusesMistakesWithTheirKeyAndLine() {
+        assertThatThrownBy(() -> parse("""
+                root: /data/events
+                format: ndjson
+                group_by: hour
+                partitons: 2
+                columns: [{name: id, type: bigint}]""", "load_key"))
+                .isInstanceOf(JobSpecException.class).hasMessageStartingWith("files.yaml:7:")
+                .hasMessageContaining("unknown key 'partitons'");
+        assertThatThrownBy(() -> parse("""
+                root: s3://bucket/events
+                format: ndjson
+                group_by: hour
+                columns: [{name: id, type: bigint}]""", "load_key"))
+                .hasMessageContaining("source.files.root must be a file:// or hdfs:// URI");
+        assertThatThrownBy(() -> parse("""
+                root: /data/events
+                format: ndjson
+                group_by: hour
+                columns: [{name: id, type: bigint}]""", "dt"))
+                .hasMessageContaining("must be the derived key column load_key");
+        assertThatThrownBy(() -> parse("""
+                root: /data/events
+                format: ndjson
+                group_by: hour
+                processing_delay: soon
+                columns: [{name: id, type: bigint}]""", "load_key")).hasMessageContaining("processing_delay");
+        assertThatThrownBy(() -> JobSpecLoader.parse(Path.of("mixed.yaml"), """
+                job_key: EVENTS
+                source:
+                  jdbc_url: "jdbc:postgresql://db/x"
+                  files: {root: /data/events, format: ndjson, group_by: hour, columns: [{name: id, type: bigint}]}
+                target: {table: lake.events, business_key_column: load_key}
+                staging: {root: /data/stage}
+                """)).hasMessageContaining("source.files takes no JDBC keys");
+    }
+}
