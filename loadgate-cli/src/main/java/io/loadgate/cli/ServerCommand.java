@@ -33,6 +33,7 @@ final class ServerCommand implements Callable<Integer> {
             System.out.println("Tokens (worker, operator) are in " + home.tokensFile());
         }
         System.out.println("Ledger database: " + server.jdbcUrl());
+        System.out.println("Iceberg REST catalog (its lakehouse): " + url + "/iceberg");
         // The default Iceberg catalog of 'loadgate load' beside this server, which then uses this ledger.
         server.embedded().ifPresent(embedded -> embedded.ensureDatabase("lakehouse"));
         long pid = ProcessHandle.current().pid();
