@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
                 RollbackCommand.class, WorkerCommand.class, ServerCommand.class,
                 ControlLoopCommand.class, RunsCommand.class, MonitorCommand.class, CleanupCommand.class,
                 ResolveCommand.class, CancelCommand.class, DispatchCommand.class,
-                TokenCommand.class})
+                TokenCommand.class,
+                TableCommand.class})
 final class LoadgateCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;

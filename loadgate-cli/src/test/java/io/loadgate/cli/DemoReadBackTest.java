@@ -62,6 +62,20 @@ class DemoReadBackTest {
         assertThat(again.exit()).as(again.toString()).isZero();
         assertThat(again.stdout()).contains("SUCCESS");
 
+        CliProcess count = CliProcess.start(dir, home, env, "table", "count", job.toString(), "--json");
+        assertThat(count.exit()).as(count.toString()).isZero();
+        assertThat(count.stdout().strip()).isEqualTo("""
+                {
+                  "table" : "lake.orders",
+                  "rows" : %d
+                }""".formatted(ROWS));
+        CliProcess dayCount = CliProcess.start(dir, home, env, "table", "count", job.toString(), "--business-key",
+                "20261129");
+        assertThat(dayCount.exit()).as(dayCount.toString()).isZero();
+        assertThat(dayCount.stdout().strip()).isEqualTo("3,000 rows in lake.orders for order_date = 2026-11-29");
+        CliProcess snapshots = CliProcess.start(dir, home, env, "table", "snapshots", job.toString(), "--json");
+        assertThat(snapshots.exit()).as(snapshots.toString()).isZero();
+
         CliProcess server = CliProcess.start(dir, home, env, "server");
         try {
             await().atMost(Duration.ofSeconds(240)).untilAsserted(() -> {
@@ -76,6 +90,7 @@ class DemoReadBackTest {
                 Table table = viewer.loadTable(ORDERS);
                 assertThat(count(table)).as("the day replaced, not doubled").isEqualTo(ROWS);
                 assertThat(table.snapshots()).hasSize(2);
+                assertThat(snapshots.stdout().strip()).isEqualTo(snapshotsJson(table));
                 assertThat(table.currentSnapshot().summary()).containsKey(io.loadgate.worker.publish.IcebergPublisher.PUBLISH_TOKEN_PROPERTY);
                 assertThatThrownBy(() -> table.updateProperties().set("owner", "viewer").commit())
                         .isInstanceOf(ForbiddenException.class).hasMessageContaining("only a worker may change");
@@ -114,6 +129,28 @@ class DemoReadBackTest {
             assertThat(server.stderr()).contains("loadgate: port " + port + " for the ledger API is taken");
             assertThat(server.stderr().lines().filter(l -> l.startsWith("loadgate:"))).hasSize(1);
         }
+    }
+
+    /** The snapshots {@code loadgate table snapshots --json} prints: the table's, each with its publish's ids. */
+    private static String snapshotsJson(Table table) {
+        StringBuilder json = new StringBuilder("{\n  \"table\" : \"lake.orders\",\n  \"snapshots\" : [ ");
+        String separator = "";
+        for (var snapshot : table.snapshots()) {
+            var summary = snapshot.summary();
+            json.append(separator).append("""
+                    {
+                        "id" : "%d",
+                        "committedAt" : "%s",
+                        "operation" : "%s",
+                        "runId" : "%s",
+                        "publishToken" : "%s",
+                        "businessKey" : "2026-11-29",
+                        "rows" : %d
+                      }""".formatted(snapshot.snapshotId(), java.time.Instant.ofEpochMilli(snapshot.timestampMillis()),
+                    snapshot.operation(), summary.get("loadgate.run-id"), summary.get("loadgate.publish-token"), ROWS));
+            separator = ", ";
+        }
+        return json.append(" ]\n}").toString();
     }
 
     private static RESTCatalog rest(String uri, Map<String, String> auth) {
