@@ -34,8 +34,6 @@ final class ServerCommand implements Callable<Integer> {
         }
         System.out.println("Ledger database: " + server.jdbcUrl());
         System.out.println("Iceberg REST catalog (its lakehouse): " + url + "/iceberg");
-        // The default Iceberg catalog of 'loadgate load' beside this server, which then uses this ledger.
-        server.embedded().ifPresent(embedded -> embedded.ensureDatabase("lakehouse"));
         long pid = ProcessHandle.current().pid();
         home.recordServer(new LoadgateHome.RunningServer(pid, url, server.embedded().map(e -> e.port()).orElse(0)));
         UntilShutdown.await(() -> {

@@ -67,8 +67,8 @@ final class TableCommand implements Runnable {
             }
             PrintWriter out = spec.commandLine().getOut();
             if (!Targets.needsDefaultCatalog(job)) {
-                Path warehouse = new io.loadgate.server.LoadgateHome(io.loadgate.server.config.ConfigLoader.home(
-                        System.getenv())).path().resolve("warehouse");
+                // Where a job's own catalog puts new tables when it names no warehouse, as workers default it.
+                Path warehouse = io.loadgate.server.config.ConfigLoader.home(System.getenv()).resolve("warehouse");
                 try (TargetCatalogs catalogs = new TargetCatalogs(Optional.empty(), warehouse)) {
                     return read(catalogs, job, out);
                 }

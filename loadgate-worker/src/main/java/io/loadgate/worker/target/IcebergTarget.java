@@ -263,7 +263,8 @@ final class IcebergTarget implements Target {
                     break;
                 }
                 Object value = task.file().partition().get(position, Object.class);
-                String text = spec.fields().get(position).transform().toHumanString(key.type(), value);
+                String text = org.apache.iceberg.transforms.Transforms.<Object>identity().toHumanString(key.type(),
+                        value);
                 rows.merge(text, task.file().recordCount(), Long::sum);
             }
         }
