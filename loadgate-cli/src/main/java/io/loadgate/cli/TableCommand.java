@@ -95,6 +95,17 @@ final class TableCommand implements Runnable {
 
         abstract void print(Target target, Optional<String> key, PrintWriter out);
 
+        /** Prints {@code keysAndValues} (key, value, key, value...) as one JSON object; a null value is left out. */
+        static void printJson(PrintWriter out, Object... keysAndValues) {
+            Map<String, Object> body = new LinkedHashMap<>();
+            for (int i = 0; i < keysAndValues.length; i += 2) {
+                if (keysAndValues[i + 1] != null) {
+                    body.put((String) keysAndValues[i], keysAndValues[i + 1]);
+                }
+            }
+            out.println(LedgerOptions.toJson(body));
+        }
+
         TableOverview overview(Target target) {
             return target.overview().orElseThrow(() -> new CliException("table " + target.table() + " does not exist"
                     + " (no run of the job has published yet)", LedgerOptions.EXIT_REFUSED));
@@ -111,10 +122,7 @@ final class TableCommand implements Runnable {
 
         void printSnapshots(String table, List<TableSnapshot> snapshots, PrintWriter out) {
             if (json) {
-                Map<String, Object> body = new LinkedHashMap<>();
-                body.put("table", table);
-                body.put("snapshots", snapshots);
-                out.println(LedgerOptions.toJson(body));
+                printJson(out, "table", table, "snapshots", snapshots);
                 return;
             }
             Table rows = new Table("SNAPSHOT", "COMMITTED", "OPERATION", "ROWS ADDED", "BUSINESS KEY", "RUN",
@@ -133,13 +141,9 @@ final class TableCommand implements Runnable {
             TableOverview overview = overview(target);
             List<TableOverview.Partition> partitions = partitions(overview, key);
             if (json) {
-                Map<String, Object> body = new LinkedHashMap<>();
-                body.put("table", overview.table());
-                body.put("businessKeyColumn", overview.businessKeyColumn());
-                body.put("columns", overview.columns());
-                body.put("partitions", partitions);
-                body.put("rows", partitions.stream().mapToLong(TableOverview.Partition::rows).sum());
-                out.println(LedgerOptions.toJson(body));
+                printJson(out, "table", overview.table(), "businessKeyColumn", overview.businessKeyColumn(),
+                        "columns", overview.columns(), "partitions", partitions,
+                        "rows", partitions.stream().mapToLong(TableOverview.Partition::rows).sum());
                 return;
             }
             out.println("Table " + overview.table() + ", business key " + overview.businessKeyColumn());
@@ -161,11 +165,7 @@ final class TableCommand implements Runnable {
             TableOverview overview = overview(target);
             long rows = partitions(overview, key).stream().mapToLong(TableOverview.Partition::rows).sum();
             if (json) {
-                Map<String, Object> body = new LinkedHashMap<>();
-                body.put("table", overview.table());
-                body.put("businessKey", key.orElse(null));
-                body.put("rows", rows);
-                out.println(LedgerOptions.toJson(body));
+                printJson(out, "table", overview.table(), "businessKey", key.orElse(null), "rows", rows);
                 return;
             }
             out.println(String.format("%,d", rows) + " rows in " + overview.table()
@@ -181,10 +181,7 @@ final class TableCommand implements Runnable {
             TableOverview overview = overview(target);
             List<Map<String, String>> rows = target.sample(key, limit);
             if (json) {
-                Map<String, Object> body = new LinkedHashMap<>();
-                body.put("table", overview.table());
-                body.put("rows", rows);
-                out.println(LedgerOptions.toJson(body));
+                printJson(out, "table", overview.table(), "rows", rows);
                 return;
             }
             String[] headers = overview.columns().stream().map(TableOverview.Column::name).toArray(String[]::new);
