@@ -326,7 +326,9 @@ final class IcebergTarget implements Target {
 
     @Override
     public List<TableSnapshot> history() {
+        // The log may name a snapshot since expired: only retained states are shown.
         return readTable(table -> table.history().stream()
+                .filter(entry -> table.snapshot(entry.snapshotId()) != null)
                 .map(entry -> snapshot(table.snapshot(entry.snapshotId()), entry.timestampMillis()))
                 .toList()).orElse(List.of());
     }
