@@ -83,10 +83,10 @@ final class DemoCommand implements Callable<Integer> {
                   bin/loadgate load %2$s --business-key %3$s    # again: the day is replaced, not doubled
                 From Spark, Trino or PyIceberg: start `bin/loadgate server` on this LOADGATE_HOME; it serves the
                 Iceberg REST catalog at %4$s to any token of %5$s/tokens (viewer= reads).
-                  TOKEN=$(sed -n 's/^viewer=//p' %5$s/tokens)
-                  spark-sql --packages org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.12.0 \
-                    --conf spark.sql.catalog.lake=org.apache.iceberg.spark.SparkCatalog \
-                    --conf spark.sql.catalog.lake.type=rest --conf spark.sql.catalog.lake.uri=%4$s \
+                  export TOKEN=$(sed -n 's/^viewer=//p' %5$s/tokens)
+                  spark-sql --packages org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.12.0 \\
+                    --conf spark.sql.catalog.lake=org.apache.iceberg.spark.SparkCatalog \\
+                    --conf spark.sql.catalog.lake.type=rest --conf spark.sql.catalog.lake.uri=%4$s \\
                     --conf spark.sql.catalog.lake.token=$TOKEN -e 'SELECT count(*) FROM lake.%1$s'
                   python -c 'from pyiceberg.catalog import load_catalog; import os
                   t = load_catalog("lake", type="rest", uri="%4$s", token=os.environ["TOKEN"]).load_table("%1$s")
