@@ -48,6 +48,6 @@ public record DatabaseConfig(Optional<String> url, String user, String password,
     @Override
     public String toString() {
         return "DatabaseConfig[url=" + url.map(Masking::url).orElse("<embedded>") + ", user=" + user
-                + ", password=" + Masking.secret(password) + ", poolSize=" + poolSize + ", embeddedPort=" + embeddedPort + "]";
+                + ", password=" + Masking.secret(password) + ", poolSize=" + poolSize + "]";
     }
 }
