@@ -86,6 +86,8 @@ final class BenchLoadgate implements AutoCloseable {
             }
         });
         env.put("LOADGATE_HOME", home.toString());
+        // Its own PostgreSQL on a free port, beside a user's home on the fixed default.
+        env.put("LOADGATE_DATABASE__EMBEDDED_PORT", "0");
         LoadgateConfig defaults = ConfigLoader.load(Optional.empty(), env);
         Path configFile = new LoadgateHome(defaults.home()).ensureInitialised();
         LoadgateConfig configured = ConfigLoader.load(Optional.of(configFile), env);

@@ -298,7 +298,9 @@ final class Cluster implements AutoCloseable {
     }
 
     private Map<String, String> environment() {
-        return Map.of("LOADGATE_HOME", dir.resolve("home").toString(), "LOADGATE_LOG_LEVEL", "INFO");
+        // A free port for the embedded PostgreSQL, as before it had a fixed default: clusters may run side by side.
+        return Map.of("LOADGATE_HOME", dir.resolve("home").toString(), "LOADGATE_LOG_LEVEL", "INFO",
+                "LOADGATE_DATABASE__EMBEDDED_PORT", "0");
     }
 
     private static int freePort() throws IOException {

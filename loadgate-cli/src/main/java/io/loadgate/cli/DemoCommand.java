@@ -61,11 +61,37 @@ final class DemoCommand implements Callable<Integer> {
                     businessDay.toString(), false, interruption);
             if (exit == 0) {
                 readBack(local, job, businessDay);
+                System.out.print(closingLines(job.target().table(), jobFile, businessDay, local.restCatalogUrl(),
+                        local.home()));
+            } else {
+                System.out.println("The job spec is in " + jobFile);
             }
-            System.out.println("The job spec is in " + jobFile + "; the table's files under " + local.home()
-                    .resolve("warehouse"));
             return exit;
         }
+    }
+
+    /**
+     * Where the data is and how to read it: the table through its catalog, never the stage, whose files include
+     * every attempt's (a replaced day's, a failed run's) and so more rows than the table holds.
+     */
+    static String closingLines(String table, Path jobFile, LocalDate day, String catalogUrl, Path home) {
+        return """
+
+                The data is the Iceberg table %1$s in the lakehouse catalog of the ledger on %5$s (the Parquet files
+                under stage/ include every attempt's: read the table, never the stage).
+                  bin/loadgate table count %2$s
+                  bin/loadgate load %2$s --business-key %3$s    # again: the day is replaced, not doubled
+                From Spark, Trino or PyIceberg: start `bin/loadgate server` on this LOADGATE_HOME; it serves the
+                Iceberg REST catalog at %4$s to any token of %5$s/tokens (viewer= reads).
+                  export TOKEN=$(sed -n 's/^viewer=//p' %5$s/tokens)
+                  spark-sql --packages org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.12.0 \\
+                    --conf spark.sql.catalog.lake=org.apache.iceberg.spark.SparkCatalog \\
+                    --conf spark.sql.catalog.lake.type=rest --conf spark.sql.catalog.lake.uri=%4$s \\
+                    --conf spark.sql.catalog.lake.token=$TOKEN -e 'SELECT count(*) FROM lake.%1$s'
+                  python -c 'from pyiceberg.catalog import load_catalog; import os
+                  t = load_catalog("lake", type="rest", uri="%4$s", token=os.environ["TOKEN"]).load_table("%1$s")
+                  print(t.scan().to_arrow().num_rows)'
+                """.formatted(table, jobFile, day, catalogUrl, home);
     }
 
     /** The proof: count the day's rows through Iceberg itself, and the table's rows in all. */

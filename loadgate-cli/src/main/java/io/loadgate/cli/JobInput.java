@@ -109,4 +109,27 @@ final class JobInput {
         }
         return stripped;
     }
+
+    /**
+     * The key as the ledger recorded its runs: parsed against the table's business-key column when the target
+     * knows its columns (no source needed), else against the source's.
+     */
+    static String canonicalKey(io.loadgate.worker.target.Target target, JobSpec job, String businessKey) {
+        java.util.Optional<org.apache.iceberg.Schema> columns;
+        try {
+            columns = target.columns();
+        } catch (JobSpecException e) {
+            throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
+        } catch (io.loadgate.worker.target.TargetException e) {
+            throw new CliException(e.getMessage(), LedgerOptions.EXIT_REFUSED);
+        }
+        if (columns.isEmpty()) {
+            return canonicalKeys(job, java.util.List.of(businessKey)).get(0);
+        }
+        try {
+            return BusinessKeyFormat.canonical(columns.get(), job.target().businessKeyColumn(), businessKey);
+        } catch (JobSpecException e) {
+            throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
+        }
+    }
 }

@@ -10,7 +10,8 @@ import picocli.CommandLine.Command;
                 ResolveCommand.class, CancelCommand.class, DispatchCommand.class,
                 TokenCommand.class,
                 KeysCommand.class,
-                CheckCommand.class})
+                CheckCommand.class,
+                TableCommand.class})
 final class LoadgateCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;

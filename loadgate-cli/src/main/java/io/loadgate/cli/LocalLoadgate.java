@@ -48,9 +48,10 @@ final class LocalLoadgate implements AutoCloseable {
     private final Worker worker;
     private final Path home;
     private final io.loadgate.server.config.CleanupConfig cleanup;
+    private final String serverUrl;
 
     private LocalLoadgate(LoadgateServer server, Clients clients, SourceCache sources, TargetCatalogs catalogs,
-                          ScheduledExecutorService timer, Worker worker, LoadgateConfig config) {
+                          ScheduledExecutorService timer, Worker worker, LoadgateConfig config, String serverUrl) {
         this.server = server;
         this.client = clients.worker();
         this.operatorClient = clients.operator();
@@ -60,6 +61,7 @@ final class LocalLoadgate implements AutoCloseable {
         this.worker = worker;
         this.home = config.home();
         this.cleanup = config.cleanup();
+        this.serverUrl = serverUrl;
     }
 
     /** The configured {@code cleanup.snapshot_retention} and {@code cleanup.snapshots_kept}. */
@@ -84,7 +86,9 @@ final class LocalLoadgate implements AutoCloseable {
         try {
             Path warehouse = config.home().resolve("warehouse");
             return withWorkers(server, new Clients(client(server, token), client(server, operatorToken)),
-                    lakehouse(server, config, warehouse), workerThreads, config);
+                    lakehouse(server, config, warehouse), workerThreads, config,
+                    (configured.server().tls() == null ? "http" : "https") + "://127.0.0.1:"
+                            + configured.server().port());
         } catch (RuntimeException e) {
             server.close();
             throw e;
@@ -93,7 +97,7 @@ final class LocalLoadgate implements AutoCloseable {
 
     /** Workers of this process, on a ledger of this process ({@code server}) or of a running server (null). */
     private static LocalLoadgate withWorkers(LoadgateServer server, Clients clients, CatalogConfig lakehouse,
-                                             int workerThreads, LoadgateConfig config) {
+                                             int workerThreads, LoadgateConfig config, String serverUrl) {
         LedgerClient client = clients.worker();
         Path warehouse = config.home().resolve("warehouse");
         SourceCache sources = new SourceCache(System.getenv());
@@ -108,7 +112,7 @@ final class LocalLoadgate implements AutoCloseable {
                     WorkerMetrics.off()),
                 Duration.ofSeconds(10), Duration.ofSeconds(1));
         Worker worker = workerThreads == 0 ? null : Worker.start(context, workerThreads);
-        return new LocalLoadgate(server, clients, sources, catalogs, timer, worker, config);
+        return new LocalLoadgate(server, clients, sources, catalogs, timer, worker, config, serverUrl);
     }
 
     /** This process's workers on the server running on {@code home}, with the home's tokens. */
@@ -129,7 +133,7 @@ final class LocalLoadgate implements AutoCloseable {
         System.err.println("loadgate: using loadgate server (pid " + running.pid() + ") at " + running.url()
                 + (workerThreads == 0 ? "" : ", with " + workerThreads + " worker thread(s) in this process"));
         return withWorkers(null, new Clients(client(running.url(), token), client(running.url(), operatorToken)),
-                lakehouse, workerThreads, config);
+                lakehouse, workerThreads, config, running.url());
     }
 
     private record Clients(LedgerClient worker, LedgerClient operator) {
@@ -195,6 +199,14 @@ final class LocalLoadgate implements AutoCloseable {
 
     Path home() {
         return home;
+    }
+
+    /**
+     * The Iceberg REST catalog of the {@code loadgate server} on this home: the running one's, else where one
+     * started there listens ({@code server.port}); this process's own ledger listens on a free port and ends with it.
+     */
+    String restCatalogUrl() {
+        return serverUrl + "/iceberg";
     }
 
     @Override

@@ -5,7 +5,6 @@ import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunStatus;
 import io.loadgate.worker.execution.TargetCatalogs;
-import io.loadgate.worker.job.BusinessKeyFormat;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecException;
 import io.loadgate.worker.ledger.LedgerClient;
@@ -20,7 +19,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.Schema;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -85,7 +83,7 @@ final class RollbackCommand implements Callable<Integer> {
     private int rollback(LedgerClient client, TargetCatalogs catalogs, JobSpec job, String why) {
         PrintWriter out = spec.commandLine().getOut();
         Target target = new Targets(catalogs, System.getenv(), new Configuration()).forJob(job);
-        businessKey = canonicalKey(target, job);
+        businessKey = JobInput.canonicalKey(target, job, businessKey);
         // Newest first: the first active run blocks, the first SUCCESS is the run whose rows the partition holds.
         List<RunView> runs = ledgerOptions.call(client, c -> c.listRuns(new RunFilter(job.jobKey(), businessKey,
                 null, 1000)));
@@ -128,28 +126,6 @@ final class RollbackCommand implements Callable<Integer> {
         return record(client, published, why, what, done.committedAs(), done.ref(), out);
     }
 
-    /**
-     * The key as the ledger recorded its runs: parsed against the table's business-key column when the target
-     * knows its columns (no source needed), else against the source's.
-     */
-    private String canonicalKey(Target target, JobSpec job) {
-        Optional<Schema> columns;
-        try {
-            columns = target.columns();
-        } catch (JobSpecException e) {
-            throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
-        } catch (TargetException e) {
-            throw new CliException(e.getMessage(), LedgerOptions.EXIT_REFUSED);
-        }
-        if (columns.isEmpty()) {
-            return JobInput.canonicalKeys(job, List.of(businessKey)).get(0);
-        }
-        try {
-            return BusinessKeyFormat.canonical(columns.get(), job.target().businessKeyColumn(), businessKey);
-        } catch (JobSpecException e) {
-            throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
-        }
-    }
 
     private RunView latestSuccess(JobSpec job, List<RunView> runs) {
         return runs.stream().filter(r -> r.status() == RunStatus.SUCCESS).findFirst()

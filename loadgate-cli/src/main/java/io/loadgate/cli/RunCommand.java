@@ -78,7 +78,18 @@ final class RunCommand implements Callable<Integer> {
         checkThreads(threads);
         catalogOptions.requireLedger(ledgerOptions);
         String yaml = JobInput.text(jobFile);
-        String key = JobInput.canonicalKeys(job, List.of(businessKey)).get(0);
+        String checked;
+        try {
+            checked = JobInput.canonicalKeys(job, List.of(businessKey)).get(0);
+        } catch (CliException e) {
+            // The demo's source is a database on the embedded PostgreSQL that this command starts with its ledger:
+            // without --ledger, a source that does not answer yet is asked again once that runs.
+            if (ledgerOptions.ledgerGiven() || e.exitCode() != RunOutcome.SOURCE_UNAVAILABLE) {
+                throw e;
+            }
+            checked = null;
+        }
+        String key = checked;
         if (ledgerOptions.ledgerGiven()) {
             LedgerClient client = ledgerOptions.workerClient(ledgerRetry);
             LedgerClient operator = cancelOnInterrupt ? ledgerOptions.client(LedgerOptions.Role.OPERATOR) : null;
@@ -96,9 +107,10 @@ final class RunCommand implements Callable<Integer> {
             int exit;
             try (LocalLoadgate local = LocalLoadgate.start(threads)) {
                 interruption.cancelWith(local.operatorClient());
+                String localKey = key != null ? key : JobInput.canonicalKeys(job, List.of(businessKey)).get(0);
                 exit = interruption.interrupted() ? interruption.exitCode()
-                        : submitAndFollow(local.client(), local.sources(), local.catalogs(), job, yaml, key, false,
-                                interruption);
+                        : submitAndFollow(local.client(), local.sources(), local.catalogs(), job, yaml, localKey,
+                                false, interruption);
             }
             // Returned only now, once this process's workers, ledger and database have stopped.
             return exit;

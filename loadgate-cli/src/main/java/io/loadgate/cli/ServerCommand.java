@@ -40,8 +40,7 @@ final class ServerCommand implements Callable<Integer> {
             System.out.println("Tokens (worker, operator) are in " + home.tokensFile());
         }
         System.out.println("Ledger database: " + server.jdbcUrl());
-        // The default Iceberg catalog of 'loadgate load' beside this server, which then uses this ledger.
-        server.embedded().ifPresent(embedded -> embedded.ensureDatabase("lakehouse"));
+        System.out.println("Iceberg REST catalog (its lakehouse): " + url + "/iceberg");
         long pid = ProcessHandle.current().pid();
         home.recordServer(new LoadgateHome.RunningServer(pid, url, server.embedded().map(e -> e.port()).orElse(0)));
         UntilShutdown.await(() -> {

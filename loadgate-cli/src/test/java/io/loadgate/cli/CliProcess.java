@@ -38,6 +38,8 @@ record CliProcess(Process process, Path out, Path err) {
         // Any other LOADGATE_ variable of the test's environment would be read as configuration.
         builder.environment().keySet().removeIf(k -> k.startsWith("LOADGATE_"));
         builder.environment().put("LOADGATE_HOME", loadgateHome.toString());
+        // Test homes run side by side: each embedded PostgreSQL on a free port, unless a test asks for one.
+        builder.environment().put("LOADGATE_DATABASE__EMBEDDED_PORT", "0");
         builder.environment().putAll(environment);
         return new CliProcess(builder.start(), out, err);
     }

@@ -51,7 +51,7 @@ class HomeLakehouseTest {
 
     @Test
     void aWorkerBesideAServerDefaultsToItsLakehouseAndASubmitWithoutOneIsRefused() throws Exception {
-        Map<String, String> env = Map.of("LOADGATE_HOME", home.toString());
+        Map<String, String> env = Map.of("LOADGATE_HOME", home.toString(), "LOADGATE_DATABASE__EMBEDDED_PORT", "0");
         Path warehouse = home.resolve("warehouse");
         assertThat(HomeLakehouse.find(env, warehouse)).as("a home without a ledger").isEmpty();
         Path configFile = new LoadgateHome(home).ensureInitialised();

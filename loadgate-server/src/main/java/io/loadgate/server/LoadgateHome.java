@@ -13,7 +13,8 @@ import java.util.Optional;
 import java.util.Properties;
 
 /**
- * {@code $LOADGATE_HOME}: the embedded database, the stage, and on first start a worker and an operator token.
+ * {@code $LOADGATE_HOME}: the embedded database, the stage, and on first start a worker, an operator and a viewer
+ * token (the viewer's for engines that only read the tables, through the Iceberg REST catalog).
  * The tokens go to {@code tokens} (mode 0600) for the user; the server keeps only their digests, in
  * {@code loadgate.yaml}, which later starts read when no {@code --config} is given.
  */
@@ -105,13 +106,15 @@ public final class LoadgateHome {
         }
         String worker = Tokens.generate();
         String operator = Tokens.generate();
+        String viewer = Tokens.generate();
         try {
             Files.createDirectories(home);
             Files.createDirectories(home.resolve("stage"));
             Path tokens = tokensFile();
             Files.deleteIfExists(tokens);
             Files.createFile(tokens, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            Files.writeString(tokens, "worker=" + worker + "\noperator=" + operator + "\n", StandardOpenOption.APPEND);
+            Files.writeString(tokens, "worker=" + worker + "\noperator=" + operator + "\nviewer=" + viewer + "\n",
+                    StandardOpenOption.APPEND);
             Path partial = home.resolve(CONFIG_FILE + ".new");
             Files.writeString(partial, """
                     # Written by loadgate on first start. Tokens are in %s; only their SHA-256 digests are kept here.
@@ -119,7 +122,8 @@ public final class LoadgateHome {
                       token_digests:
                         worker: ["%s"]
                         operator: ["%s"]
-                    """.formatted(tokens, Tokens.digest(worker), Tokens.digest(operator)));
+                        viewer: ["%s"]
+                    """.formatted(tokens, Tokens.digest(worker), Tokens.digest(operator), Tokens.digest(viewer)));
             // The config appears whole or not at all: a crash here leaves no half-written file to load.
             Files.move(partial, config, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             return config;

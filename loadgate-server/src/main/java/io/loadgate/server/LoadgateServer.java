@@ -21,6 +21,7 @@ import io.loadgate.server.dispatch.NotificationHub;
 import io.loadgate.server.dispatch.NotificationListener;
 import io.loadgate.server.dispatch.WorkerLeases;
 import io.loadgate.server.http.ApiServer;
+import io.loadgate.server.lakehouse.Lakehouse;
 import io.loadgate.server.metrics.LedgerGauges;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -50,6 +51,12 @@ public final class LoadgateServer implements AutoCloseable {
 
     public static LoadgateServer start(LoadgateConfig config) {
         requireNonNull(config, "config is null");
+        if (config.server().port() > 0 && EmbeddedPostgres.portTaken(config.server().port())) {
+            // Checked before the database starts, so that the refusal is one line and leaves nothing running.
+            throw new IllegalStateException("port " + config.server().port() + " for the ledger API is taken by"
+                    + " another program (or another loadgate server): stop it, or set server.port in"
+                    + " $LOADGATE_HOME/loadgate.yaml (or LOADGATE_SERVER__PORT)");
+        }
         List<AutoCloseable> resources = new ArrayList<>();
         try {
             LedgerDatabase db = LedgerDatabase.open(config);
@@ -62,8 +69,10 @@ public final class LoadgateServer implements AutoCloseable {
                     Dispatcher.policy(config.dispatch()));
             ApiServer.Tls tls = config.server().tls() == null ? null
                     : new ApiServer.Tls(config.server().tls().keystore(), config.server().tls().password());
+            Lakehouse lakehouse = lakehouse(config, db);
+            resources.add(0, lakehouse);
             ApiServer api = ApiServer.start(new ApiServer.Wiring(ledger, authenticator(config), metrics, leases),
-                    config.server().host(), config.server().port(), tls);
+                    config.server().host(), config.server().port(), tls, java.util.Optional.of(lakehouse));
             resources.add(0, api);
             resources.add(0, LedgerGauges.start(ledger.views(), metrics, Duration.ofSeconds(15)));
             // Waiting lease polls end before the API stops; the loops stop before everything else.
@@ -74,6 +83,19 @@ public final class LoadgateServer implements AutoCloseable {
             closeAll(resources);
             throw e;
         }
+    }
+
+    /**
+     * The default Iceberg catalog of workers beside this ledger: a {@code lakehouse} database on the embedded
+     * PostgreSQL, else the configured database itself; new tables under {@code $LOADGATE_HOME/warehouse}.
+     */
+    private static Lakehouse lakehouse(LoadgateConfig config, LedgerDatabase db) {
+        java.nio.file.Path warehouse = config.home().resolve("warehouse");
+        if (db.embedded() != null) {
+            db.embedded().ensureDatabase("lakehouse");
+            return Lakehouse.jdbc(db.embedded().jdbcUrl("lakehouse"), db.embedded().user(), "", warehouse);
+        }
+        return Lakehouse.jdbc(db.jdbcUrl(), config.database().user(), config.database().password(), warehouse);
     }
 
     static LedgerSettings settings(LoadgateConfig config) {
@@ -142,7 +164,7 @@ public final class LoadgateServer implements AutoCloseable {
                 user = config.database().user();
                 password = config.database().password();
             } else {
-                embedded = EmbeddedPostgres.start(config.home().resolve("pg"), 0);
+                embedded = EmbeddedPostgres.start(config.home().resolve("pg"), config.database().embeddedPort());
                 embedded.ensureDatabase("loadgate");
                 url = embedded.jdbcUrl("loadgate");
                 user = embedded.user();

@@ -26,7 +26,7 @@ class EmbeddedServerTest {
     private LoadgateConfig config() {
         Path file = new LoadgateHome(home).ensureInitialised();
         return ConfigLoader.load(Optional.of(file), Map.of("LOADGATE_HOME", home.toString(),
-                "LOADGATE_SERVER__PORT", "0", "LOADGATE_SERVER__HOST", "127.0.0.1"));
+                "LOADGATE_SERVER__PORT", "0", "LOADGATE_SERVER__HOST", "127.0.0.1", "LOADGATE_DATABASE__EMBEDDED_PORT", "0"));
     }
 
     @Test

@@ -53,6 +53,12 @@ public final class EmbeddedPostgres implements AutoCloseable {
         requireNonNull(dataDirectory, "dataDirectory is null");
         requireNonNull(durability, "durability is null");
         refuseIfInUse(dataDirectory);
+        if (port > 0 && portTaken(port)) {
+            // Else PostgreSQL fails to bind and the library waits for a server that never answers.
+            throw new IllegalStateException("port " + port + " for the embedded PostgreSQL is taken by another"
+                    + " program: stop it, or set database.embedded_port in $LOADGATE_HOME/loadgate.yaml (or"
+                    + " LOADGATE_DATABASE__EMBEDDED_PORT; 0 = any free port)");
+        }
         try {
             Files.createDirectories(dataDirectory);
             var builder = io.zonky.test.db.postgres.embedded.EmbeddedPostgres.builder()
@@ -92,6 +98,15 @@ public final class EmbeddedPostgres implements AutoCloseable {
             }
         } catch (IOException | NumberFormatException e) {
             // An unreadable pid file is PostgreSQL's to judge.
+        }
+    }
+
+    /** Whether something listens on {@code port} already (on any address: a wildcard bind fails then). */
+    public static boolean portTaken(int port) {
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(port)) {
+            return false;
+        } catch (IOException e) {
+            return true;
         }
     }
 

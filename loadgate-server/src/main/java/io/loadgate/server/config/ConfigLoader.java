@@ -83,7 +83,8 @@ public final class ConfigLoader {
         String user = s.string("database.user").orElse(d.user());
         String password = s.string("database.password").orElse(d.password());
         int poolSize = s.integer("database.pool_size", d.poolSize());
-        return s.located(() -> new DatabaseConfig(url, user, password, poolSize));
+        int embeddedPort = s.integer("database.embedded_port", d.embeddedPort());
+        return s.located(() -> new DatabaseConfig(url, user, password, poolSize, embeddedPort));
     }
 
     private static AuthConfig auth(Settings s, Path home) {

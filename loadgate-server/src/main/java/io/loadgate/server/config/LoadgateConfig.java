@@ -44,7 +44,8 @@ public record LoadgateConfig(
         String db = database.url()
                 .map(url -> Masking.url(url) + " as " + database.user() + ", password "
                         + Masking.secret(database.password()))
-                .orElse("embedded PostgreSQL under " + home)
+                .orElse("embedded PostgreSQL under " + home + " on port " + (database.embeddedPort() == 0 ? "any free"
+                        : Integer.toString(database.embeddedPort())))
                 + ", pool " + database.poolSize();
         String tokens = AuthConfig.ROLES.stream().sorted()
                 .map(role -> role + " " + auth.digests(role).size())

@@ -44,7 +44,7 @@ final class Settings {
             "monitor");
     private static final Set<String> LEAVES = Set.of(
             "server.host", "server.port", "server.tls.keystore", "server.tls.password",
-            "database.url", "database.user", "database.password", "database.pool_size",
+            "database.url", "database.user", "database.password", "database.pool_size", "database.embedded_port",
             "auth.token_digests.worker", "auth.token_digests.nifi", "auth.token_digests.operator",
             "auth.token_digests.viewer", "auth.allowed_roots",
             "recovery.mode", "recovery.max_attempts", "recovery.stale", "recovery.run_timeout", "recovery.manifest_timeout",

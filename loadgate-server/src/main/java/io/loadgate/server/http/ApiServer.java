@@ -83,6 +83,12 @@ public final class ApiServer implements AutoCloseable {
     }
 
     public static ApiServer start(Wiring wiring, String host, int port, Tls tls) {
+        return start(wiring, host, port, tls, java.util.Optional.empty());
+    }
+
+    /** With a lakehouse, the API also serves it as an Iceberg REST catalog (see {@link IcebergRestRoutes}). */
+    public static ApiServer start(Wiring wiring, String host, int port, Tls tls,
+                                  java.util.Optional<io.loadgate.server.lakehouse.Lakehouse> lakehouse) {
         Javalin app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             // A manifest of the contract's 10,000 partitions is about 2 MB; leave room, but not without bound.
@@ -140,6 +146,7 @@ public final class ApiServer implements AutoCloseable {
             DispatchRoutes.register(r, wiring.workerLeases());
             DashboardRoutes.register(r);
             HistoryRoutes.register(r, new History(wiring.ledger().database()));
+            lakehouse.ifPresent(l -> IcebergRestRoutes.register(routes, l, wiring.authenticator()));
         });
         app.start(host, port);
         return new ApiServer(app);

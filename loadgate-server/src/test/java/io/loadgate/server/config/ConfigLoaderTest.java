@@ -417,7 +417,7 @@ class ConfigLoaderTest {
 
         assertThat(config.describe()).contains(
                 "server: http://0.0.0.0:8080",
-                "database: embedded PostgreSQL under /srv/loadgate, pool 10",
+                "database: embedded PostgreSQL under /srv/loadgate on port 15432, pool 10",
                 "dispatch: receiver none (pull only), max_attempts 20, backoff 5s..5m, ack_timeout 10m, lease 1m, "
                         + "poll_interval 5s, batch 20");
     }

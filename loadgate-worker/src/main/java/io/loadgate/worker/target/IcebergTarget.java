@@ -305,6 +305,133 @@ final class IcebergTarget implements Target {
         return expiry.expire(catalog.loadTable(identifier));
     }
 
+    /**
+     * Rows per business key from the data files' own counts, which are exact while no file has deletes (Loadgate's
+     * publishes replace whole partitions and write none); otherwise, or when a file is not partitioned by the key,
+     * by reading the key column of every row.
+     */
+    @Override
+    public Optional<TableOverview> overview() {
+        return readTable(table -> {
+            List<TableOverview.Column> columns = table.schema().columns().stream()
+                    .map(c -> new TableOverview.Column(c.name(), c.type().toString())).toList();
+            return new TableOverview(identifier.toString(), businessKeyColumn, columns, rowsByKey(table));
+        });
+    }
+
+    private java.util.List<TableOverview.Partition> rowsByKey(Table table) throws java.io.IOException {
+        org.apache.iceberg.types.Types.NestedField key = table.schema().findField(businessKeyColumn);
+        java.util.Map<String, Long> rows = new java.util.TreeMap<>();
+        boolean fromFiles = true;
+        try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.FileScanTask> tasks = table.newScan()
+                .planFiles()) {
+            for (org.apache.iceberg.FileScanTask task : tasks) {
+                org.apache.iceberg.PartitionSpec spec = table.specs().get(task.file().specId());
+                int position = identityPosition(spec, key.fieldId());
+                if (!task.deletes().isEmpty() || position < 0) {
+                    fromFiles = false;
+                    break;
+                }
+                Object value = task.file().partition().get(position, Object.class);
+                String text = org.apache.iceberg.transforms.Transforms.<Object>identity().toHumanString(key.type(),
+                        value);
+                rows.merge(text, task.file().recordCount(), Long::sum);
+            }
+        }
+        if (!fromFiles) {
+            rows.clear();
+            try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.data.Record> records =
+                         org.apache.iceberg.data.IcebergGenerics.read(table).select(businessKeyColumn).build()) {
+                for (org.apache.iceberg.data.Record record : records) {
+                    rows.merge(String.valueOf(record.getField(businessKeyColumn)), 1L, Long::sum);
+                }
+            }
+        }
+        return rows.entrySet().stream().map(e -> new TableOverview.Partition(e.getKey(), e.getValue())).toList();
+    }
+
+    private static int identityPosition(org.apache.iceberg.PartitionSpec spec, int sourceId) {
+        for (int i = 0; i < spec.fields().size(); i++) {
+            if (spec.fields().get(i).sourceId() == sourceId && spec.fields().get(i).transform().isIdentity()) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    @Override
+    public List<java.util.Map<String, String>> sample(Optional<String> businessKey, int limit) {
+        return readTable(table -> {
+            var read = org.apache.iceberg.data.IcebergGenerics.read(table);
+            if (businessKey.isPresent()) {
+                read = read.where(new TargetTable(identifier, table.schema(), businessKeyColumn)
+                        .businessKeyFilter(businessKey.get()));
+            }
+            List<java.util.Map<String, String>> rows = new java.util.ArrayList<>();
+            try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.data.Record> records = read.build()) {
+                for (org.apache.iceberg.data.Record record : records) {
+                    if (rows.size() >= limit) {
+                        break;
+                    }
+                    java.util.Map<String, String> row = new java.util.LinkedHashMap<>();
+                    table.schema().columns().forEach(c -> {
+                        Object value = record.getField(c.name());
+                        row.put(c.name(), value == null ? null : value.toString());
+                    });
+                    rows.add(row);
+                }
+            }
+            return rows;
+        }).orElse(List.of());
+    }
+
+    @Override
+    public List<TableSnapshot> snapshots() {
+        return readTable(table -> {
+            List<TableSnapshot> all = new java.util.ArrayList<>();
+            table.snapshots().forEach(snapshot -> all.add(snapshot(snapshot, snapshot.timestampMillis())));
+            return all;
+        }).orElse(List.of());
+    }
+
+    @Override
+    public List<TableSnapshot> history() {
+        // The log may name a snapshot since expired: only retained states are shown.
+        return readTable(table -> table.history().stream()
+                .filter(entry -> table.snapshot(entry.snapshotId()) != null)
+                .map(entry -> snapshot(table.snapshot(entry.snapshotId()), entry.timestampMillis()))
+                .toList()).orElse(List.of());
+    }
+
+    private static TableSnapshot snapshot(org.apache.iceberg.Snapshot snapshot, long atMillis) {
+        java.util.Map<String, String> summary = snapshot.summary();
+        return new TableSnapshot(Long.toString(snapshot.snapshotId()), java.time.Instant.ofEpochMilli(atMillis),
+                snapshot.operation() == null ? "unknown" : snapshot.operation(),
+                summary.get(IcebergPublisher.RUN_ID_PROPERTY), summary.get(IcebergPublisher.PUBLISH_TOKEN_PROPERTY),
+                summary.get(IcebergPublisher.BUSINESS_KEY_PROPERTY),
+                Long.parseLong(summary.getOrDefault("added-records", "0")));
+    }
+
+    private interface TableRead<T> {
+        T read(Table table) throws java.io.IOException;
+    }
+
+    /** {@code read} of the table as it is now; empty when it does not exist. */
+    private <T> Optional<T> readTable(TableRead<T> read) {
+        TargetCatalog catalog = catalog();
+        try {
+            if (!catalog.catalog().tableExists(identifier)) {
+                return Optional.empty();
+            }
+            return Optional.of(read.read(catalog.loadTable(identifier)));
+        } catch (java.io.IOException | RuntimeException e) {
+            if (e instanceof JobSpecException || e instanceof TargetException) {
+                throw (RuntimeException) e;
+            }
+            throw new TargetException("cannot read " + identifier + ": " + TargetException.oneLine(e), e);
+        }
+    }
+
     /** The catalog, opened on first use; a catalog the job's spec cannot open is the job's mistake. */
     private TargetCatalog catalog() {
         try {

@@ -124,4 +124,38 @@ public interface Target {
      * @return how many snapshots expired
      */
     int expireHistory(SnapshotExpiry expiry);
+
+    /**
+     * {@code loadgate table show|count}: the table's columns and the rows of each business key as the table holds
+     * them now (exact: what a reader of the table gets); empty when the table does not exist.
+     *
+     * @throws TargetException when the table cannot be read
+     */
+    Optional<TableOverview> overview();
+
+    /**
+     * {@code loadgate table sample}: up to {@code limit} rows of the table (of {@code businessKey} only, when given),
+     * each a map from column name to its value as text (null for SQL NULL), in column order; empty when the table
+     * does not exist.
+     *
+     * @throws TargetException when the table cannot be read
+     */
+    List<java.util.Map<String, String>> sample(Optional<String> businessKey, int limit);
+
+    /**
+     * {@code loadgate table snapshots}: the commits the table retains, oldest first, each with the run id and
+     * publish token that made it; empty when the table does not exist.
+     *
+     * @throws TargetException when the table cannot be read
+     */
+    List<TableSnapshot> snapshots();
+
+    /**
+     * {@code loadgate table history}: the table's states in the order they became current (Iceberg's snapshot log:
+     * a rollback to an older snapshot shows it again, at the time it became current); a warehouse's are its
+     * publishes, as {@link #snapshots}.
+     *
+     * @throws TargetException when the table cannot be read
+     */
+    List<TableSnapshot> history();
 }

@@ -15,6 +15,7 @@ import io.loadgate.worker.warehouse.WarehousePublisher;
 import io.loadgate.worker.warehouse.WarehouseReader;
 import io.loadgate.worker.warehouse.WarehouseRollback;
 import io.loadgate.worker.warehouse.WarehouseTable;
+import io.loadgate.worker.warehouse.WarehouseTableReader;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
@@ -161,6 +162,55 @@ final class WarehouseTarget implements Target {
     @Override
     public int expireHistory(SnapshotExpiry expiry) {
         return 0;
+    }
+
+    @Override
+    public Optional<TableOverview> overview() {
+        return read(reader -> {
+            var columns = reader.columns(spec.table());
+            if (columns.isEmpty()) {
+                return Optional.empty();
+            }
+            List<TableOverview.Partition> partitions = new java.util.ArrayList<>();
+            reader.rowsByKey(spec.table(), spec.businessKeyColumn())
+                    .forEach((key, rows) -> partitions.add(new TableOverview.Partition(key, rows)));
+            return Optional.of(new TableOverview(spec.table(), spec.businessKeyColumn(), columns.get().stream()
+                    .map(c -> new TableOverview.Column(c.name(), c.type())).toList(), partitions));
+        });
+    }
+
+    @Override
+    public List<Map<String, String>> sample(Optional<String> businessKey, int limit) {
+        return read(reader -> reader.columns(spec.table()).isEmpty() ? List.of()
+                : reader.sample(spec.table(), spec.businessKeyColumn(), businessKey, limit));
+    }
+
+    /** A publish replaces the key's rows in one transaction; its marker is what the table keeps of it. */
+    @Override
+    public List<TableSnapshot> snapshots() {
+        return read(reader -> reader.publishes(spec.table()).stream()
+                .map(p -> new TableSnapshot(null, p.committedAt(), "replace", p.runId(), p.publishToken(),
+                        p.businessKey(), p.rows()))
+                .toList());
+    }
+
+    /** A warehouse keeps no older states to return to: its history is its publishes. */
+    @Override
+    public List<TableSnapshot> history() {
+        return snapshots();
+    }
+
+    private interface Read<T> {
+        T read(WarehouseTableReader reader) throws SQLException;
+    }
+
+    private <T> T read(Read<T> read) {
+        try {
+            return read.read(new WarehouseTableReader(connector()));
+        } catch (SQLException e) {
+            throw new TargetException("cannot read " + spec.table() + " in " + spec.database() + ": "
+                    + TargetException.oneLine(e), e);
+        }
     }
 
     private WarehouseConnector connector() {

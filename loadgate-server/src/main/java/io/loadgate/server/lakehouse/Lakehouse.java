@@ -1,0 +1,63 @@
+package io.loadgate.server.lakehouse;
+
+import static java.util.Objects.requireNonNull;
+
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.jdbc.JdbcCatalog;
+
+/**
+ * The Iceberg catalog the ledger owns: the JDBC catalog in its {@code lakehouse} database (the embedded
+ * PostgreSQL's) or in its configured database, which workers beside it publish to by default. The ledger serves it
+ * to engines over the Iceberg REST protocol. Opened on first use, so a ledger nobody reads tables from pays nothing.
+ */
+public final class Lakehouse implements AutoCloseable {
+    /**
+     * The catalog name the workers' default catalog uses ({@code CatalogConfig.DEFAULT_NAME}): a JDBC catalog keys
+     * its rows by it, so a different name would show an empty catalog.
+     */
+    public static final String CATALOG_NAME = "loadgate";
+
+    private final Map<String, String> properties;
+    private JdbcCatalog catalog;
+    private boolean closed;
+
+    private Lakehouse(Map<String, String> properties) {
+        this.properties = properties;
+    }
+
+    /** The JDBC catalog on {@code jdbcUrl}, new tables under {@code warehouse}, as the workers open it. */
+    public static Lakehouse jdbc(String jdbcUrl, String user, String password, Path warehouse) {
+        requireNonNull(jdbcUrl, "jdbcUrl is null");
+        requireNonNull(user, "user is null");
+        requireNonNull(password, "password is null");
+        requireNonNull(warehouse, "warehouse is null");
+        // The workers' catalog properties (CatalogConfig.catalogProperties): the same layout version, or the JDBC
+        // catalog would create its tables differently from theirs.
+        return new Lakehouse(Map.of("catalog-impl", JdbcCatalog.class.getName(), "uri", jdbcUrl,
+                "warehouse", warehouse.toAbsolutePath().toString(), "jdbc.user", user, "jdbc.password", password,
+                "jdbc.schema-version", "V1"));
+    }
+
+    /** The catalog, opened now if it is not yet. */
+    public synchronized JdbcCatalog catalog() {
+        if (closed) {
+            throw new IllegalStateException("the lakehouse catalog is closed");
+        }
+        if (catalog == null) {
+            catalog = (JdbcCatalog) CatalogUtil.buildIcebergCatalog(CATALOG_NAME, properties,
+                    new org.apache.hadoop.conf.Configuration());
+        }
+        return catalog;
+    }
+
+    @Override
+    public synchronized void close() throws java.io.IOException {
+        closed = true;
+        if (catalog != null) {
+            catalog.close();
+            catalog = null;
+        }
+    }
+}
