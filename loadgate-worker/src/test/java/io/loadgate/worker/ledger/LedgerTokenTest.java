@@ -23,8 +23,11 @@ class LedgerTokenTest {
         assertThat(LedgerToken.fromFile(home.tokensFile(), "worker").value()).isEqualTo(home.token("worker").orElseThrow());
         assertThat(LedgerToken.fromFile(home.tokensFile(), "operator").value())
                 .isEqualTo(home.token("operator").orElseThrow());
-        assertThatThrownBy(() -> LedgerToken.fromFile(home.tokensFile(), "viewer"))
-                .hasMessage("token file " + home.tokensFile() + " has no viewer= line");
+        assertThat(LedgerToken.fromFile(home.tokensFile(), "viewer").value())
+                .isEqualTo(home.token("viewer").orElseThrow());
+        Path workerOnly = Files.writeString(dir.resolve("worker-only"), "worker=lg_abc\noperator=lg_def\n");
+        assertThatThrownBy(() -> LedgerToken.fromFile(workerOnly, "viewer"))
+                .hasMessage("token file " + workerOnly + " has no viewer= line");
     }
 
     @Test
