@@ -1,9 +1,12 @@
 package io.loadgate.worker.job;
 
+import java.time.DateTimeException;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The Hive partition columns a business key becomes ({@code target.hive.partitioning}), all of Hive type string as
@@ -62,5 +65,30 @@ public enum HivePartitioning {
             case YEAR_MONTH_DAY_HOUR -> List.of(Integer.toString(hour.getYear()),
                     String.format("%02d", hour.getMonthValue()), day, hr);
         };
+    }
+
+    /**
+     * The canonical business key whose partition {@code values} are (the inverse of {@link #values}); empty for
+     * values no business key of this layout becomes (a partition Loadgate did not make).
+     */
+    public Optional<String> businessKey(List<String> values) {
+        if (values.size() != columns.size()) {
+            return Optional.empty();
+        }
+        String key;
+        try {
+            key = switch (this) {
+                case DT -> LocalDate.parse(values.get(0)).toString();
+                case DT_HR -> DateTimeFormatter.ISO_LOCAL_DATE_TIME.format(
+                        LocalDate.parse(values.get(0)).atTime(Integer.parseInt(values.get(1)), 0));
+                case YEAR_MONTH_DAY_HOUR -> DateTimeFormatter.ISO_LOCAL_DATE_TIME.format(LocalDateTime.of(
+                        Integer.parseInt(values.get(0)), Integer.parseInt(values.get(1)),
+                        Integer.parseInt(values.get(2)), Integer.parseInt(values.get(3)), 0));
+            };
+        } catch (DateTimeException | NumberFormatException e) {
+            return Optional.empty();
+        }
+        // Only the spelling values() writes maps back: dt=2026-12-1 or hr=5 is no key's partition.
+        return values(key).equals(values) ? Optional.of(key) : Optional.empty();
     }
 }

@@ -59,6 +59,12 @@ import org.apache.thrift.TException;
 final class HivePublisher {
     /** The sequence number the publish or rollback claimed, in the partition's parameters and as the targetRef. */
     static final String SEQUENCE_PROPERTY = "loadgate.publish-seq";
+    /**
+     * When the publisher sent the swap (an ISO instant), in the partition's parameters: the metastore keeps a
+     * {@code transient_lastDdlTime} the partition given to {@code alter_partition} carries, and a replace carries the
+     * replaced partition's, so that time could date a replace by the first publish.
+     */
+    static final String COMMITTED_AT_PROPERTY = "loadgate.committed-at";
     private static final int CLAIM_ATTEMPTS = 20;
     /**
      * How long a rollback waits for the key's lock: an operator's command, so it gives up after a publish's usual
@@ -147,6 +153,7 @@ final class HivePublisher {
         } catch (PublishFencedException e) {
             return PublishOutcome.failed(ErrorCode.PUBLISH_FENCED, e.getMessage());
         }
+        parameters.put(COMMITTED_AT_PROPERTY, Instant.now().toString());
         try {
             if (existing == null) {
                 Table current = client.getTable(table.database(), table.name());

@@ -12,16 +12,23 @@ import io.loadgate.worker.publish.TargetMismatchException;
 import io.loadgate.worker.target.PendingRollback;
 import io.loadgate.worker.target.Publication;
 import io.loadgate.worker.target.SnapshotExpiry;
+import io.loadgate.worker.target.TableOverview;
+import io.loadgate.worker.target.TableSnapshot;
 import io.loadgate.worker.target.Target;
 import io.loadgate.worker.target.TargetException;
 import io.loadgate.worker.validation.MetricSet;
 import io.loadgate.worker.validation.StagedFilesReader;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -31,13 +38,18 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hive.metastore.IMetaStoreClient;
+import org.apache.hadoop.hive.metastore.Warehouse;
 import org.apache.hadoop.hive.metastore.api.AlreadyExistsException;
 import org.apache.hadoop.hive.metastore.api.Database;
 import org.apache.hadoop.hive.metastore.api.FieldSchema;
+import org.apache.hadoop.hive.metastore.api.MetaException;
 import org.apache.hadoop.hive.metastore.api.NoSuchObjectException;
 import org.apache.hadoop.hive.metastore.api.Partition;
 import org.apache.hadoop.hive.metastore.api.Table;
+import org.apache.hadoop.hive.metastore.api.hive_metastoreConstants;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.parquet.hadoop.ParquetFileReader;
@@ -288,6 +300,162 @@ final class HiveTarget implements Target {
     @Override
     public int expireHistory(SnapshotExpiry expiry) {
         return 0;
+    }
+
+    /**
+     * The table's columns as the metastore types them, then its partition columns (as Hive lists them), and each
+     * partition's rows counted from the Parquet footers of exactly the files at its location: the metastore's
+     * {@code numRows} may be absent or stale.
+     */
+    @Override
+    public Optional<TableOverview> overview() {
+        return readTable((client, current) -> {
+            List<TableOverview.Column> columns = new ArrayList<>();
+            for (FieldSchema column : allColumns(current)) {
+                columns.add(new TableOverview.Column(column.getName(), column.getType()));
+            }
+            List<TableOverview.Partition> partitions = new ArrayList<>();
+            for (Partition partition : partitions(client)) {
+                partitions.add(new TableOverview.Partition(businessKey(partition),
+                        rowCount(dataFiles(partition.getSd().getLocation()))));
+            }
+            return new TableOverview(table.toString(), spec.businessKeyColumn(), columns, partitions);
+        });
+    }
+
+    /**
+     * Rows read by column name from the files at the partitions' locations, as Hive's Parquet reader reads them (a
+     * column the table gained after a file was written reads as null), with the partition's values for the
+     * partition columns; the partitions in business-key order.
+     */
+    @Override
+    public List<Map<String, String>> sample(Optional<String> businessKey, int limit) {
+        Optional<List<String>> wanted = businessKey.map(key -> table.partitioning().values(key));
+        return readTable((client, current) -> {
+            List<Map<String, String>> rows = new ArrayList<>();
+            List<Partition> partitions = wanted.isPresent()
+                    ? new HivePublisher(client, table).partition(wanted.get()).map(List::of).orElse(List.of())
+                    : partitions(client);
+            for (Partition partition : partitions) {
+                if (rows.size() >= limit) {
+                    break;
+                }
+                addRows(current, partition, limit, rows);
+            }
+            return rows;
+        }).orElse(List.of());
+    }
+
+    private void addRows(Table current, Partition partition, int limit, List<Map<String, String>> rows) {
+        StagedFilesReader reader = new StagedFilesReader(hadoop);
+        List<String> keys = table.partitioning().columns();
+        for (URI file : dataFiles(partition.getSd().getLocation())) {
+            Schema inFile = reader.schemaOf(file);
+            List<String> names = current.getSd().getCols().stream().map(FieldSchema::getName)
+                    .filter(name -> inFile.caseInsensitiveFindField(name) != null).toList();
+            Schema read = inFile.caseInsensitiveSelect(names);
+            try (CloseableIterable<Record> records = reader.read(read, List.of(file))) {
+                for (Record record : records) {
+                    if (rows.size() >= limit) {
+                        return;
+                    }
+                    Map<String, String> row = new LinkedHashMap<>();
+                    for (FieldSchema column : current.getSd().getCols()) {
+                        Types.NestedField field = read.caseInsensitiveFindField(column.getName());
+                        Object value = field == null ? null : record.getField(field.name());
+                        row.put(column.getName(), value == null ? null : value.toString());
+                    }
+                    for (int i = 0; i < keys.size(); i++) {
+                        row.put(keys.get(i), partition.getValues().get(i));
+                    }
+                    rows.add(row);
+                }
+            } catch (IOException e) {
+                throw new TargetException("cannot read " + file + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /**
+     * What the metastore retains of the publishes: each current partition's last one (its run id, publish token and
+     * publish sequence number from the partition's parameters, its rows counted as {@link #overview} counts them),
+     * oldest first. A replaced or rolled-back publish leaves nothing in the metastore.
+     */
+    @Override
+    public List<TableSnapshot> snapshots() {
+        return readTable((client, current) -> {
+            List<TableSnapshot> snapshots = new ArrayList<>();
+            for (Partition partition : partitions(client)) {
+                Map<String, String> parameters = partition.getParameters();
+                String runId = parameters.get(IcebergPublisher.RUN_ID_PROPERTY);
+                snapshots.add(new TableSnapshot(parameters.get(HivePublisher.SEQUENCE_PROPERTY),
+                        committedAt(partition), runId == null ? "partition" : "publish", runId,
+                        parameters.get(IcebergPublisher.PUBLISH_TOKEN_PROPERTY), businessKey(partition),
+                        rowCount(dataFiles(partition.getSd().getLocation()))));
+            }
+            snapshots.sort(Comparator.comparing(TableSnapshot::committedAt).thenComparing(
+                    s -> s.id() == null ? 0 : Long.parseLong(s.id())));
+            return snapshots;
+        }).orElse(List.of());
+    }
+
+    /**
+     * The same as {@link #snapshots}: the metastore keeps no history of a table's states, only its partitions as
+     * they are now, so a Hive table's history is its current partitions' publishes.
+     */
+    @Override
+    public List<TableSnapshot> history() {
+        return snapshots();
+    }
+
+    /** The publisher's time of the swap; for a partition Loadgate did not publish, the metastore's DDL or create time. */
+    private static Instant committedAt(Partition partition) {
+        Map<String, String> parameters = partition.getParameters();
+        String committed = parameters.get(HivePublisher.COMMITTED_AT_PROPERTY);
+        if (committed != null) {
+            return Instant.parse(committed);
+        }
+        String ddlTime = parameters.get(hive_metastoreConstants.DDL_TIME);
+        return Instant.ofEpochSecond(ddlTime != null ? Long.parseLong(ddlTime) : partition.getCreateTime());
+    }
+
+    /** The partition's business key; its name ({@code dt=...}) for a partition no business key of the job becomes. */
+    private String businessKey(Partition partition) {
+        return table.partitioning().businessKey(partition.getValues()).orElseGet(() -> {
+            try {
+                return Warehouse.makePartName(table.partitionKeys(), partition.getValues());
+            } catch (MetaException e) {
+                return String.join("/", partition.getValues());
+            }
+        });
+    }
+
+    /** The table's partitions in business-key order. */
+    private List<Partition> partitions(IMetaStoreClient client) throws TException {
+        List<Partition> partitions = new ArrayList<>(client.listPartitions(table.database(), table.name(), (short) -1));
+        partitions.sort(Comparator.comparing(this::businessKey));
+        return partitions;
+    }
+
+    /** The data columns, then the partition columns: the columns a Hive reader of the table gets. */
+    private static List<FieldSchema> allColumns(Table current) {
+        List<FieldSchema> columns = new ArrayList<>(current.getSd().getCols());
+        columns.addAll(current.getPartitionKeys());
+        return columns;
+    }
+
+    private interface TableRead<T> {
+        T read(IMetaStoreClient client, Table current) throws TException;
+    }
+
+    /** {@code read} of the table as the metastore holds it now; empty when it does not exist. */
+    private <T> Optional<T> readTable(TableRead<T> read) {
+        try (IMetaStoreClient client = open()) {
+            Optional<Table> current = existing(client);
+            return current.isEmpty() ? Optional.empty() : Optional.of(read.read(client, current.get()));
+        } catch (TException | UncheckedIOException e) {
+            throw new TargetException("cannot read Hive table " + table + ": " + TargetException.oneLine(e), e);
+        }
     }
 
     /**

@@ -4,6 +4,7 @@ import static io.loadgate.worker.publish.IcebergPublisher.PUBLISH_TOKEN_PROPERTY
 import static io.loadgate.worker.publish.IcebergPublisher.RUN_ID_PROPERTY;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.loadgate.worker.job.Compression;
 import io.loadgate.worker.job.HivePartitioning;
@@ -23,6 +24,8 @@ import io.loadgate.worker.staging.ChunkWriter;
 import io.loadgate.worker.staging.StagedChunk;
 import io.loadgate.worker.target.PendingRollback;
 import io.loadgate.worker.target.Publication;
+import io.loadgate.worker.target.TableOverview;
+import io.loadgate.worker.target.TableSnapshot;
 import io.loadgate.worker.target.TargetException;
 import io.loadgate.worker.testing.Fences;
 import io.loadgate.worker.testing.StagedRuns;
@@ -34,6 +37,7 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -108,7 +112,7 @@ class HiveTargetTest {
     }
 
     /** A run's staged chunks, written by the worker's writer into its run directory on HDFS. */
-    private record Staged(String runId, URI directory, List<StagedChunk> chunks) {
+    private record Staged(String runId, LocalDate day, URI directory, List<StagedChunk> chunks) {
         List<StagedFile> files() {
             return chunks.stream().map(c -> new StagedFile(c.path().toString(), c.recordCount(), c.byteCount()))
                     .toList();
@@ -116,20 +120,25 @@ class HiveTargetTest {
     }
 
     private static Staged stage(Setup setup, long firstId, int rows, int attempt) {
-        String runId = UUID.randomUUID().toString();
-        URI directory = URI.create(setup.stageRoot() + "/run_id=" + runId);
-        return new Staged(runId, directory, write(directory, firstId, rows, attempt));
+        return stage(setup, DAY, firstId, rows, attempt);
     }
 
-    private static List<StagedChunk> write(URI directory, long firstId, int rows, int attempt) {
-        List<Record> records = StagedRuns.orders(DAY, firstId, rows);
+    /** A run of business key {@code day}: its rows' order_date is {@code day}. */
+    private static Staged stage(Setup setup, LocalDate day, long firstId, int rows, int attempt) {
+        String runId = UUID.randomUUID().toString();
+        URI directory = URI.create(setup.stageRoot() + "/run_id=" + runId);
+        return new Staged(runId, day, directory, write(directory, day, firstId, rows, attempt));
+    }
+
+    private static List<StagedChunk> write(URI directory, LocalDate day, long firstId, int rows, int attempt) {
+        List<Record> records = StagedRuns.orders(day, firstId, rows);
         ChunkWriter writer = new ChunkWriter(fixture.hadoop, directory, StagedRuns.ORDERS,
                 new StagingSpec(directory, 400, Compression.ZSTD));
         return writer.writePartition(new ChunkNaming("0000", attempt, UUID.randomUUID()), records.iterator());
     }
 
     private static Publication publication(Staged staged, PublishFence fence) {
-        return new Publication(staged.runId(), DAY.toString(), UUID.randomUUID(), fence, staged.files(),
+        return new Publication(staged.runId(), staged.day().toString(), UUID.randomUUID(), fence, staged.files(),
                 () -> StagedRuns.ORDERS);
     }
 
@@ -232,6 +241,87 @@ class HiveTargetTest {
     }
 
     /**
+     * {@code loadgate table}: what the metastore points at after a publish of two keys and a replace of one, counted
+     * from the files at the partitions' locations (the replaced run's files stay in the stage and never count).
+     */
+    @Test
+    void overviewSampleAndSnapshotsReadWhatTheMetastorePointsAtAfterAPublishAndAReplace() throws Exception {
+        Setup setup = target();
+        assertThat(setup.target().overview()).as("no table yet").isEmpty();
+        assertThat(setup.target().sample(Optional.empty(), 10)).isEmpty();
+        assertThat(setup.target().snapshots()).isEmpty();
+        LocalDate nextDay = DAY.plusDays(1);
+        Instant before = Instant.now();
+        Staged first = stage(setup, DAY, 0, 1_000, 1);
+        assertThat(setup.target().publish(publication(first, Fences.next())).status()).isEqualTo(Status.PUBLISHED);
+        Staged other = stage(setup, nextDay, 20_000, 300, 1);
+        Publication otherPublication = publication(other, Fences.next());
+        PublishOutcome otherOutcome = setup.target().publish(otherPublication);
+        assertThat(otherOutcome.status()).as(otherOutcome.message()).isEqualTo(Status.PUBLISHED);
+        Staged replacement = stage(setup, DAY, 5_000, 700, 1);
+        Publication replacing = publication(replacement, Fences.next());
+        PublishOutcome replaced = setup.target().publish(replacing);
+        assertThat(replaced.status()).as(replaced.message()).isEqualTo(Status.PUBLISHED);
+        // A column added after the files were written: Hive reads Parquet by name, so it reads as null.
+        Table hive = admin.getTable(setup.database(), setup.table());
+        hive.getSd().getCols().add(new FieldSchema("note", "string", null));
+        admin.alter_table(setup.database(), setup.table(), hive);
+
+        TableOverview overview = setup.target().overview().orElseThrow();
+
+        assertThat(overview.businessKeyColumn()).isEqualTo("order_date");
+        assertThat(overview.columns()).extracting(TableOverview.Column::name, TableOverview.Column::type)
+                .containsExactly(tuple("id", "bigint"), tuple("amount", "decimal(12,2)"), tuple("order_date", "date"),
+                        tuple("note", "string"), tuple("dt", "string"));
+        assertThat(overview.partitions()).containsExactly(new TableOverview.Partition(DAY.toString(), 700),
+                new TableOverview.Partition(nextDay.toString(), 300));
+        assertThat(overview.rows()).isEqualTo(1_000);
+
+        List<Map<String, String>> sample = setup.target().sample(Optional.of(DAY.toString()), 5);
+        assertThat(sample).hasSize(5).allSatisfy(row -> {
+            assertThat(row.keySet()).containsExactly("id", "amount", "order_date", "note", "dt");
+            long id = Long.parseLong(row.get("id"));
+            assertThat(id).as("the replacement's rows only").isBetween(5_000L, 5_699L);
+            assertThat(row).containsEntry("amount", java.math.BigDecimal.valueOf(id * 37 % 100_000, 2).toString())
+                    .containsEntry("order_date", DAY.toString()).containsEntry("note", null)
+                    .containsEntry("dt", DAY.toString());
+        });
+        List<Long> all = setup.target().sample(Optional.empty(), 5_000).stream()
+                .map(row -> Long.parseLong(row.get("id"))).toList();
+        List<Long> expected = new ArrayList<>(range(5_000, 700));
+        expected.addAll(range(20_000, 300));
+        assertThat(all).as("every row the partitions hold, in business-key order").hasSize(1_000)
+                .containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(all.subList(0, 700)).allMatch(id -> id < 20_000);
+        assertThat(setup.target().sample(Optional.empty(), 3)).hasSize(3);
+        assertThat(setup.target().sample(Optional.of(DAY.plusDays(9).toString()), 5)).as("no such partition").isEmpty();
+
+        List<TableSnapshot> snapshots = setup.target().snapshots();
+
+        assertThat(snapshots).as("one per partition, oldest first; the replaced publish is gone")
+                .extracting(TableSnapshot::id, TableSnapshot::operation, TableSnapshot::businessKey,
+                        TableSnapshot::runId, TableSnapshot::publishToken, TableSnapshot::rows)
+                .containsExactly(
+                        tuple(otherOutcome.targetRef(), "publish", nextDay.toString(), other.runId(),
+                                otherPublication.publishToken().toString(), 300L),
+                        tuple(replaced.targetRef(), "publish", DAY.toString(), replacement.runId(),
+                                replacing.publishToken().toString(), 700L));
+        assertThat(snapshots).allSatisfy(s -> assertThat(s.committedAt()).isBetween(before, Instant.now()));
+        assertThat(setup.target().history()).as("the metastore keeps no history").isEqualTo(snapshots);
+    }
+
+    @Test
+    void partitionValuesMapBackToTheirBusinessKey() {
+        assertThat(HivePartitioning.DT.businessKey(List.of("2026-12-01"))).contains("2026-12-01");
+        assertThat(HivePartitioning.DT_HR.businessKey(List.of("2026-12-01", "05"))).contains("2026-12-01T05:00:00");
+        assertThat(HivePartitioning.YEAR_MONTH_DAY_HOUR.businessKey(List.of("2026", "12", "01", "05")))
+                .contains("2026-12-01T05:00:00");
+        assertThat(HivePartitioning.DT_HR.businessKey(List.of("2026-12-01", "5"))).as("not as Loadgate spells it")
+                .isEmpty();
+        assertThat(HivePartitioning.DT.businessKey(List.of("latest"))).isEmpty();
+    }
+
+    /**
      * The third seed: the run directory also holds a zombie attempt's chunk, a speculative task's {@code _tmp} file,
      * the rejects file and a {@code .crc}; the partition holds each source row exactly once.
      */
@@ -241,7 +331,7 @@ class HiveTargetTest {
         Staged staged = stage(setup, 0, 1_000, 2);
         FileSystem fs = FileSystem.get(staged.directory(), fixture.hadoop);
         // A zombie attempt (attempt 1) wrote the same rows under its own names, and is in no ledger list.
-        List<StagedChunk> zombie = write(staged.directory(), 0, 1_000, 1);
+        List<StagedChunk> zombie = write(staged.directory(), DAY, 0, 1_000, 1);
         Path aChunk = new Path(staged.chunks().get(0).path());
         FileUtil.copy(fs, aChunk, fs, new Path(new Path(staged.directory()), "_tmp.000005_1"), false, fixture.hadoop);
         FileUtil.copy(fs, aChunk, fs, new Path(new Path(staged.directory()), "part-0000-rejects-a2-0badf00d.parquet"),
