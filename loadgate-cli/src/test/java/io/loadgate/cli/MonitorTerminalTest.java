@@ -1,0 +1,156 @@
+package io.loadgate.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.loadgate.server.testing.Runs;
+import io.loadgate.server.testing.TestLedger;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The live {@code loadgate monitor} in a real terminal: a detached tmux session runs the CLI as a child process (as
+ * bin/loadgate starts it) against a real ledger; keys go in with {@code send-keys}, the screen comes back with
+ * {@code capture-pane}.
+ */
+class MonitorTerminalTest {
+    private static final Path TMUX = Path.of("/usr/bin/tmux");
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    private static TestLedger ledger;
+    private static String socket;
+
+    @TempDir
+    static Path dir;
+
+    @BeforeAll
+    static void start() {
+        if (!Files.isExecutable(TMUX)) {
+            System.out.println("MonitorTerminalTest skipped: " + TMUX + " is not installed");
+        }
+        Assumptions.assumeTrue(Files.isExecutable(TMUX), TMUX + " is not installed");
+        ledger = new TestLedger();
+        // A server of its own, so that the test neither sees nor touches anyone's tmux sessions.
+        socket = "loadgate-test-" + UUID.randomUUID();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (socket != null) {
+            tmux("kill-server");
+        }
+        if (ledger != null) {
+            ledger.close();
+        }
+    }
+
+    @Test
+    void resolvesAPublishUnknownRunFromTheMonitorAtTheTerminalsWidth() throws Exception {
+        String job = "TMON_" + UUID.randomUUID().toString().substring(0, 8).toUpperCase();
+        Map<String, Object> body = Runs.create(job, "2026-11-28");
+        body.put("executor", "http");
+        var created = ledger.post("/v1/runs", body);
+        assertThat(created.status()).as(created.toString()).isEqualTo(200);
+        String run = created.text("runId");
+        // Getting to PUBLISH_UNKNOWN through the API takes a whole load; the monitor only reads the row.
+        ledger.execute("UPDATE loadgate.load_run SET status = 'PUBLISH_UNKNOWN', status_changed_at = now() - "
+                + "interval '2 hours' WHERE run_id = '" + run + "'");
+        Path tokens = Files.writeString(dir.resolve("tokens"), "viewer=" + ledger.viewerToken + "\noperator="
+                + ledger.operatorToken + "\n");
+        Path err = dir.resolve("monitor.err");
+        Path script = Files.writeString(dir.resolve("monitor.sh"), String.join(" ", "exec env -i",
+                "PATH=\"$PATH\" HOME=\"$HOME\" TERM=\"$TERM\"", "LOADGATE_HOME=" + quoted(dir.resolve("home")),
+                quoted(Path.of(System.getProperty("java.home"), "bin", "java")), "-cp",
+                quoted(System.getProperty("java.class.path")), Main.class.getName(), "monitor", "--ledger",
+                ledger.baseUrl(), "--token-file", quoted(tokens), "--interval", "2", "2>" + quoted(err)) + "\n");
+
+        tmux("new-session", "-d", "-s", "mon", "-x", "160", "-y", "40", "sh " + quoted(script));
+        String oneLine = "    loadgate resolve " + run + " --as PUBLISHED --reason \"snapshot <id> carries the run"
+                + " id\" --ledger " + ledger.baseUrl();
+
+        // 160 columns: the command fits on one line, nothing is wider than the pane.
+        String wide = screen(s -> s.contains(oneLine), err);
+        assertThat(wide).contains("! PUBLISH_UNKNOWN  for 2h00m  " + job + " / 2026-11-28", MonitorTerminal.KEYS);
+        assertThat(wide.lines()).allSatisfy(line -> assertThat(line.stripTrailing().length()).isLessThan(160));
+
+        // 80 columns: the monitor follows the resize; the same command wraps with a shell continuation.
+        tmux("resize-window", "-t", "mon", "-x", "80", "-y", "40");
+        String narrow = screen(s -> !s.contains(oneLine) && s.contains("    loadgate resolve " + run), err);
+        assertThat(narrow.lines()).as(narrow).allSatisfy(line ->
+                assertThat(line.stripTrailing().length()).as(line).isLessThanOrEqualTo(79));
+        assertThat(narrow.lines()).anySatisfy(line -> assertThat(line).contains("loadgate resolve " + run)
+                .endsWith(" \\"));
+
+        // Select it, resolve it as published with a reason, confirm: it leaves the attention list.
+        tmux("send-keys", "-t", "mon", "Down", "Up", "r");
+        screen(s -> s.contains("Resolve run " + run + " as: p PUBLISHED"), err);
+        tmux("send-keys", "-t", "mon", "p");
+        screen(s -> s.contains("Reason (Enter, Esc: back):"), err);
+        tmux("send-keys", "-t", "mon", "-l", "snapshot 7 carries the run id");
+        tmux("send-keys", "-t", "mon", "Enter");
+        screen(s -> s.contains("Resolve " + run + " as PUBLISHED? y/n"), err);
+        tmux("send-keys", "-t", "mon", "y");
+        String after = screen(s -> s.contains("Run " + run + " is now PUBLISHED."), err);
+        assertThat(after).contains("ATTENTION: nothing needs an operator").doesNotContain("! PUBLISH_UNKNOWN");
+        assertThat(ledger.count("SELECT count(*) FROM loadgate.load_run WHERE status = 'PUBLISHED' AND run_id = '"
+                + run + "'")).isEqualTo(1);
+
+        // q quits: the pane's process ends, and with it the session.
+        tmux("send-keys", "-t", "mon", "q");
+        await().atMost(WAIT).until(() -> tmux("has-session", "-t", "mon").exit() != 0);
+        assertThat(Files.readString(err)).isEmpty();
+    }
+
+    /** The pane's text once it satisfies {@code ready}. */
+    private static String screen(java.util.function.Predicate<String> ready, Path err) {
+        String[] last = {""};
+        try {
+            await().atMost(WAIT).pollInterval(Duration.ofMillis(200)).until(() -> {
+                last[0] = tmux("capture-pane", "-p", "-t", "mon").out();
+                return ready.test(last[0]);
+            });
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("the screen never got there:\n" + last[0] + "\n--- stderr\n" + read(err), e);
+        }
+        return last[0];
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.exists(file) ? Files.readString(file) : "";
+        } catch (IOException e) {
+            return e.toString();
+        }
+    }
+
+    private record Result(int exit, String out) {
+    }
+
+    private static Result tmux(String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(TMUX.toString(), "-L", socket, "-f", "/dev/null"));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        if (!p.waitFor(10, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("tmux did not answer: " + command);
+        }
+        return new Result(p.exitValue(), out);
+    }
+
+    private static String quoted(Object text) {
+        return "'" + text.toString().replace("'", "'\\''") + "'";
+    }
+}
