@@ -247,17 +247,15 @@ final class MonitorTerminal {
             return switch (action) {
                 case RESOLVE -> {
                     RunChange change = call(c -> c.resolvePublishUnknown(run, new Resolve(resolution, why)));
-                    yield change.changed() ? "Run " + run + " is now " + change.runStatus() + "."
-                            : "Run " + run + " was already " + change.runStatus() + "; nothing changed.";
+                    yield ResolveCommand.result(run, change);
                 }
                 case RESEND -> {
                     Resent resent = call(c -> c.resendDispatch(run, UUID.fromString(target.attention().dispatchId())));
-                    yield "Dispatch " + resent.dispatchId() + " of run " + run + " is " + resent.status() + " again.";
+                    yield DispatchCommand.Resend.result(run, resent);
                 }
                 case CANCEL -> {
                     RunChange change = call(c -> c.cancelRun(run, new Cancel(why)));
-                    yield change.changed() ? "Run " + run + " is now CANCELLED."
-                            : "Run " + run + " was already CANCELLED; nothing changed.";
+                    yield CancelCommand.result(run, change);
                 }
             };
         } catch (CliException e) {
