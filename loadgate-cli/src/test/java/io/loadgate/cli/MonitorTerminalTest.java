@@ -73,12 +73,14 @@ class MonitorTerminalTest {
 
         // 160 columns: the command fits on one line, nothing is wider than the pane.
         String wide = screen(s -> s.contains(oneLine), err);
+        System.out.println("--- the monitor at 160 columns\n" + wide);
         assertThat(wide).contains("! PUBLISH_UNKNOWN  for 2h00m  " + job + " / 2026-11-28", MonitorTerminal.KEYS);
         assertThat(wide.lines()).allSatisfy(line -> assertThat(line.stripTrailing().length()).isLessThan(160));
 
         // 80 columns: the monitor follows the resize; the same command wraps with a shell continuation.
         tmux("resize-window", "-t", "mon", "-x", "80", "-y", "40");
         String narrow = screen(s -> !s.contains(oneLine) && s.contains("    loadgate resolve " + run), err);
+        System.out.println("--- the monitor at 80 columns\n" + narrow);
         assertThat(narrow.lines()).as(narrow).allSatisfy(line ->
                 assertThat(line.stripTrailing().length()).as(line).isLessThanOrEqualTo(79));
         assertThat(narrow.lines()).anySatisfy(line -> assertThat(line).contains("loadgate resolve " + run)
@@ -94,6 +96,7 @@ class MonitorTerminalTest {
         screen(s -> s.contains("Resolve " + run + " as PUBLISHED? y/n"), err);
         tmux("send-keys", "-t", "mon", "y");
         String after = screen(s -> s.contains("Run " + run + " is now PUBLISHED."), err);
+        System.out.println("--- after resolving\n" + after);
         // Whatever else the other test left in the list, this run is out of it.
         assertThat(after).doesNotContain("! PUBLISH_UNKNOWN", "1 publish unknown", "loadgate resolve " + run);
         assertThat(ledger.count("SELECT count(*) FROM loadgate.load_run WHERE status = 'PUBLISHED' AND run_id = '"
