@@ -72,40 +72,56 @@ final class MonitorTerminal {
         this.commandLedger = commandLedger;
     }
 
-    /** Until {@code q} (or Ctrl-C, which Lanterna turns into an exit after giving the terminal back). */
+    /** Until {@code q}, or Ctrl-C (Lanterna exits the JVM on it) or a signal: the hook gives the terminal back then. */
     void run() {
         try (Screen screen = new DefaultTerminalFactory().setForceTextTerminal(true).createScreen()) {
-            screen.startScreen();
-            screen.setCursorPosition(null);
-            refresh();
-            draw(screen);
-            Instant next = Instant.now().plus(interval);
-            while (true) {
-                KeyStroke key = screen.pollInput();
-                if (key != null) {
-                    if (!handle(key)) {
-                        return;
-                    }
-                    if (Instant.now().isAfter(next) && step == Step.NONE) {
-                        refresh();
-                        next = Instant.now().plus(interval);
-                    }
-                    draw(screen);
-                } else if (screen.doResizeIfNecessary() != null) {
-                    draw(screen);
-                } else if (Instant.now().isAfter(next) && step == Step.NONE) {
-                    // No refresh while a prompt is open: the entry it acts on must not move under it.
-                    refresh();
-                    next = Instant.now().plus(interval);
-                    draw(screen);
-                } else {
-                    Thread.sleep(50);
+            Thread restore = new Thread(() -> {
+                try {
+                    screen.stopScreen();
+                } catch (IOException | RuntimeException e) {
+                    // the JVM is going; nothing left to tell
                 }
+            }, "monitor-restore-terminal");
+            Runtime.getRuntime().addShutdownHook(restore);
+            try {
+                watch(screen);
+            } finally {
+                Runtime.getRuntime().removeShutdownHook(restore);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    private void watch(Screen screen) throws IOException, InterruptedException {
+        screen.startScreen();
+        screen.setCursorPosition(null);
+        refresh();
+        draw(screen);
+        Instant next = Instant.now().plus(interval);
+        while (true) {
+            KeyStroke key = screen.pollInput();
+            if (key != null) {
+                if (!handle(key)) {
+                    return;
+                }
+                if (Instant.now().isAfter(next) && step == Step.NONE) {
+                    refresh();
+                    next = Instant.now().plus(interval);
+                }
+                draw(screen);
+            } else if (screen.doResizeIfNecessary() != null) {
+                draw(screen);
+            } else if (Instant.now().isAfter(next) && step == Step.NONE) {
+                // No refresh while a prompt is open: the entry it acts on must not move under it.
+                refresh();
+                next = Instant.now().plus(interval);
+                draw(screen);
+            } else {
+                Thread.sleep(50);
+            }
         }
     }
 

@@ -132,8 +132,10 @@ class MonitorTerminalTest {
         assertThat(after).doesNotContain(job + "  ");
         assertThat(ledger.count("SELECT count(*) FROM loadgate.load_run WHERE status = 'CANCELLED' AND run_id = '"
                 + run + "'")).isEqualTo(1);
-        tmux("send-keys", "-t", "cancel", "q");
+        // Ctrl-C ends it too (the terminal given back by the shutdown hook), without a word on stderr.
+        tmux("send-keys", "-t", "cancel", "C-c");
         await().atMost(WAIT).until(() -> tmux("has-session", "-t", "cancel").exit() != 0);
+        assertThat(Files.readString(err)).isEmpty();
     }
 
     /** Starts the live monitor in a detached tmux session of that width; returns the file its stderr goes to. */
