@@ -59,11 +59,7 @@ class MonitorTerminalTest {
     @Test
     void resolvesAPublishUnknownRunFromTheMonitorAtTheTerminalsWidth() throws Exception {
         String job = "TMON_" + UUID.randomUUID().toString().substring(0, 8).toUpperCase();
-        Map<String, Object> body = Runs.create(job, "2026-11-28");
-        body.put("executor", "http");
-        var created = ledger.post("/v1/runs", body);
-        assertThat(created.status()).as(created.toString()).isEqualTo(200);
-        String run = created.text("runId");
+        String run = createRun(job, "2026-11-28");
         // Getting to PUBLISH_UNKNOWN through the API takes a whole load; the monitor only reads the row.
         ledger.execute("UPDATE loadgate.load_run SET status = 'PUBLISH_UNKNOWN', status_changed_at = now() - "
                 + "interval '2 hours' WHERE run_id = '" + run + "'");
@@ -111,11 +107,7 @@ class MonitorTerminalTest {
     @Test
     void cancelsAnActiveRunAndSaysWhyItCannotResolveIt() throws Exception {
         String job = "TMON_" + UUID.randomUUID().toString().substring(0, 8).toUpperCase();
-        Map<String, Object> body = Runs.create(job, "2026-11-29");
-        body.put("executor", "http");
-        var created = ledger.post("/v1/runs", body);
-        assertThat(created.status()).as(created.toString()).isEqualTo(200);
-        String run = created.text("runId");
+        String run = createRun(job, "2026-11-29");
         Path err = monitor("cancel", 100, "viewer=" + ledger.viewerToken + "\noperator=" + ledger.operatorToken);
         screen("cancel", s -> s.contains(job), err);
 
@@ -136,6 +128,14 @@ class MonitorTerminalTest {
         tmux("send-keys", "-t", "cancel", "C-c");
         await().atMost(WAIT).until(() -> tmux("has-session", "-t", "cancel").exit() != 0);
         assertThat(Files.readString(err)).isEmpty();
+    }
+
+    private static String createRun(String job, String businessKey) {
+        Map<String, Object> body = Runs.create(job, businessKey);
+        body.put("executor", "http");
+        var created = ledger.post("/v1/runs", body);
+        assertThat(created.status()).as(created.toString()).isEqualTo(200);
+        return created.text("runId");
     }
 
     /** Starts the live monitor in a detached tmux session of that width; returns the file its stderr goes to. */
