@@ -158,8 +158,14 @@ final class MonitorTerminal {
     private boolean browse(KeyStroke key) {
         List<MonitorScreen.Target> targets = rendered == null ? List.of() : rendered.targets();
         switch (key.getKeyType()) {
-            case ArrowUp -> selected = Math.max(0, selected - 1);
-            case ArrowDown -> selected = Math.min(Math.max(0, targets.size() - 1), selected + 1);
+            case ArrowUp -> {
+                selected = Math.max(0, selected - 1);
+                message = "";
+            }
+            case ArrowDown -> {
+                selected = Math.min(Math.max(0, targets.size() - 1), selected + 1);
+                message = "";
+            }
             case Character -> {
                 char c = key.getCharacter();
                 if (c == 'q') {
@@ -338,16 +344,32 @@ final class MonitorTerminal {
 
     private String prompt() {
         return switch (step) {
-            case NONE -> message;
+            case NONE -> message.isEmpty() ? selection() : message;
             case OUTCOME -> "Resolve run " + target.runId() + " as: p PUBLISHED, f FAILED_PUBLISH (Esc: back)";
             case REASON -> "Reason (Enter, Esc: back): " + reason;
+            // The question first: a narrow screen cuts the line's end, never the y/n.
             case CONFIRM -> switch (action) {
-                case RESOLVE -> "Resolve " + target.runId() + " as " + resolution + "? y/n";
-                case RESEND -> "Resend dispatch " + target.attention().dispatchId() + " of run " + target.runId()
-                        + "? y/n";
-                case CANCEL -> "Cancel run " + target.runId() + "? y/n";
+                case RESOLVE -> "Resolve as " + resolution + "? y/n  run " + target.runId();
+                case RESEND -> "Resend? y/n  dispatch " + target.attention().dispatchId() + " of run "
+                        + target.runId();
+                case CANCEL -> "Cancel? y/n  run " + target.runId();
             };
         };
+    }
+
+    /** Said in words too: the reverse video is lost on some terminals, and an action must not hit the wrong run. */
+    private String selection() {
+        if (rendered == null || rendered.targets().isEmpty()) {
+            return "";
+        }
+        MonitorScreen.Target t = rendered.targets().get(selected);
+        MonitorScreen.Attention a = t.attention();
+        if (a == null) {
+            return "selected: active run " + t.runId() + " (" + t.status() + ")";
+        }
+        // The run first: on a narrow screen the line is cut at its end.
+        return "selected: " + a.kind() + " run " + t.runId() + (a.dispatchId() == null ? ""
+                : " dispatch " + a.dispatchId());
     }
 
     private String problem(LedgerCallException e) {

@@ -83,13 +83,14 @@ class MonitorTerminalTest {
                 .endsWith(" \\"));
 
         // Select it, resolve it as published with a reason, confirm: it leaves the attention list.
-        tmux("send-keys", "-t", "mon", "Down", "Up", "r");
+        select("mon", "selected: PUBLISH_UNKNOWN run " + run, err);
+        tmux("send-keys", "-t", "mon", "r");
         screen(s -> s.contains("Resolve run " + run + " as: p PUBLISHED"), err);
         tmux("send-keys", "-t", "mon", "p");
         screen(s -> s.contains("Reason (Enter, Esc: back):"), err);
         tmux("send-keys", "-t", "mon", "-l", "snapshot 7 carries the run id");
         tmux("send-keys", "-t", "mon", "Enter");
-        screen(s -> s.contains("Resolve " + run + " as PUBLISHED? y/n"), err);
+        screen(s -> s.contains("Resolve as PUBLISHED? y/n  run " + run), err);
         tmux("send-keys", "-t", "mon", "y");
         String after = screen(s -> s.contains("Run " + run + " is now PUBLISHED."), err);
         System.out.println("--- after resolving\n" + after);
@@ -105,23 +106,42 @@ class MonitorTerminalTest {
     }
 
     @Test
-    void cancelsAnActiveRunAndSaysWhyItCannotResolveIt() throws Exception {
+    void resendsADeadDispatchAndCancelsAnActiveRunAndSaysWhyItCannotResolveIt() throws Exception {
         String job = "TMON_" + UUID.randomUUID().toString().substring(0, 8).toUpperCase();
+        // An extracting run whose first extract dispatch the receiver refused for good.
+        Map<String, Object> extracting = Runs.create(job, "2026-11-30");
+        extracting.put("executor", "worker");
+        String extractingRun = ledger.post("/v1/runs", extracting).text("runId");
+        var manifest = ledger.post("/v1/runs/" + extractingRun + "/manifest", Runs.manifest(10, 20));
+        assertThat(manifest.status()).as(manifest.toString()).isEqualTo(200);
+        String dead = ledger.get("/v1/runs/" + extractingRun).body().get("dispatches").get(0).get("dispatchId")
+                .asText();
+        ledger.execute("UPDATE loadgate.load_dispatch SET status = 'DEAD', last_error = 'receiver answered 403' "
+                + "WHERE dispatch_id = '" + dead + "'");
         String run = createRun(job, "2026-11-29");
         Path err = monitor("cancel", 100, "viewer=" + ledger.viewerToken + "\noperator=" + ledger.operatorToken);
         screen("cancel", s -> s.contains(job), err);
 
-        // Active runs come last, oldest first: the run just created is the last entry, however many others exist.
-        tmux("send-keys", "-t", "cancel", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "r");
+        select("cancel", "selected: DEAD_DISPATCH run " + extractingRun, err);
+        tmux("send-keys", "-t", "cancel", "s");
+        screen("cancel", s -> s.contains("Resend? y/n  dispatch " + dead + " of run"), err);
+        tmux("send-keys", "-t", "cancel", "y");
+        // The resend command's own line, cut at this 100-column pane's end.
+        screen("cancel", s -> s.contains("Dispatch " + dead + " of run " + extractingRun + " is PENDI"), err);
+        assertThat(ledger.count("SELECT count(*) FROM loadgate.load_dispatch WHERE status = 'DEAD' AND dispatch_id = '"
+                + dead + "'")).isZero();
+
+        select("cancel", "selected: active run " + run + " (CREATED)", err);
+        tmux("send-keys", "-t", "cancel", "r");
         screen("cancel", s -> s.contains("resolve is for a PUBLISH_UNKNOWN run; this is CREATED"), err);
         tmux("send-keys", "-t", "cancel", "c");
         screen("cancel", s -> s.contains("Reason (Enter, Esc: back):"), err);
         tmux("send-keys", "-t", "cancel", "-l", "wrong day");
         tmux("send-keys", "-t", "cancel", "Enter");
-        screen("cancel", s -> s.contains("Cancel run " + run + "? y/n"), err);
+        screen("cancel", s -> s.contains("Cancel? y/n  run " + run), err);
         tmux("send-keys", "-t", "cancel", "y");
         String after = screen("cancel", s -> s.contains("Run " + run + " is now CANCELLED."), err);
-        assertThat(after).doesNotContain(job + "  ");
+        assertThat(after).as("out of the active runs").doesNotContain("2026-11-29");
         assertThat(ledger.count("SELECT count(*) FROM loadgate.load_run WHERE status = 'CANCELLED' AND run_id = '"
                 + run + "'")).isEqualTo(1);
         // Ctrl-C ends it too (the terminal given back by the shutdown hook), without a word on stderr.
@@ -136,6 +156,19 @@ class MonitorTerminalTest {
         var created = ledger.post("/v1/runs", body);
         assertThat(created.status()).as(created.toString()).isEqualTo(200);
         return created.text("runId");
+    }
+
+    /** Moves the selection down until the status line names {@code wanted}; the other test's runs may come first. */
+    private static void select(String session, String wanted, Path err) throws Exception {
+        for (int i = 0; i < 20; i++) {
+            // Only the status line starts with "selected: ".
+            if (tmux("capture-pane", "-p", "-t", session).out().lines().anyMatch(l -> l.startsWith(wanted))) {
+                return;
+            }
+            tmux("send-keys", "-t", session, "Down");
+            Thread.sleep(200);
+        }
+        throw new AssertionError("never selected " + wanted + ":\n" + screen(session, s -> true, err));
     }
 
     /** Starts the live monitor in a detached tmux session of that width; returns the file its stderr goes to. */
