@@ -30,7 +30,7 @@ class MonitorTerminalTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
 
     private static TestLedger ledger;
-    private static String socket;
+    private static Path socket;
 
     @TempDir
     static Path dir;
@@ -42,8 +42,9 @@ class MonitorTerminalTest {
         }
         Assumptions.assumeTrue(Files.isExecutable(TMUX), TMUX + " is not installed");
         ledger = new TestLedger();
-        // A server of its own, so that the test neither sees nor touches anyone's tmux sessions.
-        socket = "loadgate-test-" + UUID.randomUUID();
+        // A server of its own, its socket in the test's directory: the test neither sees nor touches anyone's tmux
+        // sessions, and leaves nothing behind.
+        socket = dir.resolve("tmux.sock");
     }
 
     @AfterAll
@@ -215,7 +216,7 @@ class MonitorTerminalTest {
     }
 
     private static Result tmux(String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(TMUX.toString(), "-L", socket, "-f", "/dev/null"));
+        List<String> command = new ArrayList<>(List.of(TMUX.toString(), "-S", socket.toString(), "-f", "/dev/null"));
         command.addAll(List.of(args));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
