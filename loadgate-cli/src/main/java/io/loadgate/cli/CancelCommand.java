@@ -41,11 +41,15 @@ final class CancelCommand implements Runnable {
         PrintWriter out = spec.commandLine().getOut();
         if (ledger.json) {
             out.println(LedgerOptions.toJson(change));
-        } else if (change.changed()) {
-            out.println("Run " + id + " is now CANCELLED.");
         } else {
-            out.println("Run " + id + " was already CANCELLED; nothing changed.");
+            out.println(result(id, change));
         }
         out.flush();
+    }
+
+    /** The line a person reads; the live monitor shows the same after acting. */
+    static String result(UUID id, RunChange change) {
+        return change.changed() ? "Run " + id + " is now CANCELLED."
+                : "Run " + id + " was already CANCELLED; nothing changed.";
     }
 }

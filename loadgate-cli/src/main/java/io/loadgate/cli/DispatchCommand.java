@@ -48,9 +48,14 @@ final class DispatchCommand implements Runnable {
             if (ledger.json) {
                 out.println(LedgerOptions.toJson(resent));
             } else {
-                out.println("Dispatch " + resent.dispatchId() + " of run " + run + " is " + resent.status() + " again.");
+                out.println(result(run, resent));
             }
             out.flush();
+        }
+
+        /** The line a person reads; the live monitor shows the same after acting. */
+        static String result(UUID run, Resent resent) {
+            return "Dispatch " + resent.dispatchId() + " of run " + run + " is " + resent.status() + " again.";
         }
     }
 }

@@ -139,9 +139,35 @@ final class MonitorScreen {
         }
     }
 
+    /** What a live monitor lets the operator select: an attention entry or an active run, and its first line. */
+    record Target(int line, Attention attention, ActiveRun run) {
+        Target {
+            if ((attention == null) == (run == null)) {
+                throw new IllegalArgumentException("a target is an attention entry or a run");
+            }
+        }
+
+        String runId() {
+            return attention != null ? attention.runId() : run.runId();
+        }
+
+        String status() {
+            return attention != null ? attention.status() : run.status();
+        }
+    }
+
+    /** A screen's lines with the selectable entries on them, in the order they are drawn. */
+    record Rendered(List<String> lines, List<Target> targets) {
+        Rendered {
+            lines = List.copyOf(lines);
+            targets = List.copyOf(targets);
+        }
+    }
+
     private final Layout layout;
     private final int columns;
     private final List<String> lines = new ArrayList<>();
+    private final List<Target> targets = new ArrayList<>();
 
     private MonitorScreen(Layout layout) {
         this.layout = requireNonNull(layout, "layout is null");
@@ -149,9 +175,13 @@ final class MonitorScreen {
     }
 
     static List<String> render(State state, Layout layout) {
+        return renderTargets(state, layout).lines();
+    }
+
+    static Rendered renderTargets(State state, Layout layout) {
         MonitorScreen screen = new MonitorScreen(layout);
         screen.draw(state);
-        return List.copyOf(screen.lines);
+        return new Rendered(screen.lines, screen.targets);
     }
 
     private void draw(State state) {
@@ -232,6 +262,7 @@ final class MonitorScreen {
         int shown = layout.maxAttention() > 0 ? Math.min(layout.maxAttention(), entries.size()) : entries.size();
         for (Attention a : entries.subList(0, shown)) {
             add("");
+            targets.add(new Target(lines.size(), a, null));
             switch (a.kind()) {
                 case PUBLISH_UNKNOWN -> publishUnknown(a, now);
                 case DEAD_DISPATCH -> deadDispatch(a, now);
@@ -350,6 +381,10 @@ final class MonitorScreen {
                     run.partitionsDone() + "/" + (run.partitions() == null ? "-" : run.partitions()),
                     compact(run.rowsExtracted()) + "/" + (run.rows() == null ? "-" : compact(run.rows())),
                     run.startedAt() == null ? null : age(Duration.between(run.startedAt(), now)));
+        }
+        // The table's first line is its header; then one line per run, in order.
+        for (int i = 0; i < shown; i++) {
+            targets.add(new Target(lines.size() + 1 + i, null, runs.get(i)));
         }
         table.lines().forEach(this::add);
         if (shown < runs.size()) {

@@ -44,11 +44,15 @@ final class ResolveCommand implements Runnable {
         PrintWriter out = spec.commandLine().getOut();
         if (ledger.json) {
             out.println(LedgerOptions.toJson(change));
-        } else if (change.changed()) {
-            out.println("Run " + id + " is now " + change.runStatus() + ".");
         } else {
-            out.println("Run " + id + " was already " + change.runStatus() + "; nothing changed.");
+            out.println(result(id, change));
         }
         out.flush();
+    }
+
+    /** The line a person reads; the live monitor shows the same after acting. */
+    static String result(UUID id, RunChange change) {
+        return change.changed() ? "Run " + id + " is now " + change.runStatus() + "."
+                : "Run " + id + " was already " + change.runStatus() + "; nothing changed.";
     }
 }

@@ -89,6 +89,30 @@ class MonitorScreenTest {
     }
 
     @Test
+    void targetsPointAtEachEntrysFirstLineAndEachRunsRowInDrawingOrder() {
+        Map<String, Object> json = summary(1, 2);
+        var rendered = MonitorScreen.renderTargets(new MonitorScreen.State("http://ledger", NOW,
+                MonitorScreen.Summary.from(json), NOW.toInstant(), null), MonitorScreen.Layout.snapshot(80, null));
+
+        List<MonitorScreen.Target> targets = rendered.targets();
+        assertThat(targets).hasSize(5);
+        assertThat(targets).extracting(MonitorScreen.Target::line).isSorted();
+        // The selection moves in the order the operator sees: the blocking kinds first, then the active runs.
+        assertThat(targets.subList(0, 3)).extracting(t -> t.attention().kind()).containsExactly(
+                MonitorScreen.Kind.PUBLISH_UNKNOWN, MonitorScreen.Kind.DEAD_DISPATCH, MonitorScreen.Kind.FAILED_RUN);
+        List<String> lines = rendered.lines();
+        assertThat(lines.get(targets.get(0).line())).startsWith("! PUBLISH_UNKNOWN");
+        assertThat(lines.get(targets.get(1).line())).startsWith("! DEAD DISPATCH");
+        assertThat(lines.get(targets.get(2).line())).startsWith("x FAILED_EXTRACT");
+        for (MonitorScreen.Target run : targets.subList(3, 5)) {
+            assertThat(run.attention()).isNull();
+            assertThat(lines.get(run.line())).startsWith("A_VERY_LONG").contains("EXTRACTED_VALIDATED");
+            assertThat(run.status()).isEqualTo("EXTRACTED_VALIDATED");
+        }
+        assertThat(lines.get(targets.get(3).line() - 1)).startsWith("JOB");
+    }
+
+    @Test
     void publishUnknownComesFirstThenDeadDispatchesThenFailedRuns() {
         String screen = String.join("\n", render(summary(1, 0), null, MonitorScreen.Layout.snapshot(80, null)));
 

@@ -1,0 +1,233 @@
+package io.loadgate.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.loadgate.server.testing.Runs;
+import io.loadgate.server.testing.TestLedger;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The live {@code loadgate monitor} in a real terminal: a detached tmux session runs the CLI as a child process (as
+ * bin/loadgate starts it) against a real ledger; keys go in with {@code send-keys}, the screen comes back with
+ * {@code capture-pane}.
+ */
+class MonitorTerminalTest {
+    private static final Path TMUX = Path.of("/usr/bin/tmux");
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    private static TestLedger ledger;
+    private static Path socket;
+
+    @TempDir
+    static Path dir;
+
+    @BeforeAll
+    static void start() {
+        if (!Files.isExecutable(TMUX)) {
+            System.out.println("MonitorTerminalTest skipped: " + TMUX + " is not installed");
+        }
+        Assumptions.assumeTrue(Files.isExecutable(TMUX), TMUX + " is not installed");
+        ledger = new TestLedger();
+        // A server of its own, its socket in the test's directory: the test neither sees nor touches anyone's tmux
+        // sessions, and leaves nothing behind.
+        socket = dir.resolve("tmux.sock");
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (socket != null) {
+            tmux("kill-server");
+        }
+        if (ledger != null) {
+            ledger.close();
+        }
+    }
+
+    @Test
+    void resolvesAPublishUnknownRunFromTheMonitorAtTheTerminalsWidth() throws Exception {
+        String job = "TMON_" + UUID.randomUUID().toString().substring(0, 8).toUpperCase();
+        String run = createRun(job, "2026-11-28");
+        // Getting to PUBLISH_UNKNOWN through the API takes a whole load; the monitor only reads the row.
+        ledger.execute("UPDATE loadgate.load_run SET status = 'PUBLISH_UNKNOWN', status_changed_at = now() - "
+                + "interval '2 hours' WHERE run_id = '" + run + "'");
+        Path err = monitor("mon", 160, "viewer=" + ledger.viewerToken + "\noperator=" + ledger.operatorToken);
+        String oneLine = "    loadgate resolve " + run + " --as PUBLISHED --reason \"snapshot <id> carries the run"
+                + " id\" --ledger " + ledger.baseUrl();
+
+        // 160 columns: the command fits on one line, nothing is wider than the pane.
+        String wide = screen(s -> s.contains(oneLine), err);
+        System.out.println("--- the monitor at 160 columns\n" + wide);
+        assertThat(wide).contains("! PUBLISH_UNKNOWN  for 2h00m  " + job + " / 2026-11-28", MonitorTerminal.KEYS);
+        assertThat(wide.lines()).allSatisfy(line -> assertThat(line.stripTrailing().length()).isLessThan(160));
+
+        // 80 columns: the monitor follows the resize; the same command wraps with a shell continuation.
+        tmux("resize-window", "-t", "mon", "-x", "80", "-y", "40");
+        String narrow = screen(s -> !s.contains(oneLine) && s.contains("    loadgate resolve " + run), err);
+        System.out.println("--- the monitor at 80 columns\n" + narrow);
+        assertThat(narrow.lines()).as(narrow).allSatisfy(line ->
+                assertThat(line.stripTrailing().length()).as(line).isLessThanOrEqualTo(79));
+        assertThat(narrow.lines()).anySatisfy(line -> assertThat(line).contains("loadgate resolve " + run)
+                .endsWith(" \\"));
+
+        // Select it, resolve it as published with a reason, confirm: it leaves the attention list.
+        select("mon", "selected: PUBLISH_UNKNOWN run " + run, err);
+        tmux("send-keys", "-t", "mon", "r");
+        screen(s -> s.contains("Resolve run " + run + " as: p PUBLISHED"), err);
+        tmux("send-keys", "-t", "mon", "p");
+        screen(s -> s.contains("Reason (Enter, Esc: back):"), err);
+        tmux("send-keys", "-t", "mon", "-l", "snapshot 7 carries the run id");
+        tmux("send-keys", "-t", "mon", "Enter");
+        screen(s -> s.contains("Resolve as PUBLISHED? y/n  run " + run), err);
+        tmux("send-keys", "-t", "mon", "y");
+        String after = screen(s -> s.contains("Run " + run + " is now PUBLISHED."), err);
+        System.out.println("--- after resolving\n" + after);
+        // Whatever else the other test left in the list, this run is out of it.
+        assertThat(after).doesNotContain("! PUBLISH_UNKNOWN", "1 publish unknown", "loadgate resolve " + run);
+        assertThat(ledger.count("SELECT count(*) FROM loadgate.load_run WHERE status = 'PUBLISHED' AND run_id = '"
+                + run + "'")).isEqualTo(1);
+
+        // q quits: the pane's process ends, and with it the session.
+        tmux("send-keys", "-t", "mon", "q");
+        await().atMost(WAIT).until(() -> tmux("has-session", "-t", "mon").exit() != 0);
+        assertThat(Files.readString(err)).isEmpty();
+    }
+
+    @Test
+    void resendsADeadDispatchAndCancelsAnActiveRunAndSaysWhyItCannotResolveIt() throws Exception {
+        String job = "TMON_" + UUID.randomUUID().toString().substring(0, 8).toUpperCase();
+        // An extracting run whose first extract dispatch the receiver refused for good.
+        Map<String, Object> extracting = Runs.create(job, "2026-11-30");
+        extracting.put("executor", "worker");
+        String extractingRun = ledger.post("/v1/runs", extracting).text("runId");
+        var manifest = ledger.post("/v1/runs/" + extractingRun + "/manifest", Runs.manifest(10, 20));
+        assertThat(manifest.status()).as(manifest.toString()).isEqualTo(200);
+        String dead = ledger.get("/v1/runs/" + extractingRun).body().get("dispatches").get(0).get("dispatchId")
+                .asText();
+        ledger.execute("UPDATE loadgate.load_dispatch SET status = 'DEAD', last_error = 'receiver answered 403' "
+                + "WHERE dispatch_id = '" + dead + "'");
+        String run = createRun(job, "2026-11-29");
+        Path err = monitor("cancel", 100, "viewer=" + ledger.viewerToken + "\noperator=" + ledger.operatorToken);
+        screen("cancel", s -> s.contains(job), err);
+
+        select("cancel", "selected: DEAD_DISPATCH run " + extractingRun, err);
+        tmux("send-keys", "-t", "cancel", "s");
+        screen("cancel", s -> s.contains("Resend? y/n  dispatch " + dead + " of run"), err);
+        tmux("send-keys", "-t", "cancel", "y");
+        // The resend command's own line, cut at this 100-column pane's end.
+        screen("cancel", s -> s.contains("Dispatch " + dead + " of run " + extractingRun + " is PENDI"), err);
+        assertThat(ledger.count("SELECT count(*) FROM loadgate.load_dispatch WHERE status = 'DEAD' AND dispatch_id = '"
+                + dead + "'")).isZero();
+
+        select("cancel", "selected: active run " + run + " (CREATED)", err);
+        tmux("send-keys", "-t", "cancel", "r");
+        screen("cancel", s -> s.contains("resolve is for a PUBLISH_UNKNOWN run; this is CREATED"), err);
+        tmux("send-keys", "-t", "cancel", "c");
+        screen("cancel", s -> s.contains("Reason (Enter, Esc: back):"), err);
+        tmux("send-keys", "-t", "cancel", "-l", "wrong day");
+        tmux("send-keys", "-t", "cancel", "Enter");
+        screen("cancel", s -> s.contains("Cancel? y/n  run " + run), err);
+        tmux("send-keys", "-t", "cancel", "y");
+        String after = screen("cancel", s -> s.contains("Run " + run + " is now CANCELLED."), err);
+        assertThat(after).as("out of the active runs").doesNotContain("2026-11-29");
+        assertThat(ledger.count("SELECT count(*) FROM loadgate.load_run WHERE status = 'CANCELLED' AND run_id = '"
+                + run + "'")).isEqualTo(1);
+        // Ctrl-C ends it too (the terminal given back by the shutdown hook), without a word on stderr.
+        tmux("send-keys", "-t", "cancel", "C-c");
+        await().atMost(WAIT).until(() -> tmux("has-session", "-t", "cancel").exit() != 0);
+        assertThat(Files.readString(err)).isEmpty();
+    }
+
+    private static String createRun(String job, String businessKey) {
+        Map<String, Object> body = Runs.create(job, businessKey);
+        body.put("executor", "http");
+        var created = ledger.post("/v1/runs", body);
+        assertThat(created.status()).as(created.toString()).isEqualTo(200);
+        return created.text("runId");
+    }
+
+    /** Moves the selection down until the status line names {@code wanted}; the other test's runs may come first. */
+    private static void select(String session, String wanted, Path err) throws Exception {
+        for (int i = 0; i < 20; i++) {
+            // Only the status line starts with "selected: ".
+            if (tmux("capture-pane", "-p", "-t", session).out().lines().anyMatch(l -> l.startsWith(wanted))) {
+                return;
+            }
+            tmux("send-keys", "-t", session, "Down");
+            Thread.sleep(200);
+        }
+        throw new AssertionError("never selected " + wanted + ":\n" + screen(session, s -> true, err));
+    }
+
+    /** Starts the live monitor in a detached tmux session of that width; returns the file its stderr goes to. */
+    private static Path monitor(String session, int width, String tokenLines) throws Exception {
+        Path tokens = Files.writeString(dir.resolve(session + ".tokens"), tokenLines + "\n");
+        Path err = dir.resolve(session + ".err");
+        Path script = Files.writeString(dir.resolve(session + ".sh"), String.join(" ", "exec env -i",
+                "PATH=\"$PATH\" HOME=\"$HOME\" TERM=\"$TERM\"", "LOADGATE_HOME=" + quoted(dir.resolve("home")),
+                quoted(Path.of(System.getProperty("java.home"), "bin", "java")), "-cp",
+                quoted(System.getProperty("java.class.path")), Main.class.getName(), "monitor", "--ledger",
+                ledger.baseUrl(), "--token-file", quoted(tokens), "--interval", "2", "2>" + quoted(err)) + "\n");
+        assertThat(tmux("new-session", "-d", "-s", session, "-x", Integer.toString(width), "-y", "40",
+                "sh " + quoted(script)).exit()).isZero();
+        return err;
+    }
+
+    /** The pane's text once it satisfies {@code ready}. */
+    private static String screen(java.util.function.Predicate<String> ready, Path err) {
+        return screen("mon", ready, err);
+    }
+
+    private static String screen(String session, java.util.function.Predicate<String> ready, Path err) {
+        String[] last = {""};
+        try {
+            await().atMost(WAIT).pollInterval(Duration.ofMillis(200)).until(() -> {
+                last[0] = tmux("capture-pane", "-p", "-t", session).out();
+                return ready.test(last[0]);
+            });
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("the screen never got there:\n" + last[0] + "\n--- stderr\n" + read(err), e);
+        }
+        return last[0];
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.exists(file) ? Files.readString(file) : "";
+        } catch (IOException e) {
+            return e.toString();
+        }
+    }
+
+    private record Result(int exit, String out) {
+    }
+
+    private static Result tmux(String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(TMUX.toString(), "-S", socket.toString(), "-f", "/dev/null"));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        if (!p.waitFor(10, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("tmux did not answer: " + command);
+        }
+        return new Result(p.exitValue(), out);
+    }
+
+    private static String quoted(Object text) {
+        return "'" + text.toString().replace("'", "'\\''") + "'";
+    }
+}
