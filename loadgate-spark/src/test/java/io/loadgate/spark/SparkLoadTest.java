@@ -29,7 +29,6 @@ import io.loadgate.worker.publish.CatalogConfig;
 import io.loadgate.worker.publish.TargetCatalog;
 import io.loadgate.worker.testing.ItemsTable;
 import java.io.IOException;
-import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,12 +43,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.IcebergGenerics;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.expressions.Expressions;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -313,17 +307,7 @@ class SparkLoadTest {
             if (!catalog.catalog().tableExists(TableIdentifier.parse(TABLE))) {
                 return List.of();
             }
-            Table table = catalog.loadTable(TableIdentifier.parse(TABLE));
-            List<String> rows = new ArrayList<>();
-            try (CloseableIterable<Record> records = IcebergGenerics.read(table)
-                    .where(Expressions.equal("day", day.toString())).build()) {
-                for (Record r : records) {
-                    rows.add(ItemsTable.line(r.getField("id"), r.getField("grp"), (BigDecimal) r.getField("amount"),
-                            (String) r.getField("note"), (LocalDate) r.getField("day")));
-                }
-            }
-            Collections.sort(rows);
-            return rows;
+            return ItemsTable.rows(catalog.loadTable(TableIdentifier.parse(TABLE)), day);
         } finally {
             catalog.close();
         }

@@ -20,13 +20,11 @@ import io.loadgate.worker.publish.TargetCatalog;
 import io.loadgate.worker.submit.RunFollower;
 import io.loadgate.worker.submit.RunSubmitter;
 import io.loadgate.worker.testing.ItemsTable;
-import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -35,12 +33,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.UnaryOperator;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.IcebergGenerics;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.expressions.Expressions;
-import org.apache.iceberg.io.CloseableIterable;
 
 /**
  * Loadgate end to end in one test process, with nothing faked: a ledger on PostgreSQL behind its HTTP API, a
@@ -191,19 +184,8 @@ final class LoadHarness implements AutoCloseable {
     }
 
     /** The Iceberg table's rows of a day as it is now, in the same canonical form. */
-    List<String> tableRows(LocalDate day) throws Exception {
-        Table table = catalog.loadTable(TableIdentifier.parse(TABLE));
-        table.refresh();
-        List<String> rows = new ArrayList<>();
-        try (CloseableIterable<Record> records = IcebergGenerics.read(table)
-                .where(Expressions.equal("day", day.toString())).build()) {
-            for (Record r : records) {
-                rows.add(ItemsTable.line(r.getField("id"), r.getField("grp"), (BigDecimal) r.getField("amount"),
-                        (String) r.getField("note"), (LocalDate) r.getField("day")));
-            }
-        }
-        Collections.sort(rows);
-        return rows;
+    List<String> tableRows(LocalDate day) {
+        return ItemsTable.rows(catalog.loadTable(TableIdentifier.parse(TABLE)), day);
     }
 
 

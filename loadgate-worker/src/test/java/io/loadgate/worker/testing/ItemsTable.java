@@ -1,6 +1,8 @@
 package io.loadgate.worker.testing;
 
 import io.loadgate.ledger.testing.TestDatabases;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -10,6 +12,11 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.CloseableIterable;
 
 /**
  * The end-to-end tests' PostgreSQL source table {@code items (id, grp, amount, note, day)}, and its rows as canonical
@@ -53,5 +60,22 @@ public final class ItemsTable {
     /** One row as one line: {@code id|grp|amount|note|day}, the amount in plain notation. */
     public static String line(Object id, Object grp, BigDecimal amount, String note, LocalDate day) {
         return id + "|" + grp + "|" + (amount == null ? null : amount.toPlainString()) + "|" + note + "|" + day;
+    }
+
+    /** The Iceberg table's rows of a day as it is now, in the form {@link #rows} gives the source's. */
+    public static List<String> rows(Table table, LocalDate day) {
+        table.refresh();
+        List<String> rows = new ArrayList<>();
+        try (CloseableIterable<Record> records = IcebergGenerics.read(table)
+                .where(Expressions.equal("day", day.toString())).build()) {
+            for (Record r : records) {
+                rows.add(line(r.getField("id"), r.getField("grp"), (BigDecimal) r.getField("amount"),
+                        (String) r.getField("note"), (LocalDate) r.getField("day")));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Collections.sort(rows);
+        return rows;
     }
 }
