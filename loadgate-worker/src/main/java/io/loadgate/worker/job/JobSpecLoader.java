@@ -4,7 +4,9 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
@@ -14,6 +16,7 @@ import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
+import com.fasterxml.jackson.databind.introspect.BeanPropertyDefinition;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -22,6 +25,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -74,7 +80,15 @@ public final class JobSpecLoader {
         }
         String key = path(mapping);
         String reason;
-        if (mapping instanceof UnrecognizedPropertyException unknown) {
+        JavaType built = mapping instanceof ValueInstantiationException invalid ? invalid.getType() : null;
+        Optional<String> misspelt = built == null ? Optional.empty() : unknownKey(yaml, mapping, built);
+        if (misspelt.isPresent()) {
+            // A typo of a required key would otherwise read as that key missing: name the typo.
+            where = location == null ? where : file + ":" + keyLine(yaml, misspelt.get(), location.getLineNr());
+            key = key.isEmpty() ? misspelt.get() : key + "." + misspelt.get();
+            reason = "unknown key '" + misspelt.get() + "'; expected one of "
+                    + String.join(", ", knownKeys(built));
+        } else if (mapping instanceof UnrecognizedPropertyException unknown) {
             reason = "unknown key '" + unknown.getPropertyName() + "'; expected one of "
                     + unknown.getKnownPropertyIds().stream().map(Object::toString).sorted().collect(Collectors.joining(", "));
         } else if (mapping instanceof ValueInstantiationException invalid && invalid.getCause() != null) {
@@ -87,6 +101,37 @@ public final class JobSpecLoader {
             reason = firstLine(mapping.getOriginalMessage());
         }
         return where + ": " + (key.isEmpty() ? "" : key + ": ") + reason;
+    }
+
+    /**
+     * Jackson builds a record from its mapping before it looks at the mapping's unknown keys, so a misspelt required
+     * key fails the record's own check first; the mapping that failed is looked at again for a key the record does
+     * not have.
+     */
+    private static Optional<String> unknownKey(String yaml, JsonMappingException invalid, JavaType built) {
+        JsonNode node;
+        try {
+            node = MAPPER.readTree(yaml);
+        } catch (JsonProcessingException e) {
+            return Optional.empty();
+        }
+        for (JsonMappingException.Reference reference : invalid.getPath()) {
+            node = reference.getFieldName() != null ? node.path(reference.getFieldName()) : node.path(reference.getIndex());
+        }
+        List<String> known = knownKeys(built);
+        Iterator<String> names = node.fieldNames();
+        while (names.hasNext()) {
+            String name = names.next();
+            if (!known.contains(name)) {
+                return Optional.of(name);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static List<String> knownKeys(JavaType built) {
+        return MAPPER.getDeserializationConfig().introspect(built).findProperties().stream()
+                .map(BeanPropertyDefinition::getName).sorted().toList();
     }
 
     /**

@@ -58,6 +58,16 @@ class FilesSpecTest {
                 .isInstanceOf(JobSpecException.class).hasMessageStartingWith("files.yaml:7:")
                 .hasMessageContaining("unknown key 'partitons'");
         assertThatThrownBy(() -> parse("""
+                root: /data/events
+                format: ndjson
+                group_by: hour
+                colums: [{name: id, type: bigint}]""", "load_key"))
+                .as("a misspelt required key is named, not reported as the key missing")
+                .isInstanceOf(JobSpecException.class).hasMessageStartingWith("files.yaml:7:")
+                .hasMessageContaining("source.files.colums: unknown key 'colums'; expected one of ")
+                .hasMessageContaining("columns_file")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("exactly one of"));
+        assertThatThrownBy(() -> parse("""
                 root: s3://bucket/events
                 format: ndjson
                 group_by: hour
