@@ -1,9 +1,14 @@
 package io.loadgate.worker.validation;
 
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.temporal.Temporal;
+import java.util.UUID;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Type;
@@ -12,7 +17,7 @@ import org.apache.iceberg.types.Type;
  * The distinct primary-key values seen, for DUPLICATE_KEYS = rows minus distinct keys. Nulls in a key compare
  * equal, as in SQL GROUP BY. Not thread-safe; sets filled apart (one per file) are merged with {@link #addAll}.
  */
-abstract sealed class DistinctKeys permits DistinctKeys.IntegerKey, DistinctKeys.AnyKey {
+abstract sealed class DistinctKeys permits DistinctKeys.IntegerKey, DistinctKeys.EncodedKey {
     /** The cheapest set that holds keys of these columns exactly. */
     static DistinctKeys of(Schema schema, int[] keyPositions) {
         if (keyPositions.length == 1) {
@@ -21,7 +26,7 @@ abstract sealed class DistinctKeys permits DistinctKeys.IntegerKey, DistinctKeys
                 return new IntegerKey(keyPositions[0]);
             }
         }
-        return new AnyKey(keyPositions);
+        return new EncodedKey(keyPositions);
     }
 
     abstract void add(Record record);
@@ -75,32 +80,98 @@ abstract sealed class DistinctKeys permits DistinctKeys.IntegerKey, DistinctKeys
         }
     }
 
-    /** Any columns: each key as a list of its values, all in memory (a composite or text key is not spilled yet). */
-    static final class AnyKey extends DistinctKeys {
+    /**
+     * Any other key (text, composite, dates, decimals): each key encoded as bytes, one value after another, so that
+     * two keys encode alike exactly when their values are equal (as {@code List.equals} of the values would say),
+     * counted in sorted runs that spill to disk like the integer key's ({@link SortedByteRuns}).
+     */
+    static final class EncodedKey extends DistinctKeys {
         private final int[] positions;
-        private final Set<List<Object>> keys = new HashSet<>();
+        private final SortedByteRuns keys = new SortedByteRuns();
+        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
+        private final DataOutputStream out = new DataOutputStream(bytes);
 
-        AnyKey(int[] positions) {
+        EncodedKey(int[] positions) {
             this.positions = positions.clone();
         }
 
         @Override
         void add(Record record) {
-            List<Object> key = new ArrayList<>(positions.length);
-            for (int position : positions) {
-                key.add(record.get(position));
+            bytes.reset();
+            try {
+                for (int position : positions) {
+                    write(record.get(position));
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
-            keys.add(key);
+            keys.add(bytes.toByteArray());
+        }
+
+        /**
+         * A tag byte for null or the value's kind, then the value: fixed width for numbers, length-prefixed for
+         * the rest, so no two different sequences of values encode alike. Decimals keep their scale, as
+         * {@code BigDecimal.equals} does (a column's values share one scale anyway).
+         */
+        private void write(Object value) throws IOException {
+            if (value == null) {
+                out.writeByte(0);
+            } else if (value instanceof Long v) {
+                out.writeByte(1);
+                out.writeLong(v);
+            } else if (value instanceof Integer v) {
+                out.writeByte(2);
+                out.writeInt(v);
+            } else if (value instanceof CharSequence v) {
+                lengthPrefixed(3, v.toString().getBytes(StandardCharsets.UTF_8));
+            } else if (value instanceof BigDecimal v) {
+                lengthPrefixed(4, v.unscaledValue().toByteArray());
+                out.writeInt(v.scale());
+            } else if (value instanceof Boolean v) {
+                out.writeByte(v ? 5 : 6);
+            } else if (value instanceof Double v) {
+                out.writeByte(7);
+                out.writeLong(Double.doubleToLongBits(v));
+            } else if (value instanceof Float v) {
+                out.writeByte(8);
+                out.writeInt(Float.floatToIntBits(v));
+            } else if (value instanceof ByteBuffer v) {
+                byte[] content = new byte[v.remaining()];
+                v.duplicate().get(content);
+                lengthPrefixed(9, content);
+            } else if (value instanceof byte[] v) {
+                lengthPrefixed(9, v);
+            } else if (value instanceof UUID v) {
+                out.writeByte(10);
+                out.writeLong(v.getMostSignificantBits());
+                out.writeLong(v.getLeastSignificantBits());
+            } else if (value instanceof Temporal v) {
+                // ISO-8601 text, with the offset where there is one, is one-to-one with the value's equality.
+                lengthPrefixed(11, (v.getClass().getSimpleName() + v).getBytes(StandardCharsets.UTF_8));
+            } else {
+                throw new IllegalStateException("no key encoding for a " + value.getClass().getName());
+            }
+        }
+
+        private void lengthPrefixed(int tag, byte[] content) throws IOException {
+            out.writeByte(tag);
+            out.writeInt(content.length);
+            out.write(content);
         }
 
         @Override
         void addAll(DistinctKeys other) {
-            keys.addAll(((AnyKey) other).keys);
+            keys.addAll(((EncodedKey) other).keys);
         }
 
         @Override
         long count() {
-            return keys.size();
+            return keys.count();
+        }
+
+        @Override
+        void settle() {
+            keys.settle();
         }
     }
 }

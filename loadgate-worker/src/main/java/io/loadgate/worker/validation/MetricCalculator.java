@@ -22,7 +22,7 @@ import org.apache.iceberg.types.Types;
  *
  * <p>Not thread-safe: to measure in parallel, give each thread its own calculator and {@link #merge} them. For a
  * single integer key the duplicate-key count holds a bounded buffer and spills sorted runs to disk
- * ({@link SortedKeyRuns}); any other key is kept in memory, a run-sized set on one worker.
+ * ({@link SortedKeyRuns}), any other key its values encoded as bytes in the same kind of runs ({@link SortedByteRuns}).
  */
 public final class MetricCalculator {
     // Strings compare by code point, which is the order of UTF-8 bytes: the order of PostgreSQL's COLLATE "C".

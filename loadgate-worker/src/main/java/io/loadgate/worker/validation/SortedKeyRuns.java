@@ -1,17 +1,7 @@
 package io.loadgate.worker.validation;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.lang.ref.Cleaner;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -34,7 +24,6 @@ import java.util.PriorityQueue;
 final class SortedKeyRuns {
     /** 2^20 keys: an 8 MiB buffer per set, one spilled run per default chunk of a million rows. */
     static final int DEFAULT_RUN = 1 << 20;
-    private static final Cleaner CLEANER = Cleaner.create();
 
     private final int runLength;
     private final List<Run> runs = new ArrayList<>();
@@ -169,7 +158,13 @@ final class SortedKeyRuns {
             if (spill == null) {
                 spill = new SpillFile();
             }
-            runs.add(spill.write(buffer, size));
+            long offset = spill.length();
+            spill.writeLong(buffer[0]);
+            for (int i = 1; i < size; i++) {
+                spill.writeVarLong(buffer[i] - buffer[i - 1]);
+            }
+            spill.flush();
+            runs.add(new Run(buffer[0], buffer[size - 1], size, spill, offset));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot spill keys to a temporary file: " + e.getMessage(), e);
         }
@@ -221,20 +216,13 @@ final class SortedKeyRuns {
     }
 
     private static final class SpilledReader implements RunReader {
-        private final DataInputStream in;
+        private final SpillFile.Input in;
         private long remaining;
         private long head;
         private boolean first = true;
 
         SpilledReader(Run run) throws IOException {
-            InputStream file = Files.newInputStream(run.spill().path());
-            try {
-                file.skipNBytes(run.offset());
-            } catch (IOException | RuntimeException e) {
-                file.close();
-                throw e;
-            }
-            this.in = new DataInputStream(new BufferedInputStream(file, 1 << 16));
+            this.in = run.spill().open(run.offset());
             this.remaining = run.count();
         }
 
@@ -244,24 +232,10 @@ final class SortedKeyRuns {
                 return false;
             }
             // The first value whole, then each as its (unsigned) distance from the one before.
-            head = first ? in.readLong() : head + readVarLong();
+            head = first ? in.readLong() : head + in.readVarLong();
             first = false;
             remaining--;
             return true;
-        }
-
-        private long readVarLong() throws IOException {
-            long value = 0;
-            for (int shift = 0; ; shift += 7) {
-                int b = in.read();
-                if (b < 0) {
-                    throw new EOFException("a spilled run ends early");
-                }
-                value |= (long) (b & 0x7F) << shift;
-                if ((b & 0x80) == 0) {
-                    return value;
-                }
-            }
         }
 
         @Override
@@ -271,67 +245,7 @@ final class SortedKeyRuns {
 
         @Override
         public void close() {
-            try {
-                in.close();
-            } catch (IOException e) {
-                // Read to the end already, or failing anyway: nothing to keep.
-            }
-        }
-    }
-
-    /**
-     * One temporary file of runs, appended to by one set and read by whichever set unites it; deleted when no run
-     * refers to it any more, so a calculator dropped half-way (a failed validation) leaves nothing behind. Not
-     * {@code deleteOnExit}: that list only grows in a worker that runs for months.
-     */
-    private static final class SpillFile {
-        private final Path path;
-        private final DataOutputStream out;
-        private long length;
-
-        SpillFile() throws IOException {
-            this.path = Files.createTempFile("loadgate-keys-", ".runs");
-            this.out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(path), 1 << 16));
-            CLEANER.register(this, new Delete(path, out));
-        }
-
-        Path path() {
-            return path;
-        }
-
-        Run write(long[] sorted, int count) throws IOException {
-            long offset = length;
-            out.writeLong(sorted[0]);
-            length += Long.BYTES;
-            for (int i = 1; i < count; i++) {
-                length += writeVarLong(out, sorted[i] - sorted[i - 1]);
-            }
-            // Readers open the file on their own: what is written must be there before they read.
-            out.flush();
-            return new Run(sorted[0], sorted[count - 1], count, this, offset);
-        }
-
-        private static int writeVarLong(OutputStream out, long value) throws IOException {
-            int bytes = 1;
-            while ((value & ~0x7FL) != 0) {
-                out.write((int) (value & 0x7F) | 0x80);
-                value >>>= 7;
-                bytes++;
-            }
-            out.write((int) value);
-            return bytes;
-        }
-    }
-
-    private record Delete(Path path, OutputStream out) implements Runnable {
-        @Override
-        public void run() {
-            try {
-                out.close();
-                Files.deleteIfExists(path);
-            } catch (IOException e) {
-                // A temporary file left in java.io.tmpdir; nothing depends on it.
-            }
+            in.close();
         }
     }
 }
