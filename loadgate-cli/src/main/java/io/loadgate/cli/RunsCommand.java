@@ -1,5 +1,6 @@
 package io.loadgate.cli;
 
+import io.loadgate.api.MonitorHistory;
 import io.loadgate.api.PartitionStatus;
 import io.loadgate.api.RunApi.DispatchView;
 import io.loadgate.api.RunApi.Event;
@@ -14,8 +15,10 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -24,8 +27,9 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 @Command(name = "runs", mixinStandardHelpOptions = true,
-        description = "Lists runs, shows one in detail, shows the rows one rejected.",
-        subcommands = {RunsCommand.ListRuns.class, RunsCommand.Show.class, RejectsCommand.class})
+        description = "Lists runs, shows one in detail, counts them per hour or day, shows the rows one rejected.",
+        subcommands = {RunsCommand.ListRuns.class, RunsCommand.Show.class, RunsCommand.History.class,
+                RejectsCommand.class})
 final class RunsCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -200,6 +204,53 @@ final class RunsCommand implements Runnable {
                 }
                 events.print(out);
             }
+        }
+    }
+
+    @Command(name = "history", mixinStandardHelpOptions = true,
+            description = "Counts the runs that ended per job and UTC hour (the last 24 h) or day (the last 14 days): "
+                    + "outcomes, rows read, staged and published, the loss between them, durations.",
+            footer = {"LOSS is the share of the rows the bucket's SUCCESS runs read that did not reach the target "
+                    + "(rejected rows included); '-' when they read none.",
+                "Exit codes: 0 shown, 1 the ledger refused, 2 bad input, 3 the ledger is unreachable."})
+    static final class History implements Runnable {
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        LedgerOptions ledger;
+
+        @Option(names = "--job", paramLabel = "K", description = "only this job key")
+        String jobKey;
+
+        @Option(names = "--bucket", paramLabel = "B", defaultValue = "HOUR",
+                description = "HOUR (the last 24 hours) or DAY (the last 14 days) (default: ${DEFAULT-VALUE})")
+        MonitorHistory.Bucket bucket;
+
+        @Override
+        public void run() {
+            LedgerClient client = ledger.client(LedgerOptions.Role.READER);
+            MonitorHistory history = ledger.call(client, c -> c.monitorHistory(jobKey, null, bucket));
+            PrintWriter out = spec.commandLine().getOut();
+            if (ledger.json) {
+                out.println(LedgerOptions.toJson(history));
+            } else if (history.rows().isEmpty()) {
+                out.println("No run ended since " + time(history.from()) + (jobKey == null ? "." : " in job " + jobKey
+                        + "."));
+            } else {
+                Table table = new Table("JOB", bucket == MonitorHistory.Bucket.HOUR ? "HOUR" : "DAY", "OUTCOMES",
+                        "READ", "STAGED", "PUBLISHED", "LOSS", "AVG_S", "MAX_S");
+                for (MonitorHistory.Row row : history.rows()) {
+                    String outcomes = row.runsByOutcome().entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+                            .collect(Collectors.joining(", "));
+                    table.row(row.jobKey(), time(row.bucketStart()), outcomes, row.rowsRead(), row.rowsStaged(),
+                            row.rowsPublished(), row.percentLoss() == null ? null
+                                    : String.format(Locale.ROOT, "%.2f%%", row.percentLoss()),
+                            Math.round(row.durationSecondsAvg()), Math.round(row.durationSecondsMax()));
+                }
+                table.print(out);
+            }
+            out.flush();
         }
     }
 }

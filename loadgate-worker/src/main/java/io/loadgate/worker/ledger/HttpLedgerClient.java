@@ -17,6 +17,7 @@ import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchApi.Lease;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
 import io.loadgate.api.ErrorCode;
+import io.loadgate.api.MonitorHistory;
 import io.loadgate.api.OperatorApi;
 import io.loadgate.api.OperatorApi.Cancel;
 import io.loadgate.api.OperatorApi.Cleanup;
@@ -69,6 +70,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -380,6 +382,16 @@ public final class HttpLedgerClient implements LedgerClient {
     @Override
     public MonitorSummary monitorSummary() {
         return execute(get("/v1/monitor/summary", type(MonitorSummary.class)));
+    }
+
+    @Override
+    public MonitorHistory monitorHistory(String jobKey, Instant from, MonitorHistory.Bucket bucket) {
+        requireNonNull(bucket, "bucket is null");
+        Map<String, Object> query = new LinkedHashMap<>();
+        query.put("job", jobKey);
+        query.put("from", from);
+        query.put("bucket", bucket.wire());
+        return execute(get("/v1/monitor/history" + query(query), type(MonitorHistory.class)));
     }
 
     // ---- the call loop
