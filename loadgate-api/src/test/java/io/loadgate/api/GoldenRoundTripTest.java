@@ -95,6 +95,7 @@ class GoldenRoundTripTest {
         is("cleanup.skipped", OperatorApi.CleanupSkipped.class, OperatorApi.CleanupResult.class);
         is("cleanup", OperatorApi.Cleanup.class, OperatorApi.CleanupResult.class);
         is("monitor.history", null, MonitorHistory.class);
+        is("jobs.keys", null, KeyHolders.class);
     }
 
     static Stream<String> cases() {

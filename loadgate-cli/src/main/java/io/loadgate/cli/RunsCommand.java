@@ -45,8 +45,12 @@ final class RunsCommand implements Runnable {
 
     /** SUCCESS, or SUCCESS (REPLACED) / (ROLLED_BACK) when the target no longer holds the run's rows. */
     static String status(RunView run) {
-        return run.targetState() == null || run.targetState() == TargetState.CURRENT ? run.status().name()
-                : run.status() + " (" + run.targetState() + ")";
+        return status(run.status(), run.targetState());
+    }
+
+    static String status(RunStatus status, TargetState targetState) {
+        return targetState == null || targetState == TargetState.CURRENT ? status.name()
+                : status + " (" + targetState + ")";
     }
 
     static String ratio(long done, Long of) {

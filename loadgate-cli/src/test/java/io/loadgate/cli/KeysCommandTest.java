@@ -72,7 +72,12 @@ class KeysCommandTest {
         assertThat(line(keys.out(), "2026-11-28")).contains("none (rolled back)", rolledBack,
                 "SUCCESS (ROLLED_BACK)");
         assertThat(line(keys.out(), "2026-11-29")).contains("none ", failed, "FAILED_EXTRACT");
+        assertThat(line(keys.out(), "2026-11-27")).as("the rows the target holds").contains(" 30 ");
         assertThat(cli("keys", "NO_SUCH_JOB").out()).contains("No runs of job NO_SUCH_JOB.");
+        var json = cli("keys", "SALES", "--json");
+        assertThat(json.exit()).as(json.toString()).isZero();
+        assertThat(json.out()).contains("\"inTargetRunId\" : \"" + current + "\"",
+                "\"rolledBackRunId\" : \"" + rolledBack + "\"");
     }
 
     @Test

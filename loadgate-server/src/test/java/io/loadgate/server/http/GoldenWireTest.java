@@ -185,6 +185,8 @@ class GoldenWireTest {
                 + " completed_at = date_trunc('hour', now()) - interval '1 hour' + interval '90 seconds'"
                 + " WHERE job_key = 'GOLDEN' AND completed_at > now() - interval '1 day'");
         step("monitor.history", "GET", "/v1/monitor/history?job=GOLDEN&bucket=hour", "viewer", null, 200);
+        // A page of the job's keys: run A's, rolled back, holds none; the page ends before the last keys.
+        step("jobs.keys", "GET", "/v1/jobs/GOLDEN/keys?limit=3", "viewer", null, 200);
         assertThat(cases).isGreaterThan(30);
     }
 

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchApi.Lease;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
+import io.loadgate.api.KeyHolders;
 import io.loadgate.api.MonitorHistory;
 import io.loadgate.api.OperatorApi.Cancel;
 import io.loadgate.api.OperatorApi.Cleanup;
@@ -215,5 +216,10 @@ public abstract class ForwardingLedgerClient implements LedgerClient {
     @Override
     public MonitorHistory monitorHistory(String jobKey, Instant from, MonitorHistory.Bucket bucket) {
         return around("monitorHistory", () -> delegate.monitorHistory(jobKey, from, bucket));
+    }
+
+    @Override
+    public KeyHolders keyHolders(String jobKey, String after, int limit) {
+        return around("keyHolders", () -> delegate.keyHolders(jobKey, after, limit));
     }
 }

@@ -17,6 +17,7 @@ import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchApi.Lease;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
 import io.loadgate.api.ErrorCode;
+import io.loadgate.api.KeyHolders;
 import io.loadgate.api.MonitorHistory;
 import io.loadgate.api.OperatorApi;
 import io.loadgate.api.OperatorApi.Cancel;
@@ -392,6 +393,16 @@ public final class HttpLedgerClient implements LedgerClient {
         query.put("from", from);
         query.put("bucket", bucket.wire());
         return execute(get("/v1/monitor/history" + query(query), type(MonitorHistory.class)));
+    }
+
+    @Override
+    public KeyHolders keyHolders(String jobKey, String after, int limit) {
+        requireNonNull(jobKey, "jobKey is null");
+        Map<String, Object> query = new LinkedHashMap<>();
+        query.put("after", after);
+        query.put("limit", limit);
+        return execute(get("/v1/jobs/" + URLEncoder.encode(jobKey, StandardCharsets.UTF_8) + "/keys" + query(query),
+                type(KeyHolders.class)));
     }
 
     // ---- the call loop
