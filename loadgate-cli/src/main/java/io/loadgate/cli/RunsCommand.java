@@ -1,10 +1,6 @@
 package io.loadgate.cli;
 
 import io.loadgate.api.MonitorHistory;
-import io.loadgate.api.PartitionStatus;
-import io.loadgate.api.RunApi.DispatchView;
-import io.loadgate.api.RunApi.Event;
-import io.loadgate.api.RunApi.PartitionView;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunStatus;
@@ -106,7 +102,8 @@ final class RunsCommand implements Runnable {
     }
 
     @Command(name = "show", mixinStandardHelpOptions = true,
-            description = "Shows a run: its state, partitions, dispatches and last events.",
+            description = "Shows a run: its state, its metrics (source, staged, target), partitions, dispatches and last "
+                    + "events.",
             footer = "Exit codes: 0 shown, 1 the ledger refused (e.g. no such run), 2 bad input, 3 the ledger is unreachable.")
     static final class Show implements Runnable {
         @Spec
@@ -128,86 +125,18 @@ final class RunsCommand implements Runnable {
             if (events < 0) {
                 throw new CliException("--events must not be negative, got " + events, LedgerOptions.EXIT_USAGE);
             }
-            LedgerClient client = ledger.client(LedgerOptions.Role.WORKER);
-            RunView run = ledger.call(client, c -> c.getRun(id));
-            List<Event> all = events == 0 ? List.of() : ledger.call(client, c -> c.allEvents(id));
-            List<Event> last = all.subList(Math.max(0, all.size() - events), all.size());
+            RunDetail detail = RunDetail.read(ledger, ledger.client(LedgerOptions.Role.WORKER), id, events);
             PrintWriter out = spec.commandLine().getOut();
             if (ledger.json) {
                 Map<String, Object> shown = new LinkedHashMap<>();
-                shown.put("run", run);
-                shown.put("events", last);
+                shown.put("run", detail.run());
+                shown.put("validations", detail.validations());
+                shown.put("events", detail.last());
                 out.println(LedgerOptions.toJson(shown));
             } else {
-                print(out, run, last, all.size());
+                detail.lines(0).forEach(out::println);
             }
             out.flush();
-        }
-
-        private static void print(PrintWriter out, RunView run, List<Event> last, int eventCount) {
-            Table summary = new Table("FIELD", "VALUE");
-            summary.row("run", run.runId());
-            summary.row("job", run.jobKey());
-            summary.row("business key", run.businessKey());
-            summary.row("status", status(run));
-            summary.row("executor", run.executor());
-            summary.row("snapshot", run.snapshotScn() != null ? run.snapshotScn() : run.snapshotRef());
-            summary.row("partitions", ratio(run.successPartitionCount(), run.expectedPartitionCount())
-                    + " succeeded, " + run.failedPartitionCount() + " failed");
-            summary.row("rows", ratio(run.extractedCount(), run.sourceCount()) + " extracted"
-                    + (run.rejectedCount() == 0 ? "" : ", " + run.rejectedCount() + " rejected")
-                    + (run.stagingCount() == null ? "" : ", " + run.stagingCount() + " staged")
-                    + (run.targetCount() == null ? "" : ", " + run.targetCount() + " in target"));
-            summary.row("stage path", run.hdfsRunPath());
-            summary.row("stage table", run.stageTable());
-            summary.row("target", run.targetRef());
-            summary.row("started", time(run.startedAt()));
-            summary.row("heartbeat", time(run.heartbeatAt()));
-            summary.row("extracted", time(run.extractCompletedAt()));
-            summary.row("completed", time(run.completedAt()));
-            if (run.errorCode() != null || run.errorMessage() != null) {
-                summary.row("error", (run.errorStage() == null ? "" : run.errorStage() + " ")
-                        + (run.errorCode() == null ? "" : run.errorCode() + ": ")
-                        + (run.errorMessage() == null ? "" : run.errorMessage()));
-            }
-            summary.print(out);
-
-            out.println();
-            out.println("Partitions (" + run.partitions().size() + ")");
-            if (!run.partitions().isEmpty()) {
-                Table partitions = new Table("PARTITION", "STATUS", "EXPECTED", "READ", "ACTUAL", "FILES", "ATTEMPTS",
-                        "WORKER", "ERROR");
-                for (PartitionView p : run.partitions()) {
-                    // Rows read tell how far a partition being extracted is; once it is done, ACTUAL says it all.
-                    Long read = p.status() == PartitionStatus.RUNNING ? p.rowsRead() : null;
-                    partitions.row(p.partitionId(), p.status(), p.expectedRowCount(), read, p.actualRowCount(),
-                            p.fileCount(), p.attemptCount(), p.workerNode(), p.errorCode());
-                }
-                partitions.print(out);
-            }
-
-            out.println();
-            out.println("Dispatches (" + run.dispatches().size() + ")");
-            if (!run.dispatches().isEmpty()) {
-                Table dispatches = new Table("DISPATCH_ID", "TYPE", "PARTITION", "STATUS", "ATTEMPTS", "SENT", "ACKED");
-                for (DispatchView d : run.dispatches()) {
-                    dispatches.row(d.dispatchId(), d.dispatchType(), d.partitionId(), d.status(), d.attemptCount(),
-                            time(d.sentAt()), time(d.ackedAt()));
-                }
-                dispatches.print(out);
-            }
-
-            out.println();
-            out.println("Events (last " + last.size() + " of " + eventCount + ")");
-            if (!last.isEmpty()) {
-                Table events = new Table("TIME", "EVENT", "PARTITION", "CHANGE", "ACTOR");
-                for (Event e : last) {
-                    String change = e.fromStatus() == null && e.toStatus() == null ? null
-                            : (e.fromStatus() == null ? "" : e.fromStatus() + " -> ") + (e.toStatus() == null ? "" : e.toStatus());
-                    events.row(time(e.createdAt()), e.eventType(), e.partitionId(), change, e.actor());
-                }
-                events.print(out);
-            }
         }
     }
 
