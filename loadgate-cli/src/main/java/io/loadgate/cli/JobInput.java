@@ -100,6 +100,22 @@ final class JobInput {
         return List.copyOf(given.keySet());
     }
 
+    /**
+     * {@link #canonicalKeys}, checked before a command starts its ledger, or null when they must be checked again
+     * once it runs: without {@code --ledger}, a source that does not answer yet may be a database on the embedded
+     * PostgreSQL that the command starts with its ledger (the demo's).
+     */
+    static List<String> canonicalKeysBeforeLedger(JobSpec job, List<String> keys, LedgerOptions ledger) {
+        try {
+            return canonicalKeys(job, keys);
+        } catch (CliException e) {
+            if (ledger.ledgerGiven() || e.exitCode() != RunOutcome.SOURCE_UNAVAILABLE) {
+                throw e;
+            }
+            return null;
+        }
+    }
+
     /** An operator's {@code --reason}, stripped, when it says enough to be worth keeping in the ledger. */
     static String reason(String reason, int minLength) {
         String stripped = reason.strip();

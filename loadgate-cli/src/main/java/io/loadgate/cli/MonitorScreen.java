@@ -346,7 +346,7 @@ final class MonitorScreen {
     }
 
     /** The ledger's fix as words, so that a narrow screen wraps it between words rather than cutting it. */
-    private static List<String> words(String command) {
+    static List<String> words(String command) {
         return List.of(command.split(" "));
     }
 
@@ -398,10 +398,16 @@ final class MonitorScreen {
      * word longer than a line (a very long ledger URL on a narrow screen) overflows: cut, the command would be wrong.
      */
     private void command(List<String> words) {
+        commandLines(words, layout.commandLedger(), columns).forEach(line -> add(line, BOLD));
+    }
+
+    /** {@link #command}'s lines, for a screen of {@code columns} usable columns. */
+    static List<String> commandLines(List<String> words, String commandLedger, int columns) {
         List<String> all = new ArrayList<>(words);
-        if (layout.commandLedger() != null) {
-            all.add("--ledger " + layout.commandLedger());
+        if (commandLedger != null) {
+            all.add("--ledger " + commandLedger);
         }
+        List<String> lines = new ArrayList<>();
         String indent = "    ";
         String continued = "      ";
         // Room for a word on a continuation line, before the continuation's " \\".
@@ -419,14 +425,15 @@ final class MonitorScreen {
         boolean first = true;
         for (String word : pieces) {
             if (!first && line.length() + 1 + word.length() + 2 > columns) {
-                add(line + " \\", BOLD);
+                lines.add(line + " \\");
                 line = new StringBuilder(continued);
                 first = true;
             }
             line.append(first ? "" : " ").append(word);
             first = false;
         }
-        add(line.toString(), BOLD);
+        lines.add(line.toString());
+        return lines;
     }
 
     /**

@@ -22,6 +22,7 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZonedDateTime;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Function;
@@ -31,17 +32,27 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The live {@code loadgate monitor} on a terminal: the {@link MonitorScreen} laid out at the terminal's own size
- * (followed on resize), a selection over the attention entries and active runs, and the operator's actions on the
- * selected one (resolve, resend, cancel), each confirmed, through the same ledger calls as the commands.
+ * (followed on resize), a selection over the attention entries and active runs, the selected run in detail (Enter),
+ * and the operator's actions on it (resolve, resend, cancel), each confirmed, through the same ledger calls as the
+ * commands. "Load again" only shows the command: a load needs its job file, which neither the monitor nor the
+ * ledger has.
  */
 final class MonitorTerminal {
     private static final Logger LOG = LoggerFactory.getLogger(MonitorTerminal.class);
-    static final String KEYS = "Up/Down select  r resolve  s resend  c cancel  g refresh  q quit";
+    static final String KEYS = "Up/Down select  Enter detail  r resolve  s resend  c cancel  l load again  g refresh"
+            + "  q quit";
+    static final String DETAIL_KEYS = "Up/Down scroll  Esc back  r resolve  s resend  c cancel  l load again"
+            + "  g refresh  q quit";
+    /** How many of a run's last events its detail shows. */
+    static final int DETAIL_EVENTS = 15;
 
     private enum Action { RESOLVE, RESEND, CANCEL }
 
-    /** Where a started action is: choosing the outcome (resolve only), typing the reason, confirming. */
-    private enum Step { NONE, OUTCOME, REASON, CONFIRM }
+    /**
+     * Where a started action is: choosing the outcome (resolve only), typing the reason, confirming; or the command
+     * of a load again, shown until a key is pressed.
+     */
+    private enum Step { NONE, OUTCOME, REASON, CONFIRM, LOAD_AGAIN }
 
     private final LedgerOptions ledger;
     private final LedgerClient reader;
@@ -62,6 +73,13 @@ final class MonitorTerminal {
     private Resolution resolution;
     private final StringBuilder reason = new StringBuilder();
     private LedgerClient operatorClient;
+    /** The run shown in detail, null on the list. */
+    private MonitorScreen.Target detailOf;
+    private RunDetail detail;
+    private String detailProblem;
+    private int detailTop;
+    /** The load commands shown, printed again once the terminal is given back, where they can be copied. */
+    private final List<String> loadCommands = new ArrayList<>();
 
     MonitorTerminal(LedgerOptions ledger, LedgerClient reader, Supplier<LedgerClient> operator, Duration interval,
                     String commandLedger) {
@@ -72,8 +90,11 @@ final class MonitorTerminal {
         this.commandLedger = commandLedger;
     }
 
-    /** Until {@code q}, or Ctrl-C (Lanterna exits the JVM on it) or a signal: the hook gives the terminal back then. */
-    void run() {
+    /**
+     * Until {@code q}, or Ctrl-C (Lanterna exits the JVM on it) or a signal: the hook gives the terminal back then.
+     * Returns the load commands the operator asked for, one line each, for the caller to print.
+     */
+    List<String> run() {
         try (Screen screen = new DefaultTerminalFactory().setForceTextTerminal(true).createScreen()) {
             Thread restore = new Thread(() -> {
                 try {
@@ -93,6 +114,7 @@ final class MonitorTerminal {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        return List.copyOf(loadCommands);
     }
 
     private void watch(Screen screen) throws IOException, InterruptedException {
@@ -137,6 +159,21 @@ final class MonitorTerminal {
             LOG.debug("monitor pass failed", e);
             problem = CliErrors.oneLine(e);
         }
+        if (detailOf != null) {
+            refreshDetail();
+        }
+    }
+
+    private void refreshDetail() {
+        try {
+            detail = RunDetail.read(ledger, reader, UUID.fromString(detailOf.runId()), DETAIL_EVENTS);
+            detailProblem = null;
+        } catch (CliException e) {
+            detailProblem = e.getMessage();
+        } catch (RuntimeException e) {
+            LOG.debug("reading the run failed", e);
+            detailProblem = CliErrors.oneLine(e);
+        }
     }
 
     /** False to quit. */
@@ -146,11 +183,12 @@ final class MonitorTerminal {
         }
         switch (step) {
             case NONE -> {
-                return browse(key);
+                return detailOf == null ? browse(key) : detail(key);
             }
             case OUTCOME -> outcome(key);
             case REASON -> reason(key);
             case CONFIRM -> confirm(key);
+            case LOAD_AGAIN -> back("");
         }
         return true;
     }
@@ -166,17 +204,20 @@ final class MonitorTerminal {
                 selected = Math.min(Math.max(0, targets.size() - 1), selected + 1);
                 message = "";
             }
-            case Character -> {
-                char c = key.getCharacter();
-                if (c == 'q') {
-                    return false;
-                }
-                if (c == 'g') {
-                    refresh();
+            case Enter -> {
+                if (targets.isEmpty()) {
+                    message = "nothing selected";
+                } else {
+                    detailOf = targets.get(Math.min(selected, targets.size() - 1));
+                    detail = null;
+                    detailTop = 0;
                     message = "";
-                } else if (c == 'r' || c == 's' || c == 'c') {
-                    start(c == 'r' ? Action.RESOLVE : c == 's' ? Action.RESEND : Action.CANCEL, targets);
+                    refreshDetail();
                 }
+            }
+            case Character -> {
+                return character(key.getCharacter(), targets.isEmpty() ? null
+                        : targets.get(Math.min(selected, targets.size() - 1)));
             }
             default -> {
                 // other keys do nothing
@@ -185,12 +226,80 @@ final class MonitorTerminal {
         return true;
     }
 
-    private void start(Action wanted, List<MonitorScreen.Target> targets) {
-        if (targets.isEmpty()) {
+    /** The run in detail: scroll, back to the list, or act on the run shown. */
+    private boolean detail(KeyStroke key) {
+        switch (key.getKeyType()) {
+            case Escape, Backspace -> {
+                detailOf = null;
+                detail = null;
+                message = "";
+            }
+            case ArrowUp -> detailTop = Math.max(0, detailTop - 1);
+            case ArrowDown -> detailTop++;
+            case PageUp -> detailTop = Math.max(0, detailTop - 10);
+            case PageDown -> detailTop += 10;
+            case Character -> {
+                return character(key.getCharacter(), detailOf);
+            }
+            default -> {
+                // other keys do nothing
+            }
+        }
+        return true;
+    }
+
+    /** A letter key on the list or in the detail, acting on {@code t} (null: nothing selected). False to quit. */
+    private boolean character(char c, MonitorScreen.Target t) {
+        switch (c) {
+            case 'q' -> {
+                return false;
+            }
+            case 'g' -> {
+                refresh();
+                message = "";
+            }
+            case 'r' -> start(Action.RESOLVE, t);
+            case 's' -> start(Action.RESEND, t);
+            case 'c' -> start(Action.CANCEL, t);
+            case 'l' -> loadAgain(t);
+            default -> {
+                // other keys do nothing
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Shows the ledger's fix of a failed run or of stale data, a {@code loadgate run} of the job file. The monitor
+     * cannot run it: a load reads its job file, and the ledger keeps no job file's path, so the command names the
+     * file as the placeholder the ledger gives.
+     */
+    private void loadAgain(MonitorScreen.Target t) {
+        if (t == null) {
             message = "nothing selected";
             return;
         }
-        MonitorScreen.Target t = targets.get(Math.min(selected, targets.size() - 1));
+        MonitorScreen.Attention a = t.attention();
+        if (a == null || a.fix() == null || !a.fix().startsWith("loadgate run ")) {
+            message = "load again is for a failed run or stale data; this is " + t.status();
+            return;
+        }
+        target = t;
+        step = Step.LOAD_AGAIN;
+        message = "";
+        // One line, never wrapped: the copy printed after the monitor ends must paste as it is.
+        String command = MonitorScreen.commandLines(MonitorScreen.words(a.fix()), commandLedger, Integer.MAX_VALUE)
+                .get(0).strip();
+        if (!loadCommands.contains(command)) {
+            loadCommands.add(command);
+        }
+    }
+
+    private void start(Action wanted, MonitorScreen.Target t) {
+        if (t == null) {
+            message = "nothing selected";
+            return;
+        }
         MonitorScreen.Attention a = t.attention();
         switch (wanted) {
             case RESOLVE -> {
@@ -298,31 +407,43 @@ final class MonitorTerminal {
         int width = Math.max(MonitorScreen.MIN_WIDTH, Math.min(MonitorScreen.MAX_WIDTH, size.getColumns()));
         rendered = MonitorScreen.renderTargets(new MonitorScreen.State(ledger.ledgerUrl(), ZonedDateTime.now(),
                 summary, summaryAt, problem), new MonitorScreen.Layout(width, false, 0, 0, commandLedger, null));
-        List<String> lines = rendered.lines();
         List<MonitorScreen.Target> targets = rendered.targets();
         selected = Math.max(0, Math.min(selected, targets.size() - 1));
         // The last two rows: the prompt or the result line, then the keys.
         int body = Math.max(1, size.getRows() - 2);
+        List<String> lines;
         int from = -1;
         int to = -1;
-        if (!targets.isEmpty()) {
-            from = targets.get(selected).line();
-            to = selected + 1 < targets.size() ? targets.get(selected + 1).line() : lines.size();
-            for (int i = from; i < to; i++) {
-                if (lines.get(i).isBlank()) {
-                    to = i;
-                    break;
+        int first;
+        if (step == Step.LOAD_AGAIN) {
+            lines = loadAgainLines(width - 1);
+            first = 0;
+        } else if (detailOf != null) {
+            lines = detailLines(width - 1);
+            detailTop = Math.max(0, Math.min(detailTop, Math.max(0, lines.size() - body)));
+            first = detailTop;
+        } else {
+            lines = rendered.lines();
+            if (!targets.isEmpty()) {
+                from = targets.get(selected).line();
+                to = selected + 1 < targets.size() ? targets.get(selected + 1).line() : lines.size();
+                for (int i = from; i < to; i++) {
+                    if (lines.get(i).isBlank()) {
+                        to = i;
+                        break;
+                    }
+                }
+                if (from < top || to > top + body) {
+                    top = Math.max(0, Math.min(from, to - body));
                 }
             }
-            if (from < top || to > top + body) {
-                top = Math.max(0, Math.min(from, to - body));
-            }
+            top = Math.max(0, Math.min(top, Math.max(0, lines.size() - body)));
+            first = top;
         }
-        top = Math.max(0, Math.min(top, Math.max(0, lines.size() - body)));
         screen.clear();
         TextGraphics g = screen.newTextGraphics();
-        for (int row = 0; row < body && top + row < lines.size(); row++) {
-            int i = top + row;
+        for (int row = 0; row < body && first + row < lines.size(); row++) {
+            int i = first + row;
             String line = lines.get(i);
             g.setForegroundColor(line.startsWith("! ") ? TextColor.ANSI.RED
                     : line.startsWith("x ") ? TextColor.ANSI.YELLOW : TextColor.ANSI.DEFAULT);
@@ -338,13 +459,47 @@ final class MonitorTerminal {
         g.enableModifiers(SGR.BOLD);
         g.putString(0, size.getRows() - 2, Table.fit(prompt(), width - 1));
         g.disableModifiers(SGR.BOLD);
-        g.putString(0, size.getRows() - 1, Table.fit(KEYS + "  (every " + interval.toSeconds() + "s)", width - 1));
+        String keys = detailOf != null && step != Step.LOAD_AGAIN ? DETAIL_KEYS : KEYS;
+        g.putString(0, size.getRows() - 1, Table.fit(keys + "  (every " + interval.toSeconds() + "s)", width - 1));
         screen.refresh(Screen.RefreshType.COMPLETE);
+    }
+
+    private List<String> detailLines(int columns) {
+        List<String> lines = new ArrayList<>();
+        lines.add(Table.fit("RUN DETAIL  " + detailOf.runId() + "  (Esc: back to the list)", columns));
+        if (detailProblem != null) {
+            lines.add(Table.fit("! " + detailProblem, columns));
+        }
+        lines.add("");
+        if (detail != null) {
+            detail.lines(columns).forEach(line -> lines.add(Table.fit(line, columns)));
+        }
+        return lines;
+    }
+
+    private List<String> loadAgainLines(int columns) {
+        MonitorScreen.Attention a = target.attention();
+        List<String> lines = new ArrayList<>();
+        lines.add(Table.fit("LOAD AGAIN  " + a.jobKey() + " / " + a.businessKey(), columns));
+        lines.add("  run " + a.runId() + "  (" + a.status() + ")");
+        lines.add("");
+        // Short lines: they fit the narrowest screen the monitor draws.
+        lines.add("  A load reads its job file, and the ledger keeps no");
+        lines.add("  job file's path: the monitor cannot start the load.");
+        lines.add("  Run this where the job file is, with its path in");
+        lines.add("  place of <" + a.jobKey() + ".yaml>:");
+        lines.add("");
+        lines.addAll(MonitorScreen.commandLines(MonitorScreen.words(a.fix()), commandLedger, columns));
+        lines.add("");
+        lines.add("  The monitor prints it again when it quits, to copy.");
+        return lines;
     }
 
     private String prompt() {
         return switch (step) {
-            case NONE -> message.isEmpty() ? selection() : message;
+            case NONE -> !message.isEmpty() ? message
+                    : detailOf != null ? "detail of run " + detailOf.runId() : selection();
+            case LOAD_AGAIN -> "Load again: run the command above where the job file is (any key: back)";
             case OUTCOME -> "Resolve run " + target.runId() + " as: p PUBLISHED, f FAILED_PUBLISH (Esc: back)";
             case REASON -> "Reason (Enter, Esc: back): " + reason;
             // The question first: a narrow screen cuts the line's end, never the y/n.

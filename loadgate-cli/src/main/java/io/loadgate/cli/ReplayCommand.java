@@ -75,17 +75,18 @@ final class ReplayCommand implements Callable<Integer> {
         RunCommand.checkThreads(threads);
         catalogOptions.requireLedger(ledgerOptions);
         String yaml = JobInput.text(jobFile);
-        List<String> keys = JobInput.canonicalKeys(job, given);
+        List<String> checked = JobInput.canonicalKeysBeforeLedger(job, given, ledgerOptions);
         if (ledgerOptions.ledgerGiven()) {
             LedgerClient client = ledgerOptions.workerClient(ledgerRetry);
             try (Interruption interruption = Interruption.install(Interruption.Mode.LEAVE);
                  TargetCatalogs catalogs = catalogOptions.openOrHome()) {
-                return replay(client, new SourceCache(System.getenv()), catalogs, job, yaml, keys, interruption);
+                return replay(client, new SourceCache(System.getenv()), catalogs, job, yaml, checked, interruption);
             }
         }
         try (Interruption interruption = Interruption.install(Interruption.Mode.FINISH_OR_CANCEL)) {
             try (LocalLoadgate local = LocalLoadgate.start(threads)) {
                 interruption.cancelWith(local.operatorClient());
+                List<String> keys = checked != null ? checked : JobInput.canonicalKeys(job, given);
                 return replay(local.client(), local.sources(), local.catalogs(), job, yaml, keys, interruption);
             }
         }

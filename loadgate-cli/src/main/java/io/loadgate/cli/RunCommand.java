@@ -78,18 +78,8 @@ final class RunCommand implements Callable<Integer> {
         checkThreads(threads);
         catalogOptions.requireLedger(ledgerOptions);
         String yaml = JobInput.text(jobFile);
-        String checked;
-        try {
-            checked = JobInput.canonicalKeys(job, List.of(businessKey)).get(0);
-        } catch (CliException e) {
-            // The demo's source is a database on the embedded PostgreSQL that this command starts with its ledger:
-            // without --ledger, a source that does not answer yet is asked again once that runs.
-            if (ledgerOptions.ledgerGiven() || e.exitCode() != RunOutcome.SOURCE_UNAVAILABLE) {
-                throw e;
-            }
-            checked = null;
-        }
-        String key = checked;
+        List<String> checked = JobInput.canonicalKeysBeforeLedger(job, List.of(businessKey), ledgerOptions);
+        String key = checked == null ? null : checked.get(0);
         if (ledgerOptions.ledgerGiven()) {
             LedgerClient client = ledgerOptions.workerClient(ledgerRetry);
             LedgerClient operator = cancelOnInterrupt ? ledgerOptions.client(LedgerOptions.Role.OPERATOR) : null;

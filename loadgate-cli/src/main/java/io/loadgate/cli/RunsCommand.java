@@ -1,9 +1,6 @@
 package io.loadgate.cli;
 
-import io.loadgate.api.PartitionStatus;
-import io.loadgate.api.RunApi.DispatchView;
-import io.loadgate.api.RunApi.Event;
-import io.loadgate.api.RunApi.PartitionView;
+import io.loadgate.api.MonitorHistory;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunStatus;
@@ -14,8 +11,10 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -24,8 +23,9 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 @Command(name = "runs", mixinStandardHelpOptions = true,
-        description = "Lists runs, shows one in detail, shows the rows one rejected.",
-        subcommands = {RunsCommand.ListRuns.class, RunsCommand.Show.class, RejectsCommand.class})
+        description = "Lists runs, shows one in detail, counts them per hour or day, shows the rows one rejected.",
+        subcommands = {RunsCommand.ListRuns.class, RunsCommand.Show.class, RunsCommand.History.class,
+                RejectsCommand.class})
 final class RunsCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -41,8 +41,12 @@ final class RunsCommand implements Runnable {
 
     /** SUCCESS, or SUCCESS (REPLACED) / (ROLLED_BACK) when the target no longer holds the run's rows. */
     static String status(RunView run) {
-        return run.targetState() == null || run.targetState() == TargetState.CURRENT ? run.status().name()
-                : run.status() + " (" + run.targetState() + ")";
+        return status(run.status(), run.targetState());
+    }
+
+    static String status(RunStatus status, TargetState targetState) {
+        return targetState == null || targetState == TargetState.CURRENT ? status.name()
+                : status + " (" + targetState + ")";
     }
 
     static String ratio(long done, Long of) {
@@ -98,7 +102,8 @@ final class RunsCommand implements Runnable {
     }
 
     @Command(name = "show", mixinStandardHelpOptions = true,
-            description = "Shows a run: its state, partitions, dispatches and last events.",
+            description = "Shows a run: its state, its metrics (source, staged, target), partitions, dispatches and last "
+                    + "events.",
             footer = "Exit codes: 0 shown, 1 the ledger refused (e.g. no such run), 2 bad input, 3 the ledger is unreachable.")
     static final class Show implements Runnable {
         @Spec
@@ -120,86 +125,65 @@ final class RunsCommand implements Runnable {
             if (events < 0) {
                 throw new CliException("--events must not be negative, got " + events, LedgerOptions.EXIT_USAGE);
             }
-            LedgerClient client = ledger.client(LedgerOptions.Role.WORKER);
-            RunView run = ledger.call(client, c -> c.getRun(id));
-            List<Event> all = events == 0 ? List.of() : ledger.call(client, c -> c.allEvents(id));
-            List<Event> last = all.subList(Math.max(0, all.size() - events), all.size());
+            RunDetail detail = RunDetail.read(ledger, ledger.client(LedgerOptions.Role.WORKER), id, events);
             PrintWriter out = spec.commandLine().getOut();
             if (ledger.json) {
                 Map<String, Object> shown = new LinkedHashMap<>();
-                shown.put("run", run);
-                shown.put("events", last);
+                shown.put("run", detail.run());
+                shown.put("validations", detail.validations());
+                shown.put("events", detail.last());
                 out.println(LedgerOptions.toJson(shown));
             } else {
-                print(out, run, last, all.size());
+                detail.lines(0).forEach(out::println);
             }
             out.flush();
         }
+    }
 
-        private static void print(PrintWriter out, RunView run, List<Event> last, int eventCount) {
-            Table summary = new Table("FIELD", "VALUE");
-            summary.row("run", run.runId());
-            summary.row("job", run.jobKey());
-            summary.row("business key", run.businessKey());
-            summary.row("status", status(run));
-            summary.row("executor", run.executor());
-            summary.row("snapshot", run.snapshotScn() != null ? run.snapshotScn() : run.snapshotRef());
-            summary.row("partitions", ratio(run.successPartitionCount(), run.expectedPartitionCount())
-                    + " succeeded, " + run.failedPartitionCount() + " failed");
-            summary.row("rows", ratio(run.extractedCount(), run.sourceCount()) + " extracted"
-                    + (run.rejectedCount() == 0 ? "" : ", " + run.rejectedCount() + " rejected")
-                    + (run.stagingCount() == null ? "" : ", " + run.stagingCount() + " staged")
-                    + (run.targetCount() == null ? "" : ", " + run.targetCount() + " in target"));
-            summary.row("stage path", run.hdfsRunPath());
-            summary.row("stage table", run.stageTable());
-            summary.row("target", run.targetRef());
-            summary.row("started", time(run.startedAt()));
-            summary.row("heartbeat", time(run.heartbeatAt()));
-            summary.row("extracted", time(run.extractCompletedAt()));
-            summary.row("completed", time(run.completedAt()));
-            if (run.errorCode() != null || run.errorMessage() != null) {
-                summary.row("error", (run.errorStage() == null ? "" : run.errorStage() + " ")
-                        + (run.errorCode() == null ? "" : run.errorCode() + ": ")
-                        + (run.errorMessage() == null ? "" : run.errorMessage()));
-            }
-            summary.print(out);
+    @Command(name = "history", mixinStandardHelpOptions = true,
+            description = "Counts the runs that ended per job and UTC hour (the last 24 h) or day (the last 14 days): "
+                    + "outcomes, rows read, staged and published, the loss between them, durations.",
+            footer = {"LOSS is the share of the rows the bucket's SUCCESS runs read that did not reach the target "
+                    + "(rejected rows included); '-' when they read none.",
+                "Exit codes: 0 shown, 1 the ledger refused, 2 bad input, 3 the ledger is unreachable."})
+    static final class History implements Runnable {
+        @Spec
+        CommandSpec spec;
 
-            out.println();
-            out.println("Partitions (" + run.partitions().size() + ")");
-            if (!run.partitions().isEmpty()) {
-                Table partitions = new Table("PARTITION", "STATUS", "EXPECTED", "READ", "ACTUAL", "FILES", "ATTEMPTS",
-                        "WORKER", "ERROR");
-                for (PartitionView p : run.partitions()) {
-                    // Rows read tell how far a partition being extracted is; once it is done, ACTUAL says it all.
-                    Long read = p.status() == PartitionStatus.RUNNING ? p.rowsRead() : null;
-                    partitions.row(p.partitionId(), p.status(), p.expectedRowCount(), read, p.actualRowCount(),
-                            p.fileCount(), p.attemptCount(), p.workerNode(), p.errorCode());
+        @Mixin
+        LedgerOptions ledger;
+
+        @Option(names = "--job", paramLabel = "K", description = "only this job key")
+        String jobKey;
+
+        @Option(names = "--bucket", paramLabel = "B", defaultValue = "HOUR",
+                description = "HOUR (the last 24 hours) or DAY (the last 14 days) (default: ${DEFAULT-VALUE})")
+        MonitorHistory.Bucket bucket;
+
+        @Override
+        public void run() {
+            LedgerClient client = ledger.client(LedgerOptions.Role.READER);
+            MonitorHistory history = ledger.call(client, c -> c.monitorHistory(jobKey, null, bucket));
+            PrintWriter out = spec.commandLine().getOut();
+            if (ledger.json) {
+                out.println(LedgerOptions.toJson(history));
+            } else if (history.rows().isEmpty()) {
+                out.println("No run ended since " + time(history.from()) + (jobKey == null ? "." : " in job " + jobKey
+                        + "."));
+            } else {
+                Table table = new Table("JOB", bucket == MonitorHistory.Bucket.HOUR ? "HOUR" : "DAY", "OUTCOMES",
+                        "READ", "STAGED", "PUBLISHED", "LOSS", "AVG_S", "MAX_S");
+                for (MonitorHistory.Row row : history.rows()) {
+                    String outcomes = row.runsByOutcome().entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+                            .collect(Collectors.joining(", "));
+                    table.row(row.jobKey(), time(row.bucketStart()), outcomes, row.rowsRead(), row.rowsStaged(),
+                            row.rowsPublished(), row.percentLoss() == null ? null
+                                    : String.format(Locale.ROOT, "%.2f%%", row.percentLoss()),
+                            Math.round(row.durationSecondsAvg()), Math.round(row.durationSecondsMax()));
                 }
-                partitions.print(out);
+                table.print(out);
             }
-
-            out.println();
-            out.println("Dispatches (" + run.dispatches().size() + ")");
-            if (!run.dispatches().isEmpty()) {
-                Table dispatches = new Table("DISPATCH_ID", "TYPE", "PARTITION", "STATUS", "ATTEMPTS", "SENT", "ACKED");
-                for (DispatchView d : run.dispatches()) {
-                    dispatches.row(d.dispatchId(), d.dispatchType(), d.partitionId(), d.status(), d.attemptCount(),
-                            time(d.sentAt()), time(d.ackedAt()));
-                }
-                dispatches.print(out);
-            }
-
-            out.println();
-            out.println("Events (last " + last.size() + " of " + eventCount + ")");
-            if (!last.isEmpty()) {
-                Table events = new Table("TIME", "EVENT", "PARTITION", "CHANGE", "ACTOR");
-                for (Event e : last) {
-                    String change = e.fromStatus() == null && e.toStatus() == null ? null
-                            : (e.fromStatus() == null ? "" : e.fromStatus() + " -> ") + (e.toStatus() == null ? "" : e.toStatus());
-                    events.row(time(e.createdAt()), e.eventType(), e.partitionId(), change, e.actor());
-                }
-                events.print(out);
-            }
+            out.flush();
         }
     }
 }

@@ -61,6 +61,11 @@ class DemoReadBackTest {
         CliProcess again = CliProcess.start(dir, home, env, "load", job.toString(), "--business-key", DAY.toString());
         assertThat(again.exit()).as(again.toString()).isZero();
         assertThat(again.stdout()).contains("SUCCESS");
+        // replay too: its keys are checked against the demo's source once the embedded PostgreSQL runs.
+        CliProcess replay = CliProcess.start(dir, home, env, "replay", job.toString(), "--business-key",
+                DAY.toString());
+        assertThat(replay.exit()).as(replay.toString()).isZero();
+        assertThat(replay.stdout()).contains("1 of 1 business keys succeeded");
 
         CliProcess count = CliProcess.start(dir, home, env, "table", "count", job.toString(), "--json");
         assertThat(count.exit()).as(count.toString()).isZero();
@@ -85,7 +90,7 @@ class DemoReadBackTest {
                 assertThat(viewer.listTables(Namespace.of("lake"))).containsExactly(ORDERS);
                 Table table = viewer.loadTable(ORDERS);
                 assertThat(count(table)).as("the day replaced, not doubled").isEqualTo(ROWS);
-                assertThat(table.snapshots()).hasSize(2);
+                assertThat(table.snapshots()).as("the demo, load, replay").hasSize(3);
                 assertThat(json(snapshots)).isEqualTo(snapshotsJson(table));
                 assertThat(table.currentSnapshot().summary()).containsKey(io.loadgate.worker.publish.IcebergPublisher.PUBLISH_TOKEN_PROPERTY);
                 assertThatThrownBy(() -> table.updateProperties().set("owner", "viewer").commit())

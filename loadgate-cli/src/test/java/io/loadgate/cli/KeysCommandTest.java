@@ -72,7 +72,37 @@ class KeysCommandTest {
         assertThat(line(keys.out(), "2026-11-28")).contains("none (rolled back)", rolledBack,
                 "SUCCESS (ROLLED_BACK)");
         assertThat(line(keys.out(), "2026-11-29")).contains("none ", failed, "FAILED_EXTRACT");
+        assertThat(line(keys.out(), "2026-11-27")).as("the rows the target holds").contains(" 30 ");
         assertThat(cli("keys", "NO_SUCH_JOB").out()).contains("No runs of job NO_SUCH_JOB.");
+        var json = cli("keys", "SALES", "--json");
+        assertThat(json.exit()).as(json.toString()).isZero();
+        assertThat(json.out()).contains("\"inTargetRunId\" : \"" + current + "\"",
+                "\"rolledBackRunId\" : \"" + rolledBack + "\"");
+    }
+
+    @Test
+    void runsHistoryCountsTheLastDaysRunsPerJobAndHour() {
+        Runs.succeeded(ledger, "HISTORY_CLI", "2026-11-27");
+        String lossy = Runs.succeeded(ledger, "HISTORY_CLI", "2026-11-28");
+        Runs.failedExtract(ledger, "HISTORY_CLI", "2026-11-29");
+        // In one hour, whatever the clock says now: two runs of 30 rows, one of which published 27.
+        ledger.execute("UPDATE loadgate.load_run SET started_at = date_trunc('hour', now()) - interval '2 hours',"
+                + " completed_at = date_trunc('hour', now()) - interval '2 hours' + interval '90 seconds'"
+                + " WHERE job_key = 'HISTORY_CLI'");
+        ledger.execute("UPDATE loadgate.load_run SET target_count = 27 WHERE run_id = '" + lossy + "'");
+
+        var hours = cli("runs", "history", "--job", "HISTORY_CLI");
+        assertThat(hours.exit()).as(hours.toString()).isZero();
+        assertThat(hours.out().lines().toList().get(0)).startsWith("JOB").contains("HOUR", "OUTCOMES", "LOSS");
+        assertThat(line(hours.out(), "HISTORY_CLI")).as(hours.out())
+                .contains("SUCCESS 2, FAILED_EXTRACT 1", "5.00%", " 90 ");
+        var days = cli("runs", "history", "--job", "HISTORY_CLI", "--bucket", "DAY", "--json");
+        assertThat(days.exit()).as(days.toString()).isZero();
+        assertThat(days.out()).contains("\"bucket\" : \"day\"", "\"rowsPublished\" : 57");
+        assertThat(cli("runs", "history", "--job", "NO_SUCH_JOB").out()).startsWith("No run ended since ");
+        var bad = cli("runs", "history", "--job", "lower case");
+        assertThat(bad.exit()).as(bad.toString()).isEqualTo(1);
+        assertThat(bad.errLines()).hasSize(1);
     }
 
     private static String line(String out, String containing) {

@@ -151,6 +151,82 @@ class MonitorTerminalTest {
         assertThat(Files.readString(err)).isEmpty();
     }
 
+    @Test
+    void showsARunInDetailWithItsMetricsSideBySideScrollsAndGoesBack() throws Exception {
+        String job = "TMON_" + UUID.randomUUID().toString().substring(0, 8).toUpperCase();
+        // A published run whose target counted two rows fewer than the source and the stage: TARGET fails.
+        String run = Runs.stagingValidated(ledger, job, "2026-11-26");
+        UUID token = Runs.publishing(ledger, run);
+        assertThat(ledger.post("/v1/runs/" + run + "/publish/result", Map.of("publishToken", token.toString(),
+                "outcome", "PUBLISHED", "targetRef", "snapshot-1")).status()).isEqualTo(200);
+        Map<String, Object> metric = new java.util.LinkedHashMap<>(Map.of("metricName", "STAGE_COUNT",
+                "expectedValue", "30", "actualValue", "28", "result", "FAIL", "details", Map.of()));
+        metric.put("tolerance", null);
+        var recorded = ledger.post("/v1/runs/" + run + "/validations", Map.of("stage", "TARGET", "queryVersion", "v1",
+                "metrics", List.of(metric)));
+        assertThat(recorded.status()).as(recorded.toString()).isEqualTo(200);
+        Path err = monitor("detail", 120, "viewer=" + ledger.viewerToken);
+        screen("detail", s -> s.contains(job), err);
+
+        select("detail", "selected: active run " + run + " (PUBLISHED)", err);
+        tmux("send-keys", "-t", "detail", "Enter");
+        String shown = screen("detail", s -> s.contains("Metrics (source / staged / target)"), err);
+        System.out.println("--- a run in detail\n" + shown);
+        assertThat(shown).contains("RUN DETAIL  " + run, "status        PUBLISHED", "detail of run " + run,
+                MonitorTerminal.DETAIL_KEYS.substring(0, 40));
+        // One row per metric: the source, the stage's count and the target's, and the ledger's verdict.
+        assertThat(shown.lines()).anySatisfy(line -> assertThat(line).matches("STAGE_COUNT +30 +30 +28 +TARGET FAIL *"));
+        assertThat(shown.lines()).anySatisfy(line -> assertThat(line).matches("rows \\(run\\) +30 .*"));
+        assertThat(shown.lines()).allSatisfy(line -> assertThat(line.stripTrailing().length()).isLessThan(120));
+
+        // The partitions, dispatches and events are further down: the view scrolls to them.
+        for (int i = 0; i < 3; i++) {
+            tmux("send-keys", "-t", "detail", "PageDown");
+        }
+        String lower = screen("detail", s -> s.contains("Events (last "), err);
+        assertThat(lower).contains("Partitions (1)", "Dispatches (", "RUN_STATUS", "STAGING_VALIDATED -> PUBLISHING");
+        assertThat(lower.lines()).anySatisfy(line -> assertThat(line).startsWith("0000").contains("SUCCESS"));
+
+        // Esc: back to the list, the same run still selected; a load again is not for a run still under way.
+        tmux("send-keys", "-t", "detail", "Escape");
+        String list = screen("detail", s -> s.contains("selected: active run " + run), err);
+        assertThat(list).doesNotContain("RUN DETAIL");
+        tmux("send-keys", "-t", "detail", "l");
+        screen("detail", s -> s.contains("load again is for a failed run or stale data; this is PUBLISHED"), err);
+        tmux("send-keys", "-t", "detail", "q");
+        await().atMost(WAIT).until(() -> tmux("has-session", "-t", "detail").exit() != 0);
+        assertThat(Files.readString(err)).isEmpty();
+    }
+
+    @Test
+    void loadAgainShowsTheExactCommandWithoutAJobFileItDoesNotHaveAndPrintsItOnQuit() throws Exception {
+        String job = "TMON_" + UUID.randomUUID().toString().substring(0, 8).toUpperCase();
+        String failed = Runs.failedExtract(ledger, job, "2026-11-25");
+        Path err = monitor("again", 160, "viewer=" + ledger.viewerToken);
+        String command = "loadgate run <" + job + ".yaml> --business-key 2026-11-25 --ledger " + ledger.baseUrl();
+        screen("again", s -> s.contains(job), err);
+
+        select("again", "selected: FAILED_RUN run " + failed, err);
+        tmux("send-keys", "-t", "again", "l");
+        String shown = screen("again", s -> s.contains("LOAD AGAIN  " + job + " / 2026-11-25"), err);
+        System.out.println("--- load again\n" + shown);
+        assertThat(shown).contains("    " + command, "the ledger keeps no", "place of <" + job + ".yaml>:",
+                "Load again: run the command above where the job file is");
+        // Any key goes back to the list; nothing was started.
+        tmux("send-keys", "-t", "again", "Escape");
+        screen("again", s -> s.contains("selected: FAILED_RUN run " + failed), err);
+        assertThat(ledger.count("SELECT count(*) FROM loadgate.load_run WHERE job_key = '" + job + "'"))
+                .isEqualTo(1);
+
+        // Once the terminal is given back, the command is printed where it can be copied from the scrollback.
+        tmux("set-option", "-t", "again", "remain-on-exit", "on");
+        tmux("send-keys", "-t", "again", "q");
+        String after = screen("again", s -> s.contains("The monitor showed these loads"), err);
+        assertThat(after).contains("\n  " + command);
+        tmux("kill-session", "-t", "again");
+        assertThat(Files.readString(err)).isEmpty();
+    }
+
     private static String createRun(String job, String businessKey) {
         Map<String, Object> body = Runs.create(job, businessKey);
         body.put("executor", "http");

@@ -11,6 +11,8 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * {@code $LOADGATE_HOME}: the embedded database, the stage, and on first start a worker, an operator and a viewer
@@ -98,10 +100,14 @@ public final class LoadgateHome {
         }
     }
 
-    /** Creates the home's config and tokens unless they exist; returns the config file to load. */
+    /**
+     * Creates the home's config and tokens unless they exist; returns the config file to load. A home made before
+     * the viewer token existed gets one now ({@link #addViewerToken}).
+     */
     public Path ensureInitialised() {
         Path config = configFile();
         if (Files.exists(config)) {
+            addViewerToken(config);
             return config;
         }
         String worker = Tokens.generate();
@@ -129,6 +135,49 @@ public final class LoadgateHome {
             return config;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot initialise " + home + ": " + e.getMessage(), e);
+        }
+    }
+
+    // The line of the operator's digest as the first start writes it; a config written by hand is left as it is.
+    private static final Pattern OPERATOR_DIGEST = Pattern.compile("(?m)^( +)operator: \\[\"[0-9a-f]{64}\"]$");
+    private static final Pattern VIEWER_ROLE = Pattern.compile("(?m)^ +viewer:");
+
+    /**
+     * Adds a viewer token to a home whose first start wrote only a worker and an operator token: its digest after the
+     * operator's in the config, the token to the tokens file. Nothing is done when the config already names a viewer,
+     * was not written by a first start, or the tokens file is gone. The tokens file is written first, whole: a crash
+     * before the config leaves a viewer line without a digest, which the next start replaces.
+     */
+    private void addViewerToken(Path config) {
+        try {
+            String text = Files.readString(config);
+            Matcher operator = OPERATOR_DIGEST.matcher(text);
+            if (VIEWER_ROLE.matcher(text).find() || !operator.find() || !Files.exists(tokensFile())) {
+                return;
+            }
+            String viewer = Tokens.generate();
+            StringBuilder tokens = new StringBuilder();
+            for (String line : Files.readAllLines(tokensFile())) {
+                if (!line.startsWith("viewer=")) {
+                    tokens.append(line).append('\n');
+                }
+            }
+            tokens.append("viewer=").append(viewer).append('\n');
+            Path partialTokens = home.resolve(TOKENS_FILE + ".new");
+            Files.deleteIfExists(partialTokens);
+            Files.createFile(partialTokens,
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            Files.writeString(partialTokens, tokens, StandardOpenOption.APPEND);
+            Files.move(partialTokens, tokensFile(), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            String upgraded = text.substring(0, operator.end()) + "\n" + operator.group(1) + "viewer: [\""
+                    + Tokens.digest(viewer) + "\"]" + text.substring(operator.end());
+            Path partial = home.resolve(CONFIG_FILE + ".new");
+            Files.writeString(partial, upgraded);
+            Files.move(partial, config, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot add a viewer token to " + home + ": " + e.getMessage(), e);
         }
     }
 

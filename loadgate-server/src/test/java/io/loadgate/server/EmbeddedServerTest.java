@@ -60,6 +60,58 @@ class EmbeddedServerTest {
     }
 
     @Test
+    void aHomeMadeBeforeTheViewerTokenGetsOneOnItsNextStartAndKeepsItsOtherTokens() throws Exception {
+        // The home as a first start wrote it before the viewer token existed: a worker and an operator token.
+        String worker = io.loadgate.server.auth.Tokens.generate();
+        String operator = io.loadgate.server.auth.Tokens.generate();
+        LoadgateHome lgHome = new LoadgateHome(home);
+        Files.writeString(lgHome.tokensFile(), "worker=" + worker + "\noperator=" + operator + "\n");
+        Files.setPosixFilePermissions(lgHome.tokensFile(), Set.of(PosixFilePermission.OWNER_READ,
+                PosixFilePermission.OWNER_WRITE));
+        Files.writeString(lgHome.configFile(), """
+                # Written by loadgate on first start. Tokens are in %s; only their SHA-256 digests are kept here.
+                auth:
+                  token_digests:
+                    worker: ["%s"]
+                    operator: ["%s"]
+                """.formatted(lgHome.tokensFile(), io.loadgate.server.auth.Tokens.digest(worker),
+                io.loadgate.server.auth.Tokens.digest(operator)));
+
+        LoadgateConfig config = config();
+        String viewer = lgHome.token("viewer").orElseThrow();
+        assertThat(lgHome.token("worker")).contains(worker);
+        assertThat(lgHome.token("operator")).contains(operator);
+        assertThat(Files.getPosixFilePermissions(lgHome.tokensFile()))
+                .isEqualTo(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE));
+        assertThat(Files.readString(lgHome.configFile())).doesNotContain(viewer)
+                .contains("    operator: [\"" + io.loadgate.server.auth.Tokens.digest(operator) + "\"]\n"
+                        + "    viewer: [\"" + io.loadgate.server.auth.Tokens.digest(viewer) + "\"]\n");
+        String upgraded = Files.readString(lgHome.configFile());
+        new LoadgateHome(home).ensureInitialised();
+        assertThat(lgHome.token("viewer")).as("once only").contains(viewer);
+        assertThat(Files.readString(lgHome.configFile())).isEqualTo(upgraded);
+
+        try (LoadgateServer server = LoadgateServer.start(config)) {
+            assertThat(send(server, viewer, "GET", "/v1/runs", null).statusCode()).isEqualTo(200);
+            assertThat(send(server, viewer, "POST", "/v1/runs", Map.of()).statusCode()).as("reads only")
+                    .isEqualTo(403);
+            assertThat(send(server, worker, "GET", "/v1/runs", null).statusCode()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void aConfigWrittenByHandGetsNoViewerToken() throws Exception {
+        LoadgateHome lgHome = new LoadgateHome(home);
+        Files.writeString(lgHome.tokensFile(), "worker=lg_mine\n");
+        String mine = "auth:\n  token_digests:\n    worker:\n      - \""
+                + io.loadgate.server.auth.Tokens.digest("lg_mine") + "\"\n";
+        Files.writeString(lgHome.configFile(), mine);
+        assertThat(lgHome.ensureInitialised()).isEqualTo(lgHome.configFile());
+        assertThat(Files.readString(lgHome.configFile())).isEqualTo(mine);
+        assertThat(lgHome.token("viewer")).isEmpty();
+    }
+
+    @Test
     void theEmbeddedLedgerDatabaseSyncsEveryCommitToDisk() throws Exception {
         try (LoadgateServer.LedgerDatabase db = LoadgateServer.LedgerDatabase.open(config());
              var c = db.dataSource().getConnection(); var s = c.createStatement()) {

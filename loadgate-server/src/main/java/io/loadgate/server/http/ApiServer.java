@@ -12,6 +12,7 @@ import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.db.DatabaseException;
 import io.loadgate.ledger.dispatch.Dispatches;
 import io.loadgate.ledger.run.History;
+import io.loadgate.ledger.run.KeyHolderViews;
 import io.loadgate.server.auth.Authenticator;
 import io.loadgate.server.auth.Role;
 import io.loadgate.server.config.DispatchConfig;
@@ -146,6 +147,7 @@ public final class ApiServer implements AutoCloseable {
             DispatchRoutes.register(r, wiring.workerLeases());
             DashboardRoutes.register(r);
             HistoryRoutes.register(r, new History(wiring.ledger().database()));
+            KeyRoutes.register(r, new KeyHolderViews(wiring.ledger().database()));
             lakehouse.ifPresent(l -> IcebergRestRoutes.register(routes, l, wiring.authenticator()));
         });
         app.start(host, port);

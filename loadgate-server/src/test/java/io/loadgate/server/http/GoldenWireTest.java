@@ -178,6 +178,15 @@ class GoldenWireTest {
         var viewD = ledger.get("/v1/runs/" + runD);
         step("cleanup", "POST", "/v1/runs/" + runD + "/cleanup", "worker",
                 new OperatorApi.Cleanup(viewD.text("stageTable"), viewD.text("hdfsRunPath")), 200);
+
+        // Last, the history of the runs above that ended today, put in one known hour with known durations: times
+        // are placeholders in a case, but a bucket boundary or a duration would not be.
+        ledger.execute("UPDATE load_run SET started_at = date_trunc('hour', now()) - interval '1 hour',"
+                + " completed_at = date_trunc('hour', now()) - interval '1 hour' + interval '90 seconds'"
+                + " WHERE job_key = 'GOLDEN' AND completed_at > now() - interval '1 day'");
+        step("monitor.history", "GET", "/v1/monitor/history?job=GOLDEN&bucket=hour", "viewer", null, 200);
+        // A page of the job's keys: run A's, rolled back, holds none; the page ends before the last keys.
+        step("jobs.keys", "GET", "/v1/jobs/GOLDEN/keys?limit=3", "viewer", null, 200);
         assertThat(cases).isGreaterThan(30);
     }
 

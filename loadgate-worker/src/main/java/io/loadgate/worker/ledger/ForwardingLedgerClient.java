@@ -5,6 +5,8 @@ import static java.util.Objects.requireNonNull;
 import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchApi.Lease;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
+import io.loadgate.api.KeyHolders;
+import io.loadgate.api.MonitorHistory;
 import io.loadgate.api.OperatorApi.Cancel;
 import io.loadgate.api.OperatorApi.Cleanup;
 import io.loadgate.api.OperatorApi.CleanupCandidate;
@@ -42,6 +44,7 @@ import io.loadgate.api.StepApi.SuccessResult;
 import io.loadgate.api.StepApi.ValidationStarted;
 import io.loadgate.api.StepApi.Validations;
 import io.loadgate.api.StepApi.ValidationsRecorded;
+import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Supplier;
@@ -208,5 +211,15 @@ public abstract class ForwardingLedgerClient implements LedgerClient {
     @Override
     public MonitorSummary monitorSummary() {
         return around("monitorSummary", delegate::monitorSummary);
+    }
+
+    @Override
+    public MonitorHistory monitorHistory(String jobKey, Instant from, MonitorHistory.Bucket bucket) {
+        return around("monitorHistory", () -> delegate.monitorHistory(jobKey, from, bucket));
+    }
+
+    @Override
+    public KeyHolders keyHolders(String jobKey, String after, int limit) {
+        return around("keyHolders", () -> delegate.keyHolders(jobKey, after, limit));
     }
 }

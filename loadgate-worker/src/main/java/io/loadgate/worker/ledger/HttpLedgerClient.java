@@ -17,6 +17,8 @@ import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchApi.Lease;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
 import io.loadgate.api.ErrorCode;
+import io.loadgate.api.KeyHolders;
+import io.loadgate.api.MonitorHistory;
 import io.loadgate.api.OperatorApi;
 import io.loadgate.api.OperatorApi.Cancel;
 import io.loadgate.api.OperatorApi.Cleanup;
@@ -69,6 +71,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -380,6 +383,26 @@ public final class HttpLedgerClient implements LedgerClient {
     @Override
     public MonitorSummary monitorSummary() {
         return execute(get("/v1/monitor/summary", type(MonitorSummary.class)));
+    }
+
+    @Override
+    public MonitorHistory monitorHistory(String jobKey, Instant from, MonitorHistory.Bucket bucket) {
+        requireNonNull(bucket, "bucket is null");
+        Map<String, Object> query = new LinkedHashMap<>();
+        query.put("job", jobKey);
+        query.put("from", from);
+        query.put("bucket", bucket.wire());
+        return execute(get("/v1/monitor/history" + query(query), type(MonitorHistory.class)));
+    }
+
+    @Override
+    public KeyHolders keyHolders(String jobKey, String after, int limit) {
+        requireNonNull(jobKey, "jobKey is null");
+        Map<String, Object> query = new LinkedHashMap<>();
+        query.put("after", after);
+        query.put("limit", limit);
+        return execute(get("/v1/jobs/" + URLEncoder.encode(jobKey, StandardCharsets.UTF_8) + "/keys" + query(query),
+                type(KeyHolders.class)));
     }
 
     // ---- the call loop

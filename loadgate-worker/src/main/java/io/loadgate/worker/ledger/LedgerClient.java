@@ -3,6 +3,8 @@ package io.loadgate.worker.ledger;
 import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchApi.Lease;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
+import io.loadgate.api.KeyHolders;
+import io.loadgate.api.MonitorHistory;
 import io.loadgate.api.OperatorApi.Cancel;
 import io.loadgate.api.OperatorApi.Cleanup;
 import io.loadgate.api.OperatorApi.CleanupCandidate;
@@ -40,6 +42,7 @@ import io.loadgate.api.StepApi.SuccessResult;
 import io.loadgate.api.StepApi.ValidationStarted;
 import io.loadgate.api.StepApi.Validations;
 import io.loadgate.api.StepApi.ValidationsRecorded;
+import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 
@@ -273,4 +276,31 @@ public interface LedgerClient {
 
     /** {@code GET /v1/monitor/summary}. */
     MonitorSummary monitorSummary();
+
+    /**
+     * {@code GET /v1/monitor/history} (extension): the runs that ended from {@code from} until now, per job and UTC
+     * {@code bucket}, with their rows at each stage. {@code jobKey} null: every job; {@code from} null: the last 24
+     * hours by hour, the last 14 days by day. 422 {@code REQUEST_INVALID} for a bad job key or a {@code from} out of
+     * reach (31 days of hours, 366 of days).
+     */
+    MonitorHistory monitorHistory(String jobKey, Instant from, MonitorHistory.Bucket bucket);
+
+    /**
+     * {@code GET /v1/jobs/{jobKey}/keys} (extension): up to {@code limit} (1..1000) business keys of the job after
+     * {@code after} (null: from the first), in key order, each with the run the target holds now and its newest run.
+     * 422 {@code REQUEST_INVALID} for a bad job key, {@code after} or limit.
+     */
+    KeyHolders keyHolders(String jobKey, String after, int limit);
+
+    /** Every business key of the job, read page by page with {@link #keyHolders}. */
+    default List<KeyHolders.Key> allKeyHolders(String jobKey) {
+        List<KeyHolders.Key> all = new java.util.ArrayList<>();
+        String after = null;
+        do {
+            KeyHolders page = keyHolders(jobKey, after, KeyHolders.MAX_LIMIT);
+            all.addAll(page.keys());
+            after = page.next();
+        } while (after != null);
+        return all;
+    }
 }

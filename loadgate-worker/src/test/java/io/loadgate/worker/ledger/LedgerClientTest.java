@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.Executor;
+import io.loadgate.api.MonitorHistory;
 import io.loadgate.api.PartitionApi.ChunkReport;
 import io.loadgate.api.PartitionApi.Claim;
 import io.loadgate.api.PartitionApi.PartitionFailure;
@@ -20,6 +21,8 @@ import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunStatus;
 import io.loadgate.server.testing.TestLedger;
 import java.math.BigInteger;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -278,5 +281,32 @@ class LedgerClientTest {
                 e -> assertThat(e.isUnauthenticated()).as(e.getMessage()).isTrue());
         assertThatThrownBy(() -> viewer.createRun(create(job()))).isInstanceOfSatisfying(LedgerCallException.class,
                 e -> assertThat(e.isForbidden()).as(e.getMessage()).isTrue());
+    }
+
+    @Test
+    void historyCountsAJobsFinishedRunsByBucketAndRefusesAFromOutOfReach() {
+        String job = job();
+        var run = worker.createRun(create(job));
+        worker.failRun(run.runId(), new FailRun(RunStatus.CREATED, RunStatus.FAILED_MANIFEST, "MANIFEST",
+                "SOURCE_UNREADABLE", "no source"));
+
+        MonitorHistory hours = viewer.monitorHistory(job, null, MonitorHistory.Bucket.HOUR);
+        assertThat(hours.bucket()).isEqualTo(MonitorHistory.Bucket.HOUR);
+        assertThat(Duration.between(hours.from(), hours.to())).as("the default reach").isEqualTo(Duration.ofHours(24));
+        assertThat(hours.rows()).singleElement().satisfies(row -> {
+            assertThat(row.jobKey()).isEqualTo(job);
+            assertThat(row.runsByOutcome()).containsExactly(Map.entry(RunStatus.FAILED_MANIFEST, 1L));
+        });
+        Instant from = Instant.now().minus(Duration.ofDays(3));
+        MonitorHistory days = viewer.monitorHistory(job, from, MonitorHistory.Bucket.DAY);
+        assertThat(days.from()).as("sent as an ISO instant").isEqualTo(from);
+        assertThat(days.rows()).hasSize(1);
+        assertThat(viewer.monitorHistory("NO_SUCH_" + job, null, MonitorHistory.Bucket.DAY).rows()).isEmpty();
+
+        var e = catchThrowableOfType(LedgerCallException.class, () -> viewer.monitorHistory(job,
+                Instant.now().minus(Duration.ofDays(40)), MonitorHistory.Bucket.HOUR));
+        assertThat(e.status()).isEqualTo(422);
+        assertThat(e.code()).isEqualTo("REQUEST_INVALID");
+        assertThat(e.details().get("errors").toString()).contains("from");
     }
 }
