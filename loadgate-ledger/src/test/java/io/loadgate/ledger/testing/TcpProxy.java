@@ -9,12 +9,11 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Predicate;
+import java.util.function.BiPredicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -138,15 +137,15 @@ public final class TcpProxy implements AutoCloseable {
                 open.add(client);
                 open.add(server);
                 AtomicBoolean statementSent = new AtomicBoolean();
-                pipe(client, server, buffer -> {
+                pipe(client, server, (buffer, length) -> {
                     byte[] statement = loseCommitAfter;
-                    if (statement != null && contains(buffer, statement)) {
+                    if (statement != null && contains(buffer, length, statement)) {
                         statementSent.set(true);
                     }
                     return true;
                 });
-                pipe(server, client, buffer -> {
-                    if (statementSent.get() && contains(buffer, COMMIT_COMPLETE) && loseCommitAfter != null) {
+                pipe(server, client, (buffer, length) -> {
+                    if (statementSent.get() && loseCommitAfter != null && contains(buffer, length, COMMIT_COMPLETE)) {
                         loseCommitAfter = null;
                         commitAnswersLost.incrementAndGet();
                         return false;
@@ -160,14 +159,14 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     /** Copies {@code from} to {@code to} while {@code pass} allows each read; a refused read closes both. */
-    private void pipe(Socket from, Socket to, Predicate<byte[]> pass) {
+    private void pipe(Socket from, Socket to, BiPredicate<byte[], Integer> pass) {
         Thread thread = new Thread(() -> {
             byte[] buffer = new byte[16 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
                     awaitThaw();
-                    if (!pass.test(Arrays.copyOf(buffer, n))) {
+                    if (!pass.test(buffer, n)) {
                         break;
                     }
                     out.write(buffer, 0, n);
@@ -186,9 +185,9 @@ public final class TcpProxy implements AutoCloseable {
         thread.start();
     }
 
-    private static boolean contains(byte[] bytes, byte[] part) {
+    private static boolean contains(byte[] bytes, int length, byte[] part) {
         outer:
-        for (int i = 0; i + part.length <= bytes.length; i++) {
+        for (int i = 0; i + part.length <= length; i++) {
             for (int j = 0; j < part.length; j++) {
                 if (bytes[i + j] != part[j]) {
                     continue outer;

@@ -129,6 +129,11 @@ public final class Worker implements AutoCloseable {
                             + " on " + call.call() + "): check --token-file holds a worker token the ledger knows");
                     return;
                 }
+                if (e instanceof VirtualMachineError fatal) {
+                    LOG.error("lease loop hit {}; this worker stops leasing", fatal.toString(), fatal);
+                    halt(fatal, "leasing");
+                    return;
+                }
                 // One bad pass must not end the loop: log, wait a little longer each time, try again.
                 LOG.warn("lease loop: {}", e.toString());
                 try {
@@ -167,10 +172,7 @@ public final class Worker implements AutoCloseable {
             // process ends, for its supervisor to start a fresh one.
             LOG.error("{} of run {} hit {}; this worker stops leasing", dispatch.dispatchType(), dispatch.runId(),
                     e.toString(), e);
-            stopping = true;
-            refused.complete("the worker stopped after " + e.getClass().getSimpleName() + " in "
-                    + dispatch.dispatchType() + " of run " + dispatch.runId() + ": restart it (its log has the"
-                    + " stack trace)");
+            halt(e, dispatch.dispatchType() + " of run " + dispatch.runId());
         } catch (Error e) {
             // A linkage error (a library version mismatch, say) fails this step, which reported it to the ledger;
             // the JVM itself is sound, so the thread takes the next dispatch.
@@ -179,6 +181,13 @@ public final class Worker implements AutoCloseable {
             busy.decrementAndGet();
             metrics.stepEnded(dispatch.dispatchType(), outcome, Duration.ofNanos(System.nanoTime() - start));
         }
+    }
+
+    /** No thread leases again, and {@link #refused()} and {@code /healthz} say why. */
+    private void halt(VirtualMachineError e, String during) {
+        stopping = true;
+        refused.complete("the worker stopped after " + e.getClass().getSimpleName() + " in " + during
+                + ": restart it (its log has the stack trace)");
     }
 
     /**
