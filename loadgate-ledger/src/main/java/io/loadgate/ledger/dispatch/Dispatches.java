@@ -123,6 +123,23 @@ public final class Dispatches {
             RETURNING d.dispatch_id, d.run_id, d.dispatch_type, d.partition_id, d.payload::text AS payload,
                       d.attempt_count, r.job_key, r.business_key
             """.formatted(TERMINAL_STATUSES);
+    // The dispatches a lease request took for its node that are still unacknowledged: what its lost answer held. The
+    // request is known from the SENT event the lease wrote; only the node's few SENT dispatches are looked at.
+    private static final String LEASED_BY_REQUEST = """
+            SELECT d.dispatch_id, d.run_id, d.dispatch_type, d.partition_id, d.payload::text AS payload,
+                   d.attempt_count, r.job_key, r.business_key
+              FROM load_dispatch d JOIN load_run r ON r.run_id = d.run_id
+             WHERE d.executor = 'worker' AND d.status = 'SENT' AND d.leased_by = ?
+               AND d.dispatch_type = ANY (string_to_array(?, ','))
+               AND r.status NOT IN (%s)
+               AND EXISTS (SELECT 1 FROM load_event e
+                            WHERE e.run_id = d.run_id AND e.event_type = 'DISPATCH_STATUS' AND e.to_status = 'SENT'
+                              AND e.details ->> 'dispatchId' = d.dispatch_id::text
+                              AND e.details ->> 'requestId' = ?)
+             ORDER BY d.created_at
+             LIMIT ?
+               FOR UPDATE OF d SKIP LOCKED
+            """.formatted(TERMINAL_STATUSES);
     // A lease handed back unused by the node that holds it: it is due again at once, and the attempt is not counted.
     private static final String RELEASE = """
             UPDATE load_dispatch
@@ -231,21 +248,33 @@ public final class Dispatches {
     /**
      * Hands up to {@code max} worker dispatches of {@code types} to {@code node}: due PENDING ones, and SENT ones
      * whose ACK is overdue. Each is marked SENT in the same statement, so two nodes never get the same lease.
+     *
+     * <p>{@code requestId} names the caller's lease across its attempts (its {@code X-Request-Id}). An attempt whose
+     * answer was lost after its commit (the database's answer, or the HTTP one) took dispatches its caller never
+     * saw; sent again, they would have nobody to run them until ack_timeout. So when dispatches SENT to
+     * {@code node} by this request are still unacknowledged, the retry is answered with them, and nothing new.
      */
-    public List<LeasedDispatch> leaseForWorker(String node, Set<DispatchType> types, int max, DispatchPolicy policy) {
+    public List<LeasedDispatch> leaseForWorker(String node, Set<DispatchType> types, int max, DispatchPolicy policy,
+                                               String requestId) {
         requireNonNull(node, "node is null");
+        requireNonNull(requestId, "requestId is null");
         if (types.isEmpty() || max < 1) {
             return List.of();
         }
         String typeList = types.stream().map(Enum::name).sorted().collect(Collectors.joining(","));
         double ackTimeout = DispatchPolicy.seconds(policy.ackTimeout());
         return database.inTransaction(tx -> {
+            List<LeasedDispatch> unseen = tx.query(LEASED_BY_REQUEST, Dispatches::leased, node, typeList, requestId,
+                    max);
+            if (!unseen.isEmpty()) {
+                return unseen;
+            }
             retire(tx, tx.query(RETIRE_PULL, Dispatches::retired, typeList, ackTimeout, policy.maxAttempts(), max),
                     node);
             List<LeasedDispatch> leased = tx.query(LEASE_PULL, Dispatches::leased, typeList, ackTimeout, max, node);
             for (LeasedDispatch lease : leased) {
                 EventLog.append(tx, lease.runId(), lease.partitionId(), "DISPATCH_STATUS", null, DispatchStatus.SENT,
-                        node, details(lease.dispatchId(), "attempt", lease.attempt()));
+                        node, details(lease.dispatchId(), "attempt", lease.attempt(), "requestId", requestId));
             }
             return leased;
         });

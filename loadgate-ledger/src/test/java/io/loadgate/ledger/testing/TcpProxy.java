@@ -8,9 +8,12 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiPredicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -22,6 +25,8 @@ import java.util.regex.Pattern;
  */
 public final class TcpProxy implements AutoCloseable {
     private static final Pattern JDBC_HOST_PORT = Pattern.compile("^(jdbc:[a-z]+://)([^/:]+):(\\d+)(/.*)$");
+    /** PostgreSQL's CommandComplete tag of a COMMIT. */
+    private static final byte[] COMMIT_COMPLETE = "COMMIT\0".getBytes(StandardCharsets.US_ASCII);
 
     private final InetSocketAddress target;
     private final ServerSocket listener;
@@ -29,6 +34,9 @@ public final class TcpProxy implements AutoCloseable {
     private final Set<Socket> parked = ConcurrentHashMap.newKeySet();
     private final Object thaw = new Object();
     private final AtomicInteger refused = new AtomicInteger();
+    private final AtomicInteger commitAnswersLost = new AtomicInteger();
+    /** While set, the bytes of the statement whose transaction's COMMIT answer is to be lost. */
+    private volatile byte[] loseCommitAfter;
     private volatile boolean cut;
     private volatile boolean frozen;
     private volatile boolean closed;
@@ -85,6 +93,22 @@ public final class TcpProxy implements AutoCloseable {
         parked.clear();
     }
 
+    /**
+     * Loses the answer to the next COMMIT of a transaction that sent {@code statement} (a piece of its SQL text):
+     * the database commits, then the connection is closed before its "COMMIT" reaches the client, which cannot
+     * tell whether the transaction landed (a network lost between the two). Once, on one connection; the others, and
+     * the connections made after, pass. Only a statement sent as text (not yet a server-prepared statement, which the
+     * driver makes of one it ran five times on a connection) is recognised.
+     */
+    public void loseCommitAnswerAfter(String statement) {
+        loseCommitAfter = statement.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** How many COMMIT answers {@link #loseCommitAnswerAfter} lost. */
+    public int commitAnswersLost() {
+        return commitAnswersLost.get();
+    }
+
     /** How many connections were closed on arrival while the proxy was cut. */
     public int refused() {
         return refused.get();
@@ -112,21 +136,39 @@ public final class TcpProxy implements AutoCloseable {
                 server.connect(target, 5_000);
                 open.add(client);
                 open.add(server);
-                pipe(client, server);
-                pipe(server, client);
+                AtomicBoolean statementSent = new AtomicBoolean();
+                pipe(client, server, (buffer, length) -> {
+                    byte[] statement = loseCommitAfter;
+                    if (statement != null && contains(buffer, length, statement)) {
+                        statementSent.set(true);
+                    }
+                    return true;
+                });
+                pipe(server, client, (buffer, length) -> {
+                    if (statementSent.get() && loseCommitAfter != null && contains(buffer, length, COMMIT_COMPLETE)) {
+                        loseCommitAfter = null;
+                        commitAnswersLost.incrementAndGet();
+                        return false;
+                    }
+                    return true;
+                });
             } catch (IOException e) {
                 closeQuietly(client);
             }
         }
     }
 
-    private void pipe(Socket from, Socket to) {
+    /** Copies {@code from} to {@code to} while {@code pass} allows each read; a refused read closes both. */
+    private void pipe(Socket from, Socket to, BiPredicate<byte[], Integer> pass) {
         Thread thread = new Thread(() -> {
             byte[] buffer = new byte[16 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
                     awaitThaw();
+                    if (!pass.test(buffer, n)) {
+                        break;
+                    }
                     out.write(buffer, 0, n);
                     out.flush();
                 }
@@ -141,6 +183,19 @@ public final class TcpProxy implements AutoCloseable {
         }, "tcp-proxy-pipe");
         thread.setDaemon(true);
         thread.start();
+    }
+
+    private static boolean contains(byte[] bytes, int length, byte[] part) {
+        outer:
+        for (int i = 0; i + part.length <= length; i++) {
+            for (int j = 0; j < part.length; j++) {
+                if (bytes[i + j] != part[j]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
     }
 
     private void awaitThaw() throws IOException {

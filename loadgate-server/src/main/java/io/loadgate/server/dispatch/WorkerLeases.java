@@ -59,9 +59,12 @@ public final class WorkerLeases implements AutoCloseable {
     /**
      * Leases up to {@code max} dispatches for {@code node}, waiting up to {@code wait} for the first one. The first
      * look runs on the caller's thread, so a poll that finds work (or does not wait) is answered at once.
+     * {@code requestId} is the same on every attempt of one lease: a retry gets what a lost answer held
+     * ({@link Dispatches#leaseForWorker}).
      */
-    public CompletableFuture<List<LeasedDispatch>> lease(String node, Set<DispatchType> types, int max, Duration wait) {
-        Poll poll = new Poll(node, Set.copyOf(types), max, System.nanoTime() + wait.toNanos());
+    public CompletableFuture<List<LeasedDispatch>> lease(String node, Set<DispatchType> types, int max, Duration wait,
+                                                         String requestId) {
+        Poll poll = new Poll(node, Set.copyOf(types), max, System.nanoTime() + wait.toNanos(), requestId);
         poll.check();
         return poll.result;
     }
@@ -81,14 +84,16 @@ public final class WorkerLeases implements AutoCloseable {
         private final Set<DispatchType> types;
         private final int max;
         private final long deadline;
+        private final String requestId;
         private final NotificationHub.Registration registration;
         private ScheduledFuture<?> timer;
 
-        Poll(String node, Set<DispatchType> types, int max, long deadline) {
+        Poll(String node, Set<DispatchType> types, int max, long deadline, String requestId) {
             this.node = node;
             this.types = types;
             this.max = max;
             this.deadline = deadline;
+            this.requestId = requireNonNull(requestId, "requestId is null");
             Predicate<String> interest = payload -> payload.endsWith(":worker")
                     && types.stream().anyMatch(type -> payload.startsWith(type.name() + ":"));
             // Registered before the first query, so an insert between query and wait still wakes this poll.
@@ -116,7 +121,7 @@ public final class WorkerLeases implements AutoCloseable {
             }
             List<LeasedDispatch> leased;
             try {
-                leased = closed ? List.of() : dispatches.leaseForWorker(node, types, max, policy);
+                leased = closed ? List.of() : dispatches.leaseForWorker(node, types, max, policy, requestId);
             } catch (RuntimeException e) {
                 end();
                 result.completeExceptionally(e);

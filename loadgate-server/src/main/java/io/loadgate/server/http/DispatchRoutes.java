@@ -44,8 +44,10 @@ final class DispatchRoutes {
         body.finish();
         EnumSet<DispatchType> wanted = types == null || types.isEmpty() ? EnumSet.allOf(DispatchType.class) : types;
         // Answered from the future: a poll that waits holds no request thread.
+        // The client's X-Request-Id, the same on each attempt of one lease, or one of the server's own.
+        String requestId = ctx.attribute("requestId");
         ctx.future(() -> leases.lease(node, wanted, max == null ? 1 : max,
-                Duration.ofSeconds(waitSeconds == null ? 0 : waitSeconds)).thenAccept(leased -> {
+                Duration.ofSeconds(waitSeconds == null ? 0 : waitSeconds), requestId).thenAccept(leased -> {
                     List<DispatchApi.LeasedDispatch> response = new ArrayList<>();
                     for (LeasedDispatch dispatch : leased) {
                         response.add(new DispatchApi.LeasedDispatch(dispatch.dispatchId(), dispatch.runId(),

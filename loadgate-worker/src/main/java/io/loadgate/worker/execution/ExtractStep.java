@@ -74,6 +74,7 @@ public final class ExtractStep {
      * attempt, with a claimant of that attempt.
      *
      * @throws LedgerCallException when the ledger could not be told
+     * @throws Error an Error of the extraction, after it was reported as the partition's failure
      */
     public StepOutcome extract(UUID runId, Partition partition, String snapshotRef, Claimant claimant) {
         RunContext run = context.shared().runs().get(runId);
@@ -110,6 +111,11 @@ public final class ExtractStep {
         } catch (RuntimeException e) {
             return fail(run, partition, token, claim.attempt(), "WORKER", e.getClass().getSimpleName(),
                     e.getMessage());
+        } catch (Error e) {
+            // Reported like any failure of the attempt, then thrown on: the caller (the worker, or a Spark task)
+            // decides what an Error means for the process.
+            fail(run, partition, token, claim.attempt(), "WORKER", StepErrors.code(e), StepErrors.message(e));
+            throw e;
         }
     }
 

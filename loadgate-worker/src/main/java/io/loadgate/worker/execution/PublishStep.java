@@ -71,15 +71,24 @@ final class PublishStep {
             // Nothing was committed: the commit is the last thing a publish does.
             report(run, token, PublishOutcome.FAILED_PUBLISH, "PUBLISH_PREPARE_FAILED", e.getMessage(), null);
             return StepOutcome.FAILED;
+        } catch (Error e) {
+            report(run, token, PublishOutcome.FAILED_PUBLISH, StepErrors.code(e), StepErrors.message(e), null);
+            throw e;
         }
         io.loadgate.worker.publish.PublishOutcome outcome;
+        // An Error is thrown on once the ledger has the outcome and the probe's evidence: the worker decides what it
+        // means for the process.
+        Error thrown = null;
         try {
             outcome = target.publish(publication);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             // A target returns every outcome it can classify; one that throws may have had its commit in flight, so
             // the outcome is unknown, reported as such at once and probed, rather than left PUBLISHING for hours.
             outcome = io.loadgate.worker.publish.PublishOutcome.unknown(ErrorCode.COMMIT_INTERRUPTED,
                     "publish of run " + run.runId() + " threw: " + e);
+            if (e instanceof Error error) {
+                thrown = error;
+            }
         }
         PublishOutcome reported = PublishOutcome.valueOf(outcome.status().name());
         RunStatus status = report(run, token, reported, outcome.errorCode() == null ? null : outcome.errorCode().name(),
@@ -92,6 +101,9 @@ final class PublishStep {
                     Map.of("probe", String.valueOf(probe.evidence()))));
             LOG.warn("run {} publish outcome was unknown; the probe {} the token: run is {}", run.runId(),
                     found ? "found" : "did not find", resolved.runStatus());
+        }
+        if (thrown != null) {
+            throw thrown;
         }
         return reported == PublishOutcome.PUBLISHED ? StepOutcome.OK : StepOutcome.FAILED;
     }

@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.ChunkKind;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
+import io.loadgate.api.RunApi.FailRun;
+import io.loadgate.api.RunStatus;
 import io.loadgate.api.StepApi.Metric;
 import io.loadgate.api.StepApi.MetricResult;
 import io.loadgate.api.StepApi.Stage;
@@ -11,6 +13,8 @@ import io.loadgate.api.StepApi.StagedFile;
 import io.loadgate.api.StepApi.StartValidation;
 import io.loadgate.api.StepApi.ValidationStarted;
 import io.loadgate.api.StepApi.Validations;
+import io.loadgate.worker.ledger.LedgerCallException;
+import io.loadgate.worker.ledger.Messages;
 import io.loadgate.worker.metrics.StepOutcome;
 import io.loadgate.worker.staging.RejectsWriter;
 import io.loadgate.worker.validation.MetricCalculator;
@@ -62,7 +66,26 @@ final class StagingValidationStep {
         // Measuring may take long; the beats tell the ledger this caller is alive, so that only a dead one's
         // validation is given again after validation_stale.
         try (Beats beats = new Beats(context, dispatch.runId(), caller, started.heartbeatIntervalMillis())) {
-            return validate(dispatch, started, beats);
+            try {
+                return validate(dispatch, started, beats);
+            } catch (Error e) {
+                // The beats would keep a dead validation alive no longer than this step, but nobody would judge the
+                // run until validation_stale, to meet the same Error again: the run fails now, saying why.
+                if (!beats.lost()) {
+                    fail(dispatch.runId(), e);
+                }
+                throw e;
+            }
+        }
+    }
+
+    private void fail(UUID runId, Error e) {
+        try {
+            context.ledger().failRun(runId, new FailRun(RunStatus.STAGE_VALIDATING, RunStatus.FAILED_STAGE_VALIDATION,
+                    "STAGE_VALIDATION", StepErrors.code(e), Messages.fit(StepErrors.message(e))));
+        } catch (LedgerCallException refused) {
+            // RUN_STATUS_MISMATCH: the run moved on (cancelled, or validated by another caller) meanwhile.
+            LOG.warn("reporting the failed validation of {} was refused: {}", runId, refused.getMessage());
         }
     }
 

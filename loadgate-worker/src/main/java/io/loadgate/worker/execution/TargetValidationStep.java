@@ -3,6 +3,7 @@ package io.loadgate.worker.execution;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.DispatchApi.LeasedDispatch;
+import io.loadgate.api.RunApi.FailRun;
 import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.StepApi;
@@ -11,6 +12,8 @@ import io.loadgate.api.StepApi.MetricResult;
 import io.loadgate.api.StepApi.Stage;
 import io.loadgate.api.StepApi.ValidationView;
 import io.loadgate.api.StepApi.Validations;
+import io.loadgate.worker.ledger.LedgerCallException;
+import io.loadgate.worker.ledger.Messages;
 import io.loadgate.worker.metrics.StepOutcome;
 import io.loadgate.worker.publish.StagedFile;
 import io.loadgate.worker.target.TargetFiles;
@@ -41,7 +44,24 @@ final class TargetValidationStep {
         if (view.status() != RunStatus.PUBLISHED) {
             return StepOutcome.SKIPPED;
         }
-        RunContext run = context.shared().runs().get(dispatch.runId());
+        try {
+            return validate(view, context.shared().runs().get(dispatch.runId()));
+        } catch (Error e) {
+            // Published, but nobody would judge the target until an operator looked: the run fails now, saying why.
+            try {
+                context.ledger().failRun(view.runId(), new FailRun(RunStatus.PUBLISHED,
+                        RunStatus.FAILED_TARGET_VALIDATION, "TARGET_VALIDATION", StepErrors.code(e),
+                        Messages.fit(StepErrors.message(e))));
+            } catch (LedgerCallException refused) {
+                // RUN_STATUS_MISMATCH: another caller judged the target meanwhile.
+                LOG.warn("reporting the failed target validation of {} was refused: {}", view.runId(),
+                        refused.getMessage());
+            }
+            throw e;
+        }
+    }
+
+    private StepOutcome validate(RunView view, RunContext run) {
         List<Metric> metrics = new ArrayList<>();
         // Opening the target may fail for a while (the dispatch comes again); reading what it holds must not.
         List<StepApi.StagedFile> recorded = context.ledger().files(run.runId());

@@ -84,8 +84,10 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
-     * Completes, with one line saying why, when the ledger refused this worker's token (401 or 403): no retry can
-     * change that, so the worker has stopped leasing and its process should end. Never completes otherwise.
+     * Completes, with one line saying why, when this worker has stopped leasing for good and its process should end:
+     * the ledger refused its token (401 or 403), which no retry can change, or a step hit a
+     * {@link VirtualMachineError} (out of memory, say), after which this JVM cannot be trusted to run another step.
+     * Never completes otherwise.
      */
     public CompletableFuture<String> refused() {
         // A copy: completing or cancelling it must not touch the worker's own.
@@ -127,6 +129,11 @@ public final class Worker implements AutoCloseable {
                             + " on " + call.call() + "): check --token-file holds a worker token the ledger knows");
                     return;
                 }
+                if (e instanceof VirtualMachineError fatal) {
+                    LOG.error("lease loop hit {}; this worker stops leasing", fatal.toString(), fatal);
+                    halt(fatal, "leasing");
+                    return;
+                }
                 // One bad pass must not end the loop: log, wait a little longer each time, try again.
                 LOG.warn("lease loop: {}", e.toString());
                 try {
@@ -145,7 +152,7 @@ public final class Worker implements AutoCloseable {
         busy.incrementAndGet();
         metrics.stepStarted();
         long start = System.nanoTime();
-        // FAILED unless the step returns: an Error thrown past the catch below is a failed step too.
+        // FAILED unless the step returns: a step that throws failed.
         StepOutcome outcome = StepOutcome.FAILED;
         try {
             LOG.debug("running {} {} {}", dispatch.dispatchType(), dispatch.runId(), dispatch.partitionId());
@@ -159,10 +166,28 @@ public final class Worker implements AutoCloseable {
         } catch (RuntimeException e) {
             // The dispatch stays unacknowledged and comes back after ack_timeout, unless the run has moved on.
             LOG.warn("{} of run {} failed: {}", dispatch.dispatchType(), dispatch.runId(), e.toString(), e);
+        } catch (VirtualMachineError e) {
+            // The step reported its failure if it could. Another step in this JVM could fail anywhere, half-way
+            // through a write or a report, so no thread of this worker leases again: /healthz says why and the
+            // process ends, for its supervisor to start a fresh one.
+            LOG.error("{} of run {} hit {}; this worker stops leasing", dispatch.dispatchType(), dispatch.runId(),
+                    e.toString(), e);
+            halt(e, dispatch.dispatchType() + " of run " + dispatch.runId());
+        } catch (Error e) {
+            // A linkage error (a library version mismatch, say) fails this step, which reported it to the ledger;
+            // the JVM itself is sound, so the thread takes the next dispatch.
+            LOG.error("{} of run {} failed: {}", dispatch.dispatchType(), dispatch.runId(), e.toString(), e);
         } finally {
             busy.decrementAndGet();
             metrics.stepEnded(dispatch.dispatchType(), outcome, Duration.ofNanos(System.nanoTime() - start));
         }
+    }
+
+    /** No thread leases again, and {@link #refused()} and {@code /healthz} say why. */
+    private void halt(VirtualMachineError e, String during) {
+        stopping = true;
+        refused.complete("the worker stopped after " + e.getClass().getSimpleName() + " in " + during
+                + ": restart it (its log has the stack trace)");
     }
 
     /**

@@ -248,8 +248,9 @@ public interface LedgerClient {
 
     /**
      * {@code POST /v1/dispatches/lease} (worker, extension): a long poll that waits up to {@code lease.waitSeconds}
-     * for work; the HTTP timeout is that wait plus {@link LedgerClientConfig#longPollMargin()}. Repeatable: a lease
-     * whose answer was lost is delivered again after the ack timeout. An empty list means no work arrived.
+     * for work; the HTTP timeout is that wait plus {@link LedgerClientConfig#longPollMargin()}. Repeatable: every
+     * attempt carries the call's one {@code X-Request-Id}, and the ledger answers a retry with what an attempt whose
+     * answer was lost had leased, while nobody has acknowledged it. An empty list means no work arrived.
      */
     List<LeasedDispatch> leaseDispatches(Lease lease);
 

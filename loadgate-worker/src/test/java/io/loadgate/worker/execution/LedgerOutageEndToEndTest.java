@@ -3,6 +3,9 @@ package io.loadgate.worker.execution;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.loadgate.api.DispatchApi.Lease;
+import io.loadgate.api.DispatchApi.LeasedDispatch;
+import io.loadgate.api.DispatchType;
 import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
@@ -12,6 +15,7 @@ import io.loadgate.worker.submit.RunSubmitter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -78,6 +82,44 @@ class LedgerOutageEndToEndTest {
 
         assertSucceeded(run);
         assertThat(proxy.refused()).as("the ledger tried its database during the outage").isPositive();
+    }
+
+    /**
+     * The ledger's database commits a worker's lease and the answer is lost on its way back (the connection went
+     * between the two), so the ledger answers 503 and the client asks again. The retry must get what the lost
+     * attempt took: a new lease would leave that dispatch SENT to a node that never saw it, its partition PENDING
+     * with nobody to claim it until ack_timeout (10 minutes). That is what stalled
+     * {@link #aLedgerDatabaseUnreachableMidRunEndsInSuccess} once under load: its cut comes the moment the first
+     * partition succeeds, which is when the worker leases its next one.
+     */
+    @Test
+    void aLeaseWhoseCommitWasNotAnsweredIsGivenToItsRetry() throws Exception {
+        AtomicReference<TcpProxy> made = new AtomicReference<>();
+        harness = new LoadHarness(dir, RecoveryMode.FAIL, WorkerMetrics.off(), url -> {
+            made.set(TcpProxy.inFrontOf(url));
+            return made.get().jdbcUrl(url);
+        });
+        proxy = made.get();
+        harness.addRows(DAY, 1, 4_000);
+        RunSubmitter.Submission submission = harness.submit(harness.jobYaml("LOST_LEASE", 2), DAY);
+        UUID runId = submission.runId();
+        // The lease's UPDATE, as the driver sends it the first time.
+        proxy.loseCommitAnswerAfter("SET status = 'SENT', sent_at = now()");
+
+        List<LeasedDispatch> leased = harness.client.leaseDispatches(new Lease(harness.context.node(),
+                List.of(DispatchType.EXTRACT_PARTITION), 1, 0));
+
+        assertThat(proxy.commitAnswersLost()).as("the first attempt's commit landed unanswered").isEqualTo(1);
+        assertThat(leased).hasSize(1);
+        assertThat(harness.ledger.count("SELECT count(*) FROM load_dispatch WHERE run_id = '" + runId
+                + "' AND status = 'SENT'")).as("every dispatch SENT is one the worker holds").isEqualTo(1);
+        // The worker would run it; handed back, the run goes on as it would have.
+        harness.client.releaseDispatch(leased.get(0).dispatchId(), harness.context.node());
+        harness.startWorker(1);
+        RunView run = harness.follow(submission);
+        submission.close();
+        assertThat(run.status()).as(run.errorCode() + ": " + run.errorMessage()).isEqualTo(RunStatus.SUCCESS);
+        assertThat(harness.tableRows(DAY)).isEqualTo(harness.sourceRows(DAY));
     }
 
     /**

@@ -56,7 +56,7 @@ public final class FaultInjectingCatalog implements Catalog {
     }
 
     /** Runs {@code action} once, at the start of the next commit, before anything reaches the catalog. */
-    void beforeNextCommit(Runnable action) {
+    public void beforeNextCommit(Runnable action) {
         beforeNextCommit.set(requireNonNull(action, "action is null"));
     }
 
