@@ -43,6 +43,10 @@ class HiveTargetsWiringTest {
     void businessKeysBecomeHivePartitionValues() {
         assertThat(HivePartitioning.DT.values("2026-12-01")).containsExactly("2026-12-01");
         assertThat(HivePartitioning.DT_HR.values("2026-12-01T05:00:00")).containsExactly("2026-12-01", "05");
+        assertThat(HivePartitioning.DT_HR.values("2026-11-30T14")).as("the file source's hour key")
+                .containsExactly("2026-11-30", "14");
+        assertThat(HivePartitioning.YEAR_MONTH_DAY_HOUR.values("2026-11-30T04"))
+                .containsExactly("2026", "11", "30", "04");
         assertThat(HivePartitioning.YEAR_MONTH_DAY_HOUR.values("2026-12-01T05:00:00"))
                 .containsExactly("2026", "12", "01", "05");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> HivePartitioning.DT_HR.values("2026-12-01T05:30:00"))
