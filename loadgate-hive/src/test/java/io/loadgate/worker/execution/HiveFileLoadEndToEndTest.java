@@ -8,14 +8,19 @@ import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.StepApi.StagedFile;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
+import io.loadgate.worker.cleanup.Cleaner;
+import io.loadgate.worker.cleanup.CleanupMode;
+import io.loadgate.worker.cleanup.RunCleanup;
 import io.loadgate.worker.target.hive.HiveMetastoreFixture;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.hive.metastore.HiveMetaStoreClient;
@@ -35,7 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Camus directory drops loaded end to end into a Hive table partitioned {@code dt_hr}: the ledger behind its HTTP API
  * and the workers in this JVM, the Hive Metastore 4.0.1 in its own ({@link HiveMetastoreFixture}), real files on the
- * local disk, the partition's files read back with parquet-java at the location the metastore returns.
+ * local disk, the partition's files read back with parquet-java at the location the metastore returns; then the real
+ * {@link Cleaner} over both runs once past retention.
  */
 @Timeout(300)
 class HiveFileLoadEndToEndTest {
@@ -104,7 +110,7 @@ class HiveFileLoadEndToEndTest {
     }
 
     @Test
-    void anHourLoadsIntoItsDtHrPartitionAndAReloadReplacesIt() throws Exception {
+    void anHourLoadsIntoItsDtHrPartitionAReloadReplacesItAndCleanupKeepsWhatThePartitionPointsAt() throws Exception {
         String table = "events_" + TABLES.incrementAndGet();
         harness.startWorker(2);
 
@@ -148,6 +154,32 @@ class HiveFileLoadEndToEndTest {
         Path replacedDirectory = local(firstPartition.getSd().getLocation());
         assertThat(replacedDirectory).as("the replaced publish's directory stays for readers until cleanup")
                 .isDirectory();
+
+        harness.ledger.execute("UPDATE loadgate.load_run SET completed_at = now() - interval '30 days' WHERE run_id IN ('"
+                + first.runId() + "', '" + again.runId() + "')");
+        List<RunCleanup> cleaned = new Cleaner(harness.client, new RunContexts(harness.client),
+                TargetCatalogs.withDefault(harness.catalog, dir.resolve("warehouse")), new Configuration())
+                .clean(CleanupMode.DELETE);
+
+        Map<UUID, RunCleanup> byRun = cleaned.stream().collect(Collectors.toMap(RunCleanup::runId, r -> r));
+        assertThat(byRun.keySet()).containsExactlyInAnyOrder(first.runId(), again.runId());
+        assertThat(byRun.values()).allSatisfy(r -> assertThat(r.outcome()).as("%s", r)
+                .isEqualTo(RunCleanup.Outcome.CLEANED));
+        Partition current = partition(table);
+        assertThat(current.getSd().getLocation()).isEqualTo(replaced.getSd().getLocation());
+        assertThat(byRun.get(again.runId()).kept()).as("every file the partition points at is kept")
+                .containsAll(qualifiedFiles(current));
+        assertThat(ids(current)).as("and still reads whole").containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(replacedDirectory).as("the replaced run's partition directory, past retention").doesNotExist();
+        assertThat(byRun.get(first.runId()).deleted()).hasSizeGreaterThanOrEqualTo(2 * dataFileNames(first.runId()).size());
+        List<String> rejects = harness.client.files(first.runId()).stream()
+                .filter(f -> f.kind() == ChunkKind.REJECTS).map(f -> local(f.hdfsPath()).getFileName().toString())
+                .toList();
+        try (var left = Files.walk(replacedDirectory.getParent())) {
+            assertThat(left.filter(Files::isRegularFile).map(p -> p.getFileName().toString()))
+                    .as("of the replaced run, only its rejected rows are left").containsExactlyInAnyOrderElementsOf(rejects);
+        }
+        assertThat(rejects).isNotEmpty();
     }
 
     private Partition partition(String table) throws Exception {
@@ -161,6 +193,10 @@ class HiveFileLoadEndToEndTest {
 
     private List<String> fileNames(Partition partition) throws IOException {
         return dataFiles(partition).stream().map(s -> s.getPath().getName()).toList();
+    }
+
+    private List<String> qualifiedFiles(Partition partition) throws IOException {
+        return dataFiles(partition).stream().map(s -> s.getPath().toString()).toList();
     }
 
     /** The files Hive reads at the partition's location (it skips names starting with _ or .). */
