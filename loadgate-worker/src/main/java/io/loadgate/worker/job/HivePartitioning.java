@@ -21,6 +21,9 @@ public enum HivePartitioning {
     /** {@code year=2026/month=12/day=01/hour=05}: an hour key. */
     YEAR_MONTH_DAY_HOUR(List.of("year", "month", "day", "hour"));
 
+    /** The file source's canonical hour key ({@code FileKey}): its key column is text, so the ledger records this. */
+    private static final DateTimeFormatter FILE_SOURCE_HOUR = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH");
+
     private final List<String> columns;
 
     HivePartitioning(List<String> columns) {
@@ -33,7 +36,8 @@ public enum HivePartitioning {
 
     /**
      * The partition values of a canonical business key ({@link BusinessKeyFormat}): {@code 2026-12-01} for a date,
-     * {@code 2026-12-01T05:00:00} for an hour.
+     * {@code 2026-12-01T05:00:00} for an hour, or {@code 2026-12-01T05} for an hour of the file source (whose key
+     * column is text holding that form).
      *
      * @throws JobSpecException when the key is not of the kind this layout takes, or an hour key is not on the hour
      */
@@ -51,8 +55,13 @@ public enum HivePartitioning {
         try {
             hour = LocalDateTime.parse(businessKey);
         } catch (DateTimeParseException e) {
-            throw new JobSpecException("target.hive.partitioning " + name().toLowerCase(java.util.Locale.ROOT)
-                    + " takes an hour business key (2026-12-01T05:00:00), got '" + businessKey + "'");
+            try {
+                hour = LocalDateTime.parse(businessKey, FILE_SOURCE_HOUR);
+            } catch (DateTimeParseException notFileSourceHour) {
+                throw new JobSpecException("target.hive.partitioning " + name().toLowerCase(java.util.Locale.ROOT)
+                        + " takes an hour business key (2026-12-01T05:00:00, or a file source's 2026-12-01T05), got '"
+                        + businessKey + "'");
+            }
         }
         if (hour.getMinute() != 0 || hour.getSecond() != 0 || hour.getNano() != 0) {
             throw new JobSpecException("an hour business key must be on the hour, got '" + businessKey + "'");

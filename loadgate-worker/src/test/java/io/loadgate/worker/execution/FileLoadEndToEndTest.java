@@ -49,11 +49,19 @@ class FileLoadEndToEndTest {
     void start() throws Exception {
         drops = dir.resolve("drops");
         harness = new LoadHarness(dir, RecoveryMode.FAIL);
-        lines("d_20261130-1400/part-0.json", 0, 400);
+        writeDrops(drops);
+    }
+
+    /**
+     * Camus drops of hour {@link #KEY}: ids 0..399 in a plain file ending in a malformed line, 400..699 gzipped, and
+     * ids 5,000..5,049 of the next hour. Also the Hive target's end-to-end test's.
+     */
+    static void writeDrops(Path drops) throws IOException {
+        lines(drops, "d_20261130-1400/part-0.json", 0, 400);
         Files.writeString(drops.resolve("d_20261130-1400/part-0.json"), "{\"id\": 9999, \"amount\": \"x\n",
                 StandardOpenOption.APPEND);
-        gzipLines("d_20261130-1410/part-0.json.gz", 400, 300);
-        lines("d_20261130-1500/part-0.json", 5_000, 50);
+        gzipLines(drops, "d_20261130-1410/part-0.json.gz", 400, 300);
+        lines(drops, "d_20261130-1500/part-0.json", 5_000, 50);
     }
 
     @AfterEach
@@ -104,7 +112,7 @@ class FileLoadEndToEndTest {
         assertThat(first.targetCount()).isEqualTo(700);
         assertThat(icebergIds()).hasSize(700).doesNotContain(5_000L, 9_999L);
 
-        lines("d_20261130-1450/part-0.json", 10_000, 20);
+        lines(drops, "d_20261130-1450/part-0.json", 10_000, 20);
         RunView again = harness.follow(harness.submit(job(ICEBERG), HOUR));
 
         assertThat(again.status()).as(again.errorMessage()).isEqualTo(RunStatus.SUCCESS);
@@ -116,7 +124,7 @@ class FileLoadEndToEndTest {
     @Test
     void aFileAppendedToAfterPlanningFailsTheRunAndNothingIsPublished() throws Exception {
         RunSubmitter.Submission submission = harness.submit(job(ICEBERG), HOUR);
-        lines("d_20261130-1400/part-0.json", 20_000, 1);
+        lines(drops, "d_20261130-1400/part-0.json", 20_000, 1);
         harness.startWorker(2);
 
         RunView run = harness.follow(submission);
@@ -166,13 +174,14 @@ class FileLoadEndToEndTest {
         return ids;
     }
 
-    private void lines(String path, int first, int count) throws IOException {
+    /** Appends ndjson events {@code first..first+count-1} to {@code path} under {@code drops}. */
+    static void lines(Path drops, String path, int first, int count) throws IOException {
         Path file = drops.resolve(path);
         Files.createDirectories(file.getParent());
         Files.writeString(file, events(first, count), StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     }
 
-    private void gzipLines(String path, int first, int count) throws IOException {
+    private static void gzipLines(Path drops, String path, int first, int count) throws IOException {
         Path file = drops.resolve(path);
         Files.createDirectories(file.getParent());
         try (OutputStream out = new GZIPOutputStream(Files.newOutputStream(file))) {

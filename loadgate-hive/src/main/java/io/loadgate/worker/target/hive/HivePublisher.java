@@ -1,5 +1,6 @@
 package io.loadgate.worker.target.hive;
 
+import static io.loadgate.worker.publish.IcebergPublisher.BUSINESS_KEY_PROPERTY;
 import static io.loadgate.worker.publish.IcebergPublisher.JOB_KEY_PROPERTY;
 import static io.loadgate.worker.publish.IcebergPublisher.PUBLISH_GENERATION_PROPERTY;
 import static io.loadgate.worker.publish.IcebergPublisher.PUBLISH_TOKEN_PROPERTY;
@@ -146,6 +147,8 @@ final class HivePublisher {
         parameters.put(RUN_ID_PROPERTY, swap.runId());
         parameters.put(PUBLISH_TOKEN_PROPERTY, swap.publishToken().toString());
         parameters.put(JOB_KEY_PROPERTY, swap.jobKey());
+        // As the ledger spells it: the values alone cannot tell a file source's 2026-12-01T05 from 2026-12-01T05:00:00.
+        parameters.put(BUSINESS_KEY_PROPERTY, swap.businessKey());
         parameters.put(PUBLISH_GENERATION_PROPERTY, Long.toString(swap.fence().generation()));
         parameters.put(SEQUENCE_PROPERTY, Long.toString(sequence));
         try {

@@ -2,6 +2,9 @@ package io.loadgate.worker.target.hive;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.worker.job.FileGrouping;
+import io.loadgate.worker.job.FilesSpec;
+import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.SchemaPolicy;
 import io.loadgate.worker.job.TargetSpec;
 import io.loadgate.worker.job.ValidationSpec;
@@ -68,13 +71,45 @@ final class HiveTarget implements Target {
     private final HiveTable table;
     private final MetastoreConnector metastore;
     private final Configuration hadoop;
+    private final Set<String> keyDerived;
 
-    HiveTarget(String jobKey, TargetSpec spec, MetastoreConnector metastore, Configuration hadoop) {
+    /**
+     * @param keyDerived staged columns that hold, in every row, what the partition column of the same name holds
+     *     (the file source's day and hour of its key, {@link #keyDerived}): the partition's values stand for them
+     */
+    HiveTarget(String jobKey, TargetSpec spec, MetastoreConnector metastore, Configuration hadoop,
+               Set<String> keyDerived) {
         this.jobKey = requireNonNull(jobKey, "jobKey is null");
         this.spec = requireNonNull(spec, "spec is null");
         this.table = HiveTable.of(spec.table(), spec.hive().partitioning());
         this.metastore = requireNonNull(metastore, "metastore is null");
         this.hadoop = requireNonNull(hadoop, "hadoop is null");
+        this.keyDerived = Set.copyOf(keyDerived);
+    }
+
+    /**
+     * The file source's derived columns that have the name of a partition column of {@code partitioning} and its
+     * meaning: the key's day ({@code dt}) and hour ({@code hr}, {@code hour}). With the file source's default names
+     * ({@code dt}, {@code hr}) and {@code partitioning: dt_hr}, both; a column of another source named so is the
+     * source's own and stays refused.
+     */
+    static Set<String> keyDerived(JobSpec job) {
+        FilesSpec files = job.source().files();
+        if (files == null || !job.target().isHive()) {
+            return Set.of();
+        }
+        List<String> columns = job.target().hive().partitioning().columns();
+        Set<String> derived = new HashSet<>();
+        String date = files.partitionColumns().date().toLowerCase(Locale.ROOT);
+        if (date.equals("dt") && columns.contains("dt")) {
+            derived.add(date);
+        }
+        String hour = files.groupBy() == FileGrouping.HOUR ? files.partitionColumns().hour().toLowerCase(Locale.ROOT)
+                : null;
+        if (hour != null && (hour.equals("hr") || hour.equals("hour")) && columns.contains(hour)) {
+            derived.add(hour);
+        }
+        return derived;
     }
 
     @Override
@@ -419,8 +454,16 @@ final class HiveTarget implements Target {
         return Instant.ofEpochSecond(ddlTime != null ? Long.parseLong(ddlTime) : partition.getCreateTime());
     }
 
-    /** The partition's business key; its name ({@code dt=...}) for a partition no business key of the job becomes. */
+    /**
+     * The partition's business key as its publish recorded it (the ledger's spelling); else the one its values map
+     * back to; else its name ({@code dt=...}), for a partition no business key of the job becomes.
+     */
     private String businessKey(Partition partition) {
+        String recorded = partition.getParameters() == null ? null
+                : partition.getParameters().get(IcebergPublisher.BUSINESS_KEY_PROPERTY);
+        if (recorded != null && recordedFits(recorded, partition.getValues())) {
+            return recorded;
+        }
         return table.partitioning().businessKey(partition.getValues()).orElseGet(() -> {
             try {
                 return Warehouse.makePartName(table.partitionKeys(), partition.getValues());
@@ -428,6 +471,15 @@ final class HiveTarget implements Target {
                 return String.join("/", partition.getValues());
             }
         });
+    }
+
+    /** Whether {@code recorded} is a key of the table's partitioning whose values are {@code values}. */
+    private boolean recordedFits(String recorded, List<String> values) {
+        try {
+            return table.partitioning().values(recorded).equals(values);
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     /** The table's partitions in business-key order. */
@@ -493,16 +545,26 @@ final class HiveTarget implements Target {
         return rows;
     }
 
-    /** The staged columns without the partition columns, which Hive holds in the partition's values instead. */
+    /**
+     * The staged columns without the key-derived ones, whose values the partition's values hold for Hive's readers
+     * (Hive reads Parquet by column name, so the files' copies are not read). Any other staged column with a
+     * partition column's name is refused: the two could differ.
+     */
     private Schema dataColumns(Schema columns) {
+        List<Types.NestedField> kept = new ArrayList<>();
+        for (Types.NestedField field : columns.columns()) {
+            if (!keyDerived.contains(field.name().toLowerCase(Locale.ROOT))) {
+                kept.add(field);
+            }
+        }
         for (String column : table.partitioning().columns()) {
-            if (columns.caseInsensitiveFindField(column) != null) {
+            if (!keyDerived.contains(column) && columns.caseInsensitiveFindField(column) != null) {
                 throw new TargetMismatchException("staged column " + column + " has the name of a Hive partition"
                         + " column of " + table + " (target.hive.partitioning " + table.partitioning().name()
                         .toLowerCase(Locale.ROOT) + "): rename it in the source query");
             }
         }
-        return columns;
+        return new Schema(kept);
     }
 
     private Optional<Table> existing(IMetaStoreClient client) throws TException {

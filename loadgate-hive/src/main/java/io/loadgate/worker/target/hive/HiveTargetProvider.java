@@ -14,6 +14,7 @@ public final class HiveTargetProvider implements TargetProvider {
 
     @Override
     public Target create(JobSpec job, Configuration hadoop) {
-        return new HiveTarget(job.jobKey(), job.target(), MetastoreConnector.of(job.target().hive(), hadoop), hadoop);
+        return new HiveTarget(job.jobKey(), job.target(), MetastoreConnector.of(job.target().hive(), hadoop), hadoop,
+                HiveTarget.keyDerived(job));
     }
 }

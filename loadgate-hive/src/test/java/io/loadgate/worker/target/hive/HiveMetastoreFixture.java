@@ -1,158 +1,118 @@
 package io.loadgate.worker.target.hive;
 
-import io.loadgate.ledger.testing.TestDatabases;
-import io.loadgate.ledger.testing.TestDatabases.TestDatabase;
+import java.io.File;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.PrintStream;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hdfs.MiniDFSCluster;
-import org.apache.hadoop.hive.metastore.HiveMetaStore;
-import org.apache.hadoop.hive.metastore.conf.MetastoreConf;
-import org.apache.hadoop.hive.metastore.security.HadoopThriftAuthBridge;
-import org.apache.hadoop.hive.metastore.tools.schematool.MetastoreSchemaTool;
 
 /**
- * A Hive Metastore 4.0.1 serving Thrift on a free loopback port, its schema made by schematool on a test PostgreSQL
- * database (the machine's, or the embedded one: {@link TestDatabases}), and an in-process HDFS (one name node, one
- * data node) for the tables' data and the staging. Started once per test JVM on first use: the metastore has no
- * public stop and lives until the JVM exits; HDFS is shut down by a shutdown hook.
+ * A Hive Metastore 4.0.1 and an HDFS minicluster for the tests, in a JVM of their own ({@link HiveMetastoreProcess})
+ * so that a test may also run the ledger: the metastore server links Jetty 9 (for an HTTP mode Loadgate does not
+ * use), the ledger Jetty 12, and the two cannot share a class path. The child runs on this module's test class path
+ * with Jetty 12 taken out and the Jetty 9 jars Maven copies to {@code loadgate.hms.jetty9} put in. Started once per
+ * test JVM on first use; ends when this JVM does (its standard input closes, and a shutdown hook stops it).
  */
-final class HiveMetastoreFixture {
+public final class HiveMetastoreFixture {
+    private static final Duration START_LIMIT = Duration.ofMinutes(3);
     private static HiveMetastoreFixture shared;
 
-    final Configuration hadoop;
-    final MiniDFSCluster hdfs;
-    final String metastoreUri;
-    final Duration startup;
+    /** A client configuration of the fixture's HDFS: {@code fs.defaultFS} is its name node. */
+    public final Configuration hadoop;
+    public final String metastoreUri;
+    public final Duration startup;
+    private final String hdfsUri;
 
-    private HiveMetastoreFixture(Configuration hadoop, MiniDFSCluster hdfs, String metastoreUri, Duration startup) {
+    private HiveMetastoreFixture(Configuration hadoop, String hdfsUri, String metastoreUri, Duration startup) {
         this.hadoop = hadoop;
-        this.hdfs = hdfs;
+        this.hdfsUri = hdfsUri;
         this.metastoreUri = metastoreUri;
         this.startup = startup;
     }
 
-    static synchronized HiveMetastoreFixture shared() {
+    public static synchronized HiveMetastoreFixture shared() {
         if (shared == null) {
             try {
                 shared = start();
             } catch (Exception e) {
-                throw new IllegalStateException("cannot start the test metastore: " + e, e);
+                throw new IllegalStateException("cannot start the test metastore: " + e.getMessage(), e);
             }
         }
         return shared;
     }
 
     /** {@code hdfs://localhost:port}: where the fixture's tables and staging live. */
-    String hdfsUri() {
-        return hdfs.getURI().toString();
+    public String hdfsUri() {
+        return hdfsUri;
     }
 
     private static HiveMetastoreFixture start() throws Exception {
         Instant started = Instant.now();
         Path base = Files.createTempDirectory("loadgate-hms");
-        Configuration dfsConf = new Configuration();
-        dfsConf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, base.resolve("dfs").toString());
-        MiniDFSCluster hdfs = new MiniDFSCluster.Builder(dfsConf).numDataNodes(1).build();
-        hdfs.waitActive();
-        Runtime.getRuntime().addShutdownHook(new Thread(hdfs::shutdown, "minidfs-shutdown"));
-        String nameNode = hdfs.getURI().toString();
-        Configuration hadoop = new Configuration(dfsConf);
-        hadoop.set("fs.defaultFS", nameNode);
-
-        TestDatabase database = TestDatabases.create();
-        Configuration conf = MetastoreConf.newMetastoreConf(new Configuration(hadoop));
-        conf.set("javax.jdo.option.ConnectionURL", database.jdbcUrl());
-        conf.set("javax.jdo.option.ConnectionDriverName", "org.postgresql.Driver");
-        conf.set("javax.jdo.option.ConnectionUserName", database.user());
-        conf.set("javax.jdo.option.ConnectionPassword", database.password());
-        // HMS 4 refuses EXTERNAL tables under its managed root: the two stay apart.
-        conf.set("metastore.warehouse.dir", nameNode + "/hive/managed");
-        conf.set("metastore.warehouse.external.dir", nameNode + "/hive/external");
-        conf.setBoolean("metastore.schema.verification", true);
-        conf.setBoolean("metastore.compactor.initiator.on", false);
-        conf.setBoolean("metastore.compactor.cleaner.on", false);
-        conf.setBoolean("metastore.housekeeping.threads.on", false);
-        conf.setBoolean("metastore.metrics.enabled", false);
-        conf.setInt("metastore.server.min.threads", 4);
-        // The metastore opens several pools (object store, transactions, their mutexes), 10 connections each by
-        // default: on a PostgreSQL the whole machine's tests share, that alone can exhaust max_connections.
-        conf.setInt("datanucleus.connectionPool.maxPoolSize", 2);
-        // By default a failing call is retried 10 times, 2 s apart, in the server: a refusal must come at once.
-        conf.setInt("hive.hmshandler.retry.attempts", 1);
-        conf.set("metastore.thrift.bind.host", "127.0.0.1");
-
-        String home = System.getProperty("loadgate.hms.home");
-        if (home == null || !Files.isDirectory(Path.of(home, "scripts", "metastore", "upgrade", "postgres"))) {
-            throw new IllegalStateException("no metastore schema scripts at " + home
-                    + " (loadgate.hms.home; Maven unpacks them in generate-test-resources)");
-        }
-        int rc = quietly(() -> new MetastoreSchemaTool().run(home, new String[] {"-initSchema", "-dbType", "postgres",
-                "-userName", database.user(), "-passWord", database.password(), "-url", database.jdbcUrl(),
-                "-driver", "org.postgresql.Driver"}, null, conf));
-        if (rc != 0) {
-            throw new IllegalStateException("schematool -initSchema exited " + rc);
-        }
-
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
-        Thread server = new Thread(() -> {
-            try {
-                HiveMetaStore.startMetaStore(port, HadoopThriftAuthBridge.getBridge(), conf);
-            } catch (Throwable e) {
-                e.printStackTrace();
+        Path ready = base.resolve("ready");
+        Path log = base.resolve("metastore.log");
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx512m", "-Dloadgate.hms.home=" + property("loadgate.hms.home"), "-cp", childClassPath(),
+                HiveMetastoreProcess.class.getName(), ready.toString(), base.toString());
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Runtime.getRuntime().addShutdownHook(new Thread(process::destroy, "hms-process-stop"));
+        Instant deadline = started.plus(START_LIMIT);
+        while (!Files.exists(ready)) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("the metastore JVM exited " + process.exitValue() + "; its log "
+                        + log + " ends: " + tail(log));
             }
-        }, "hive-metastore");
-        server.setDaemon(true);
-        server.start();
-        awaitListening(port, server);
-        return new HiveMetastoreFixture(hadoop, hdfs, "thrift://127.0.0.1:" + port,
-                Duration.between(started, Instant.now()));
+            if (Instant.now().isAfter(deadline)) {
+                process.destroy();
+                throw new IllegalStateException("the metastore JVM did not serve within " + START_LIMIT
+                        + "; its log " + log + " ends: " + tail(log));
+            }
+            Thread.sleep(100);
+        }
+        List<String> uris = Files.readAllLines(ready);
+        Configuration hadoop = new Configuration();
+        hadoop.set("fs.defaultFS", uris.get(0));
+        return new HiveMetastoreFixture(hadoop, uris.get(0), uris.get(1), Duration.between(started, Instant.now()));
     }
 
-    private static void awaitListening(int port, Thread server) throws InterruptedException {
-        Instant deadline = Instant.now().plusSeconds(60);
-        while (Instant.now().isBefore(deadline)) {
-            try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
-                return;
-            } catch (IOException e) {
-                if (!server.isAlive()) {
-                    throw new IllegalStateException("the metastore thread ended before listening on " + port);
-                }
-                Thread.sleep(100);
+    /**
+     * This JVM's test class path (surefire names it in {@code surefire.test.class.path}; its own class path is a
+     * manifest jar) without Jetty 12 and its servlet API, with the Jetty 9 jars instead.
+     */
+    private static String childClassPath() throws IOException {
+        String own = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        List<String> entries = new ArrayList<>();
+        for (String entry : own.split(File.pathSeparator)) {
+            String path = entry.replace(File.separatorChar, '/');
+            if (!path.contains("/org/eclipse/jetty/") && !path.contains("/jakarta/servlet/")) {
+                entries.add(entry);
             }
         }
-        throw new IllegalStateException("the metastore did not listen on " + port + " within 60 s");
+        try (Stream<Path> jars = Files.list(Path.of(property("loadgate.hms.jetty9")))) {
+            jars.filter(p -> p.toString().endsWith(".jar")).sorted().forEach(p -> entries.add(p.toString()));
+        }
+        return String.join(File.pathSeparator, entries);
     }
 
-    private interface Step {
-        int run() throws Exception;
+    private static String property(String name) {
+        String value = System.getProperty(name);
+        if (value == null) {
+            throw new IllegalStateException("system property " + name + " is not set (Maven's surefire sets it)");
+        }
+        return value;
     }
 
-    /** schematool runs sqlline, which echoes the whole schema script (thousands of lines) to stdout. */
-    private static int quietly(Step step) throws Exception {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
-        PrintStream sink = new PrintStream(OutputStream.nullOutputStream());
-        System.setOut(sink);
-        System.setErr(sink);
+    private static String tail(Path log) {
         try {
-            return step.run();
-        } finally {
-            System.setOut(out);
-            System.setErr(err);
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+        } catch (IOException e) {
+            return "(unreadable: " + e.getMessage() + ")";
         }
     }
-
 }

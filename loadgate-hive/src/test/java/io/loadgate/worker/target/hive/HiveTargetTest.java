@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.tuple;
 import io.loadgate.worker.job.Compression;
 import io.loadgate.worker.job.HivePartitioning;
 import io.loadgate.worker.job.HiveSpec;
+import io.loadgate.worker.job.SchemaPolicy;
 import io.loadgate.worker.job.StagingSpec;
 import io.loadgate.worker.job.TargetSpec;
 import io.loadgate.worker.job.ValidationSpec;
@@ -99,11 +100,18 @@ class HiveTargetTest {
     }
 
     private static Setup target(Function<IMetaStoreClient, IMetaStoreClient> faults) {
-        String table = "orders_" + TABLES.incrementAndGet();
-        TargetSpec spec = new TargetSpec("loader." + table, "order_date", null, null, null,
-                new HiveSpec(fixture.metastoreUri, Map.of(), HivePartitioning.DT));
+        return target("orders_" + TABLES.incrementAndGet(), "order_date", HivePartitioning.DT, SchemaPolicy.EXACT,
+                faults);
+    }
+
+    /** A target on table {@code loader.<table>}, which another target of the test may share. */
+    private static Setup target(String table, String keyColumn, HivePartitioning partitioning, SchemaPolicy schema,
+                                Function<IMetaStoreClient, IMetaStoreClient> faults) {
+        TargetSpec spec = new TargetSpec("loader." + table, keyColumn, null, null, schema,
+                new HiveSpec(fixture.metastoreUri, Map.of(), partitioning));
         MetastoreConnector plain = MetastoreConnector.of(spec.hive(), fixture.hadoop);
-        HiveTarget target = new HiveTarget("job-" + table, spec, () -> faults.apply(plain.open()), fixture.hadoop);
+        HiveTarget target = new HiveTarget("job-" + table, spec, () -> faults.apply(plain.open()), fixture.hadoop,
+                Set.of());
         return new Setup(target, "loader", table, fixture.hdfsUri() + "/stage/job-" + table);
     }
 
@@ -148,10 +156,18 @@ class HiveTargetTest {
 
     /** Every id in the files of the partition's location, read with parquet-java (no Loadgate or Iceberg code). */
     private static List<Long> idsAtLocation(Setup setup) throws Exception {
-        Path location = new Path(partition(setup).getSd().getLocation());
-        FileSystem fs = location.getFileSystem(fixture.hadoop);
-        List<Long> ids = new ArrayList<>();
-        for (var status : fs.listStatus(location)) {
+        return column(partition(setup).getSd().getLocation(), "id").stream().map(Long.class::cast).toList();
+    }
+
+    /**
+     * {@code column} of every row in the data files at {@code location} (null where a file lacks the column), read
+     * with parquet-java.
+     */
+    private static List<Object> column(String location, String column) throws Exception {
+        Path directory = new Path(location);
+        FileSystem fs = directory.getFileSystem(fixture.hadoop);
+        List<Object> values = new ArrayList<>();
+        for (var status : fs.listStatus(directory)) {
             String name = status.getPath().getName();
             if (name.startsWith("_") || name.startsWith(".")) {
                 continue;
@@ -159,11 +175,17 @@ class HiveTargetTest {
             try (ParquetReader<Group> reader = ParquetReader.builder(new GroupReadSupport(), status.getPath())
                     .withConf(fixture.hadoop).build()) {
                 for (Group row = reader.read(); row != null; row = reader.read()) {
-                    ids.add(row.getLong("id", 0));
+                    if (!row.getType().containsField(column) || row.getFieldRepetitionCount(column) == 0) {
+                        values.add(null);
+                    } else if (column.equals("id")) {
+                        values.add(row.getLong(column, 0));
+                    } else {
+                        values.add(row.getString(column, 0));
+                    }
                 }
             }
         }
-        return ids;
+        return values;
     }
 
     private static List<Long> range(long first, int count) {
@@ -319,6 +341,150 @@ class HiveTargetTest {
         assertThat(HivePartitioning.DT_HR.businessKey(List.of("2026-12-01", "5"))).as("not as Loadgate spells it")
                 .isEmpty();
         assertThat(HivePartitioning.DT.businessKey(List.of("latest"))).isEmpty();
+    }
+
+    /** Staged rows of an hourly source: its business-key column is a timestamp on the hour. */
+    private static final Schema HOURLY = new Schema(Types.NestedField.optional(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "event_hour", Types.TimestampType.withoutZone()));
+
+    /** A run of {@code rows} rows of {@code schema} ({@code fill} sets each record's other columns) for {@code key}. */
+    private static Staged stage(Setup setup, Schema schema, long firstId, int rows,
+                                java.util.function.BiConsumer<Record, Long> fill) {
+        String runId = UUID.randomUUID().toString();
+        URI directory = URI.create(setup.stageRoot() + "/run_id=" + runId);
+        List<Record> records = new ArrayList<>();
+        for (long id = firstId; id < firstId + rows; id++) {
+            Record record = org.apache.iceberg.data.GenericRecord.create(schema);
+            record.setField("id", id);
+            fill.accept(record, id);
+            records.add(record);
+        }
+        ChunkWriter writer = new ChunkWriter(fixture.hadoop, directory, schema,
+                new StagingSpec(directory, 400, Compression.ZSTD));
+        return new Staged(runId, DAY, directory,
+                writer.writePartition(new ChunkNaming("0000", 1, UUID.randomUUID()), records.iterator()));
+    }
+
+    private static Publication publication(Staged staged, String businessKey, Schema schema) {
+        return new Publication(staged.runId(), businessKey, UUID.randomUUID(), Fences.next(), staged.files(),
+                () -> schema);
+    }
+
+    /**
+     * Both hour layouts on a real table: the table is partitioned by the layout's string columns, each hour key
+     * (a timestamp source's {@code 2026-12-01T05:00:00} and a file source's {@code 2026-12-01T06}) is a partition of
+     * its own holding exactly its run's rows, a replace of one hour leaves the other alone, and each partition maps
+     * back to its key as the ledger spells it.
+     */
+    @Test
+    void hourKeysBecomeRealDtHrAndYearMonthDayHourPartitions() throws Exception {
+        Map<HivePartitioning, List<String>> names = Map.of(
+                HivePartitioning.DT_HR, List.of("dt=2026-12-01/hr=05", "dt=2026-12-01/hr=06"),
+                HivePartitioning.YEAR_MONTH_DAY_HOUR, List.of("year=2026/month=12/day=01/hour=05",
+                        "year=2026/month=12/day=01/hour=06"));
+        for (HivePartitioning partitioning : List.of(HivePartitioning.DT_HR, HivePartitioning.YEAR_MONTH_DAY_HOUR)) {
+            Setup setup = target("hourly_" + TABLES.incrementAndGet(), "event_hour", partitioning, SchemaPolicy.EXACT,
+                    Function.identity());
+            String five = "2026-12-01T05:00:00";
+            String six = "2026-12-01T06";
+            Staged fifth = stage(setup, HOURLY, 0, 300, (r, id) -> r.setField("event_hour", DAY.atTime(5, 0)));
+            Staged sixth = stage(setup, HOURLY, 1_000, 200, (r, id) -> r.setField("event_hour", DAY.atTime(6, 0)));
+
+            PublishOutcome p5 = setup.target().publish(publication(fifth, five, HOURLY));
+            PublishOutcome p6 = setup.target().publish(publication(sixth, six, HOURLY));
+
+            assertThat(p5.status()).as(p5.message()).isEqualTo(Status.PUBLISHED);
+            assertThat(p6.status()).as(p6.message()).isEqualTo(Status.PUBLISHED);
+            Table table = admin.getTable(setup.database(), setup.table());
+            assertThat(table.getPartitionKeys()).extracting(FieldSchema::getName, FieldSchema::getType)
+                    .containsExactlyElementsOf(partitioning.columns().stream().map(c -> tuple(c, "string")).toList());
+            assertThat(table.getSd().getCols()).extracting(FieldSchema::getName, FieldSchema::getType)
+                    .containsExactly(tuple("id", "bigint"), tuple("event_hour", "timestamp"));
+            assertThat(admin.listPartitionNames(setup.database(), setup.table(), (short) -1))
+                    .as(partitioning.name()).containsExactlyInAnyOrderElementsOf(names.get(partitioning));
+            List<String> fiveValues = partitioning.values(five);
+            List<String> sixValues = partitioning.values(six);
+            String fiveLocation = admin.getPartition(setup.database(), setup.table(), new ArrayList<>(fiveValues))
+                    .getSd().getLocation();
+            String sixLocation = admin.getPartition(setup.database(), setup.table(), new ArrayList<>(sixValues))
+                    .getSd().getLocation();
+            assertThat(column(fiveLocation, "id")).containsExactlyInAnyOrderElementsOf(range(0, 300));
+            assertThat(column(sixLocation, "id")).containsExactlyInAnyOrderElementsOf(range(1_000, 200));
+
+            Staged again = stage(setup, HOURLY, 5_000, 120, (r, id) -> r.setField("event_hour", DAY.atTime(5, 0)));
+            PublishOutcome replaced = setup.target().publish(publication(again, five, HOURLY));
+
+            assertThat(replaced.status()).as(replaced.message()).isEqualTo(Status.PUBLISHED);
+            String replacedLocation = admin.getPartition(setup.database(), setup.table(),
+                    new ArrayList<>(fiveValues)).getSd().getLocation();
+            assertThat(replacedLocation).isNotEqualTo(fiveLocation);
+            assertThat(column(replacedLocation, "id")).containsExactlyInAnyOrderElementsOf(range(5_000, 120));
+            assertThat(admin.getPartition(setup.database(), setup.table(), new ArrayList<>(sixValues))
+                    .getSd().getLocation()).as("the other hour untouched").isEqualTo(sixLocation);
+            assertThat(setup.target().snapshots()).extracting(TableSnapshot::businessKey, TableSnapshot::runId,
+                            TableSnapshot::rows)
+                    .containsExactlyInAnyOrder(tuple(five, again.runId(), 120L), tuple(six, sixth.runId(), 200L));
+            assertThat(setup.target().overview()).get().extracting(TableOverview::partitions)
+                    .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.list(TableOverview.Partition.class))
+                    .containsExactly(new TableOverview.Partition(five, 120), new TableOverview.Partition(six, 200));
+            assertThat(setup.target().rollback(six).orElseThrow().rows()).isEqualTo(200);
+            assertThat(setup.target().referencedFiles()).get()
+                    .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.collection(String.class))
+                    .contains(replacedLocation, sixLocation).doesNotContain(fiveLocation);
+        }
+    }
+
+    /**
+     * {@code target.schema: add_columns} on a real Hive table: a staged column the table lacks is refused under the
+     * default policy with the table unchanged, and added (nullable, at the end) under add_columns; the partition
+     * published before keeps its files, which lack the column and read as null; a staged set missing a table column
+     * is refused under either.
+     */
+    @Test
+    void addColumnsWidensARealHiveTableAndTheOlderPartitionReadsTheNewColumnAsNull() throws Exception {
+        String name = "widening_" + TABLES.incrementAndGet();
+        Setup exact = target(name, "order_date", HivePartitioning.DT, SchemaPolicy.EXACT, Function.identity());
+        Setup adding = target(name, "order_date", HivePartitioning.DT, SchemaPolicy.ADD_COLUMNS, Function.identity());
+        Staged old = stage(exact, 0, 150, 1);
+        assertThat(exact.target().publish(publication(old, Fences.next())).status()).isEqualTo(Status.PUBLISHED);
+        Schema wider = new Schema(Types.NestedField.optional(1, "id", Types.LongType.get()),
+                Types.NestedField.optional(2, "amount", Types.DecimalType.of(12, 2)),
+                Types.NestedField.optional(3, "order_date", Types.DateType.get()),
+                Types.NestedField.optional(4, "channel", Types.StringType.get()));
+        LocalDate nextDay = DAY.plusDays(1);
+        Staged widened = stage(exact, wider, 1_000, 80, (r, id) -> {
+            r.setField("amount", java.math.BigDecimal.valueOf(id, 2));
+            r.setField("order_date", nextDay);
+            r.setField("channel", "c" + id % 3);
+        });
+
+        PublishOutcome refused = exact.target().publish(publication(widened, nextDay.toString(), wider));
+
+        assertThat(refused.errorCode()).as(refused.message()).isEqualTo(ErrorCode.TARGET_MISMATCH);
+        assertThat(refused.message()).contains("channel");
+        assertThat(admin.getTable(exact.database(), name).getSd().getCols()).extracting(FieldSchema::getName)
+                .containsExactly("id", "amount", "order_date");
+        assertThat(admin.listPartitionNames(exact.database(), name, (short) -1)).containsExactly("dt=" + DAY);
+
+        PublishOutcome added = adding.target().publish(publication(widened, nextDay.toString(), wider));
+
+        assertThat(added.status()).as(added.message()).isEqualTo(Status.PUBLISHED);
+        assertThat(admin.getTable(exact.database(), name).getSd().getCols())
+                .extracting(FieldSchema::getName, FieldSchema::getType)
+                .containsExactly(tuple("id", "bigint"), tuple("amount", "decimal(12,2)"), tuple("order_date", "date"),
+                        tuple("channel", "string"));
+        assertThat(column(partition(exact).getSd().getLocation(), "channel")).as("the older partition's own files")
+                .hasSize(150).containsOnlyNulls();
+        String newLocation = admin.getPartition(exact.database(), name, new ArrayList<>(List.of(nextDay.toString())))
+                .getSd().getLocation();
+        assertThat(column(newLocation, "channel")).hasSize(80).containsOnly("c0", "c1", "c2");
+        assertThat(adding.target().sample(Optional.of(DAY.toString()), 500)).hasSize(150)
+                .allSatisfy(row -> assertThat(row).containsEntry("channel", null));
+        assertThat(adding.target().sample(Optional.of(nextDay.toString()), 500)).hasSize(80)
+                .allSatisfy(row -> assertThat(row.get("channel")).startsWith("c"));
+        assertThat(exact.target().check(wider)).as("nothing left to add").isEmpty();
+        assertThatThrownBy(() -> adding.target().check(StagedRuns.ORDERS)).isInstanceOf(TargetMismatchException.class)
+                .hasMessageContaining("channel is not among the staged columns");
     }
 
     /**
