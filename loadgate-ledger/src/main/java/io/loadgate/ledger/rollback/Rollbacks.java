@@ -22,7 +22,6 @@ import java.util.UUID;
  */
 public final class Rollbacks {
     public static final String EVENT_TYPE = "ROLLED_BACK";
-    public static final int MIN_REASON = 5;
 
     // The target partition holds what the last successful run published: runs of one key never overlap (one
     // active run per key), so the last to complete is also the last to publish.

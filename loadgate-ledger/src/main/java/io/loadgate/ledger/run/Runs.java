@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.ErrorCode;
-import io.loadgate.api.Executor;
 import io.loadgate.api.PartitionStatus;
 import io.loadgate.api.RunApi;
 import io.loadgate.api.RunId;
@@ -82,28 +81,18 @@ public final class Runs {
         this.settings = requireNonNull(settings, "settings is null");
     }
 
+    /** {@code replayed}: an earlier create with the same key made this run, and this is its answer again. */
+    public record Created(RunApi.RunCreated run, boolean replayed) {
+        public Created {
+            requireNonNull(run, "run is null");
+        }
+    }
+
     /**
      * @param createKey the caller's Idempotency-Key, or null: the same key from the same {@code actor} returns the
      *     run the first create made
      */
-    public record CreateRun(String jobKey, String businessKey, String hdfsRoot, String stageTablePrefix,
-                            boolean allowEmptySource, Map<String, Object> parameters, Executor executor,
-                            LedgerSettings.RecoveryMode recoveryMode, String actor, String createKey) {
-        public CreateRun {
-            requireNonNull(jobKey, "jobKey is null");
-            requireNonNull(businessKey, "businessKey is null");
-            requireNonNull(hdfsRoot, "hdfsRoot is null");
-            requireNonNull(stageTablePrefix, "stageTablePrefix is null");
-            parameters = parameters == null ? Map.of() : new LinkedHashMap<>(parameters);
-            requireNonNull(executor, "executor is null");
-        }
-    }
-
-    /** {@code replayed}: an earlier create with the same key made this run, and this is its answer again. */
-    public record CreatedRun(UUID runId, RunStatus status, String hdfsRunPath, String stageTable, boolean replayed) {
-    }
-
-    public CreatedRun create(CreateRun request) {
+    public Created create(RunApi.CreateRun request, String actor, String createKey) {
         StagePath root = StagePath.parse(request.hdfsRoot(), ErrorCode.INVALID_HDFS_ROOT);
         if (settings.allowedRoots().stream().noneMatch(allowed -> allowed.contains(root))) {
             throw new LedgerException.Invalid(ErrorCode.INVALID_HDFS_ROOT, "hdfsRoot " + root
@@ -113,17 +102,16 @@ public final class Runs {
         String runPath = root.resolve(request.jobKey(), "run_id=" + runId).toString();
         String stageTable = request.stageTablePrefix() + new RunId(runId).hex();
         return database.inTransaction(tx -> {
-            Optional<CreatedRun> earlier = keyedCreate(tx, request, root);
+            Optional<Created> earlier = keyedCreate(tx, request, root, actor, createKey);
             if (earlier.isPresent()) {
                 return earlier.get();
             }
             int inserted = tx.update(INSERT, runId, request.jobKey(), request.businessKey(),
                     request.executor().wireName(), root.toString(), runPath, stageTable, request.allowEmptySource(),
-                    LedgerJson.jsonb(request.parameters()), request.actor(), request.recoveryMode(),
-                    request.createKey());
+                    LedgerJson.jsonb(request.parameters()), actor, request.recoveryMode(), createKey);
             if (inserted == 0) {
                 // A copy of this very request may have committed the active run while this one waited on the index.
-                earlier = keyedCreate(tx, request, root);
+                earlier = keyedCreate(tx, request, root, actor, createKey);
                 if (earlier.isPresent()) {
                     return earlier.get();
                 }
@@ -133,10 +121,10 @@ public final class Runs {
                         + " already has an active run for business key " + request.businessKey(),
                         active.<Map<String, Object>>map(id -> Map.of("activeRunId", id.toString())).orElse(Map.of()));
             }
-            EventLog.append(tx, runId, null, "RUN_STATUS", null, RunStatus.CREATED, request.actor(),
+            EventLog.append(tx, runId, null, "RUN_STATUS", null, RunStatus.CREATED, actor,
                     Map.of("jobKey", request.jobKey(), "businessKey", request.businessKey(),
                             "executor", request.executor().wireName()));
-            return new CreatedRun(runId, RunStatus.CREATED, runPath, stageTable, false);
+            return new Created(new RunApi.RunCreated(runId, RunStatus.CREATED, runPath, stageTable), false);
         });
     }
 
@@ -144,21 +132,24 @@ public final class Runs {
      * The run an earlier create with the request's key made, as it is now; refuses the key when that create asked
      * for something else, since answering with its run would hand the caller a run it did not ask for.
      */
-    private static Optional<CreatedRun> keyedCreate(Tx tx, CreateRun request, StagePath root) throws SQLException {
-        if (request.createKey() == null) {
+    private static Optional<Created> keyedCreate(Tx tx, RunApi.CreateRun request, StagePath root, String actor,
+                                                 String createKey) throws SQLException {
+        if (createKey == null) {
             return Optional.empty();
         }
-        record Keyed(CreatedRun run, boolean same) {
+        record Keyed(Created run, boolean same) {
         }
-        Optional<Keyed> keyed = tx.queryOne(KEYED_CREATE, rs -> new Keyed(new CreatedRun(rs.getObject(1, UUID.class),
-                        RunStatus.valueOf(rs.getString(2)), rs.getString(3), rs.getString(4), true), rs.getBoolean(5)),
+        Optional<Keyed> keyed = tx.queryOne(KEYED_CREATE, rs -> new Keyed(new Created(new RunApi.RunCreated(
+                        rs.getObject(1, UUID.class), RunStatus.valueOf(rs.getString(2)), rs.getString(3),
+                        rs.getString(4)), true), rs.getBoolean(5)),
                 request.jobKey(), request.businessKey(), root.toString(), request.stageTablePrefix(),
                 request.allowEmptySource(), LedgerJson.jsonb(request.parameters()), request.executor().wireName(),
-                request.recoveryMode(), request.actor(), request.createKey());
+                request.recoveryMode(), actor, createKey);
         if (keyed.isPresent() && !keyed.get().same()) {
-            throw new LedgerException.Invalid(ErrorCode.IDEMPOTENCY_KEY_REUSED, "Idempotency-Key " + request.createKey()
-                    + " was already used for a different create request (run " + keyed.get().run().runId()
-                    + "); send a new key for a new request", Map.of("runId", keyed.get().run().runId().toString()));
+            UUID earlierRun = keyed.get().run().run().runId();
+            throw new LedgerException.Invalid(ErrorCode.IDEMPOTENCY_KEY_REUSED, "Idempotency-Key " + createKey
+                    + " was already used for a different create request (run " + earlierRun
+                    + "); send a new key for a new request", Map.of("runId", earlierRun.toString()));
         }
         return keyed.map(Keyed::run);
     }
@@ -319,8 +310,6 @@ public final class Runs {
         });
     }
 
-    /** The shortest reason an operator may give for a cancel. */
-    public static final int MIN_CANCEL_REASON = 5;
     public static final String CANCELLED_CODE = "RUN_CANCELLED";
 
     /**

@@ -144,19 +144,20 @@ public final class Validations {
         });
     }
 
-    public StepApi.ValidationsRecorded record(UUID runId, Metric.Stage stage, String queryVersion,
-                                              List<Metric> metrics) {
-        RunStatus required = stage == Metric.Stage.STAGING ? RunStatus.STAGE_VALIDATING : RunStatus.PUBLISHED;
+    public StepApi.ValidationsRecorded record(UUID runId, StepApi.Validations validations) {
+        StepApi.Stage stage = validations.stage();
+        List<StepApi.Metric> metrics = validations.metrics();
+        RunStatus required = stage == StepApi.Stage.STAGING ? RunStatus.STAGE_VALIDATING : RunStatus.PUBLISHED;
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             if (run.status() != required) {
                 throw mismatch(run, required);
             }
             int failCount = 0;
-            for (Metric m : metrics) {
-                tx.update(INSERT_METRIC, runId, stage, m.metricName(), queryVersion, m.expectedValue(),
+            for (StepApi.Metric m : metrics) {
+                tx.update(INSERT_METRIC, runId, stage, m.metricName(), validations.queryVersion(), m.expectedValue(),
                         m.actualValue(), m.tolerance(), m.result(), LedgerJson.jsonb(m.details()));
-                if (Judge.judge(m) == Metric.Result.FAIL) {
+                if (Judge.judge(m) == StepApi.MetricResult.FAIL) {
                     failCount++;
                 }
             }
@@ -177,12 +178,12 @@ public final class Validations {
             // A worker resends the call when the answer was lost; it must learn the verdict, not a 409. The stored
             // metrics no longer change once the run has left STAGE_VALIDATING, so judging them again gives it.
             if (run.status() == RunStatus.FAILED_STAGE_VALIDATION) {
-                return new Verdict(false, run.status(), failures(stored(tx, runId, Metric.Stage.STAGING)));
+                return new Verdict(false, run.status(), failures(stored(tx, runId, StepApi.Stage.STAGING)));
             }
             if (run.status() != RunStatus.STAGE_VALIDATING) {
                 throw mismatch(run, RunStatus.STAGE_VALIDATING);
             }
-            List<Metric> metrics = stored(tx, runId, Metric.Stage.STAGING);
+            List<StepApi.Metric> metrics = stored(tx, runId, StepApi.Stage.STAGING);
             List<String> reasons = failures(metrics);
             if (metrics.isEmpty()) {
                 return new Verdict(false, run.status(), List.of("NO_METRICS"));
@@ -213,13 +214,13 @@ public final class Validations {
             // A resend after a lost answer gets the verdict again (see stageValidated).
             if (run.status() == RunStatus.FAILED_TARGET_VALIDATION) {
                 return new Verdict(false, run.status(), targetFailures(tx, runId,
-                        stored(tx, runId, Metric.Stage.TARGET), targetCount));
+                        stored(tx, runId, StepApi.Stage.TARGET), targetCount));
             }
             if (run.status() != RunStatus.PUBLISHED) {
                 throw mismatch(run, RunStatus.PUBLISHED);
             }
             Outbox.ackOpen(tx, runId, DispatchType.VALIDATE_TARGET, null);
-            List<Metric> metrics = stored(tx, runId, Metric.Stage.TARGET);
+            List<StepApi.Metric> metrics = stored(tx, runId, StepApi.Stage.TARGET);
             if (metrics.isEmpty()) {
                 return new Verdict(false, run.status(), List.of("NO_METRICS"));
             }
@@ -238,42 +239,41 @@ public final class Validations {
         });
     }
 
-    public List<StepApi.ValidationView> list(UUID runId, Metric.Stage stage) {
+    public List<StepApi.ValidationView> list(UUID runId, StepApi.Stage stage) {
         String s = stage == null ? null : stage.name();
         return database.inTransaction(tx -> {
             RunTransitions.read(tx, runId).orElseThrow(() -> RunTransitions.notFound(runId));
             return tx.query(METRICS, rs -> {
-                Metric m = metric(rs);
+                StepApi.Metric m = metric(rs);
                 return new StepApi.ValidationView(StepApi.Stage.valueOf(rs.getString("stage")), m.metricName(),
                         rs.getString("query_version"), m.expectedValue(), m.actualValue(), m.tolerance(),
-                        StepApi.MetricResult.valueOf(m.result().name()),
-                        StepApi.MetricResult.valueOf(Judge.judge(m).name()), m.details(), Tx.instant(rs, "created_at"));
+                        m.result(), Judge.judge(m), m.details(), Tx.instant(rs, "created_at"));
             }, runId, s, s);
         });
     }
 
-    private static List<Metric> stored(Tx tx, UUID runId, Metric.Stage stage) throws SQLException {
+    private static List<StepApi.Metric> stored(Tx tx, UUID runId, StepApi.Stage stage) throws SQLException {
         return tx.query(METRICS, Validations::metric, runId, stage.name(), stage.name());
     }
 
     @SuppressWarnings("unchecked")
-    private static Metric metric(ResultSet rs) throws SQLException {
-        return new Metric(rs.getString("metric_name"), rs.getString("expected_value"), rs.getString("actual_value"),
-                rs.getString("tolerance"), Metric.Result.valueOf(rs.getString("result")),
+    private static StepApi.Metric metric(ResultSet rs) throws SQLException {
+        return new StepApi.Metric(rs.getString("metric_name"), rs.getString("expected_value"), rs.getString("actual_value"),
+                rs.getString("tolerance"), StepApi.MetricResult.valueOf(rs.getString("result")),
                 LedgerJson.MAPPER.convertValue(LedgerJson.read(rs.getString("details")), Map.class));
     }
 
-    private static List<String> failures(List<Metric> metrics) {
+    private static List<String> failures(List<StepApi.Metric> metrics) {
         List<String> reasons = new ArrayList<>();
-        for (Metric m : metrics) {
-            if (Judge.judge(m) == Metric.Result.FAIL) {
+        for (StepApi.Metric m : metrics) {
+            if (Judge.judge(m) == StepApi.MetricResult.FAIL) {
                 reasons.add("FAIL " + m.metricName());
             }
         }
         return reasons;
     }
 
-    private static List<String> targetFailures(Tx tx, UUID runId, List<Metric> metrics, Long targetCount)
+    private static List<String> targetFailures(Tx tx, UUID runId, List<StepApi.Metric> metrics, Long targetCount)
             throws SQLException {
         List<String> reasons = new ArrayList<>(failures(metrics));
         Long stagingCount = tx.queryOne(RUN_FACTS, rs -> Tx.nullableLong(rs, "staging_count"), runId).orElse(null);
@@ -283,7 +283,7 @@ public final class Validations {
         return reasons;
     }
 
-    private static Optional<Long> count(List<Metric> metrics, String name) {
+    private static Optional<Long> count(List<StepApi.Metric> metrics, String name) {
         return metrics.stream().filter(m -> m.metricName().equals(name)).map(m -> Judge.decimal(m.actualValue()))
                 .filter(v -> v != null).map(BigDecimal::longValueExact).findFirst();
     }
