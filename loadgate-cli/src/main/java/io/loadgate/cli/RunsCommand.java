@@ -6,6 +6,7 @@ import io.loadgate.api.RunApi.Event;
 import io.loadgate.api.RunApi.PartitionView;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.TargetState;
 import io.loadgate.worker.ledger.LedgerClient;
@@ -15,7 +16,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -116,7 +116,7 @@ final class RunsCommand implements Runnable {
 
         @Override
         public void run() {
-            UUID id = LedgerOptions.uuid("RUN_ID", runId);
+            RunId id = LedgerOptions.runId("RUN_ID", runId);
             if (events < 0) {
                 throw new CliException("--events must not be negative, got " + events, LedgerOptions.EXIT_USAGE);
             }

@@ -2,6 +2,7 @@ package io.loadgate.ledger.db;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.RunId;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -89,6 +90,9 @@ public final class Tx {
             statement.setObject(index, value);
         } else if (value instanceof Jsonb json) {
             statement.setObject(index, json.text(), Types.OTHER);
+        } else if (value instanceof RunId runId) {
+            // Bound here, not at each call: a varargs parameter list would take a RunId and fail only when run.
+            statement.setObject(index, runId.value());
         } else {
             throw new IllegalArgumentException("cannot bind " + value.getClass().getName());
         }
@@ -109,6 +113,17 @@ public final class Tx {
     public static Instant instant(ResultSet rs, String column) throws SQLException {
         Timestamp ts = rs.getTimestamp(column);
         return ts == null ? null : ts.toInstant();
+    }
+
+    /** A run id column; null stays null. */
+    public static RunId runId(ResultSet rs, String column) throws SQLException {
+        UUID value = rs.getObject(column, UUID.class);
+        return value == null ? null : new RunId(value);
+    }
+
+    public static RunId runId(ResultSet rs, int column) throws SQLException {
+        UUID value = rs.getObject(column, UUID.class);
+        return value == null ? null : new RunId(value);
     }
 
     public static Long nullableLong(ResultSet rs, String column) throws SQLException {

@@ -6,6 +6,7 @@ import io.loadgate.api.DispatchType;
 import io.loadgate.api.ErrorCode;
 import io.loadgate.api.PartitionApi;
 import io.loadgate.api.PartitionStatus;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.LedgerSettings;
@@ -123,7 +124,7 @@ public final class Partitions {
      * PENDING/RETRY to RUNNING by compare-and-set: of many concurrent claimers exactly one wins. The winner's token
      * presented again wins again (its first response may have been lost); everyone else gets claimed=false.
      */
-    public ClaimResult claim(UUID runId, String partitionId, UUID claimToken, String workerNode) {
+    public ClaimResult claim(RunId runId, String partitionId, UUID claimToken, String workerNode) {
         return database.inTransaction(tx -> {
             Optional<ClaimResult> won = tx.queryOne(CLAIM, rs -> new ClaimResult(true,
                     RunStatus.valueOf(rs.getString("run_status")), PartitionStatus.RUNNING,
@@ -172,7 +173,7 @@ public final class Partitions {
     private record Ended(String partitionId, String fromStatus) {
     }
 
-    public static LedgerException.NotFound partitionNotFound(UUID runId, String partitionId) {
+    public static LedgerException.NotFound partitionNotFound(RunId runId, String partitionId) {
         return new LedgerException.NotFound(ErrorCode.PARTITION_NOT_FOUND,
                 "run " + runId + " has no partition " + partitionId);
     }
@@ -182,7 +183,7 @@ public final class Partitions {
      * the reports of a run: of two simultaneous last reports, the second sees the first's completion and its own
      * completion compare-and-set finds the run no longer EXTRACTING, so the VALIDATE_RUN dispatch is inserted once.
      */
-    public PartitionApi.ChunkResult reportChunk(UUID runId, String partitionId, PartitionApi.ChunkReport report) {
+    public PartitionApi.ChunkResult reportChunk(RunId runId, String partitionId, PartitionApi.ChunkReport report) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             PartitionRow partition = lockPartition(tx, runId, partitionId);
@@ -245,7 +246,7 @@ public final class Partitions {
                 message, Map.of("chunkIndex", report.chunkIndex()));
     }
 
-    private PartitionApi.ChunkResult chunkResult(Tx tx, RunRow run, UUID runId, String partitionId,
+    private PartitionApi.ChunkResult chunkResult(Tx tx, RunRow run, RunId runId, String partitionId,
                                                  PartitionApi.ChunkReport report,
                                     boolean inserted) throws SQLException {
         Totals totals = tx.queryOne(CHUNK_TOTALS, rs -> new Totals(rs.getLong(1), rs.getLong(2)), runId, partitionId)
@@ -280,7 +281,7 @@ public final class Partitions {
                 report.chunkCount(), validationScheduled);
     }
 
-    private static void finishPartition(Tx tx, UUID runId, String partitionId, UUID token, PartitionStatus to,
+    private static void finishPartition(Tx tx, RunId runId, String partitionId, UUID token, PartitionStatus to,
                                         long rows, String message) throws SQLException {
         int updated = tx.update(FINISH_PARTITION, to, rows, message == null ? null : "EXTRACT",
                 message == null ? null : "ROW_COUNT_MISMATCH", message, runId, partitionId, token);
@@ -317,7 +318,7 @@ public final class Partitions {
         return new Completion(RunStatus.EXTRACTED_VALIDATED, true);
     }
 
-    private static PartitionRow lockPartition(Tx tx, UUID runId, String partitionId) throws SQLException {
+    private static PartitionRow lockPartition(Tx tx, RunId runId, String partitionId) throws SQLException {
         return tx.queryOne(PartitionRow.LOCK, PartitionRow::map, runId, partitionId)
                 .orElseThrow(() -> partitionNotFound(runId, partitionId));
     }
@@ -334,7 +335,7 @@ public final class Partitions {
      * A worker gives up its partition. The run fails (FAILED_SNAPSHOT_EXPIRED when the snapshot is gone), except
      * in REISSUE mode for a transient error with attempts left, where the partition is reissued at the same snapshot.
      */
-    public PartitionApi.FailResult fail(UUID runId, String partitionId, PartitionApi.PartitionFailure failure) {
+    public PartitionApi.FailResult fail(RunId runId, String partitionId, PartitionApi.PartitionFailure failure) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             PartitionRow partition = lockPartition(tx, runId, partitionId);
@@ -377,7 +378,7 @@ public final class Partitions {
      *
      * @return how many partitions were ended
      */
-    public static int failUnfinished(Tx tx, UUID runId, String stage, String code, String message, String actor)
+    public static int failUnfinished(Tx tx, RunId runId, String stage, String code, String message, String actor)
             throws SQLException {
         var ended = tx.query(FAIL_UNFINISHED, rs -> new Ended(rs.getString(1), rs.getString(2)), runId, stage,
                 code, message, runId);
@@ -389,7 +390,7 @@ public final class Partitions {
     }
 
     /** Keeps the owner's claim alive and records how far it has read, when the beat says. */
-    public PartitionApi.HeartbeatResult heartbeat(UUID runId, String partitionId,
+    public PartitionApi.HeartbeatResult heartbeat(RunId runId, String partitionId,
                                                   PartitionApi.PartitionHeartbeat beat) {
         return database.inTransaction(tx -> {
             if (tx.update(OWNER_RUN_HEARTBEAT, runId, partitionId, beat.claimToken()) == 1

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.ErrorCode;
 import io.loadgate.api.OperatorApi;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.StepApi;
 import io.loadgate.ledger.LedgerException;
@@ -68,7 +69,7 @@ public final class Publishing {
      * key, and how long from now the publisher may still commit: a commit must not land after {@link #deadline()}
      * past the claim, so that publish_stale settles a silent attempt for good.
      */
-    public StepApi.PublishClaim claim(UUID runId, UUID publishToken, String actor) {
+    public StepApi.PublishClaim claim(RunId runId, UUID publishToken, String actor) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             // The run row is locked, so a STAGING_VALIDATED run is certain to move: the generation is taken first
@@ -91,7 +92,7 @@ public final class Publishing {
         });
     }
 
-    private StepApi.PublishClaim fence(Tx tx, UUID runId, RunStatus status) throws SQLException {
+    private StepApi.PublishClaim fence(Tx tx, RunId runId, RunStatus status) throws SQLException {
         return tx.queryOne(FENCE, rs -> new StepApi.PublishClaim(true, status, (Long) rs.getObject(1, Long.class),
                         rs.getLong(2)),
                 deadline().toMillis() + " milliseconds", runId).orElseThrow();
@@ -100,7 +101,7 @@ public final class Publishing {
     public record Result(RunStatus runStatus, boolean changed) {
     }
 
-    public Result result(UUID runId, StepApi.PublishResult report, String actor) {
+    public Result result(RunId runId, StepApi.PublishResult report, String actor) {
         UUID publishToken = report.publishToken();
         StepApi.PublishOutcome outcome = report.outcome();
         RunStatus outcomeStatus = RunStatus.valueOf(outcome.name());
@@ -135,7 +136,7 @@ public final class Publishing {
      * Leaves PUBLISH_UNKNOWN on evidence: an operator who looked at the target, or the publish probe. The reason and
      * who gave it are kept as an event.
      */
-    public Result resolve(UUID runId, OperatorApi.Resolution resolution, String reason, Map<String, Object> evidence,
+    public Result resolve(RunId runId, OperatorApi.Resolution resolution, String reason, Map<String, Object> evidence,
                           String actor) {
         RunStatus resolved = RunStatus.valueOf(resolution.name());
         return database.inTransaction(tx -> {
@@ -173,7 +174,7 @@ public final class Publishing {
      * nothing while the attempt might still land, so FAILED_PUBLISH needs the attempt to be certainly over: the
      * publishing process saw its commit call return, or publish_stale has passed since the claim.
      */
-    public Result probe(UUID runId, OperatorApi.PublishProbe report, String actor) {
+    public Result probe(RunId runId, OperatorApi.PublishProbe report, String actor) {
         RunRow run = database.inTransaction(tx -> RunTransitions.read(tx, runId)
                 .orElseThrow(() -> RunTransitions.notFound(runId)));
         if (!report.publishToken().equals(run.publishToken())) {
@@ -201,7 +202,7 @@ public final class Publishing {
                 + " and the attempt is over", evidence, actor);
     }
 
-    private static boolean resolvedBefore(Tx tx, UUID runId) throws SQLException {
+    private static boolean resolvedBefore(Tx tx, RunId runId) throws SQLException {
         return tx.queryOne("SELECT 1 FROM load_event WHERE run_id = ? AND event_type = 'PUBLISH_UNKNOWN_RESOLVED' LIMIT 1",
                 rs -> true, runId).isPresent();
     }

@@ -98,9 +98,9 @@ public final class Runs {
             throw new LedgerException.Invalid(ErrorCode.INVALID_HDFS_ROOT, "hdfsRoot " + root
                     + " is not under an allowed root " + settings.allowedRoots());
         }
-        UUID runId = UUID.randomUUID();
+        RunId runId = new RunId(UUID.randomUUID());
         String runPath = root.resolve(request.jobKey(), "run_id=" + runId).toString();
-        String stageTable = request.stageTablePrefix() + new RunId(runId).hex();
+        String stageTable = request.stageTablePrefix() + runId.hex();
         return database.inTransaction(tx -> {
             Optional<Created> earlier = keyedCreate(tx, request, root, actor, createKey);
             if (earlier.isPresent()) {
@@ -140,13 +140,13 @@ public final class Runs {
         record Keyed(Created run, boolean same) {
         }
         Optional<Keyed> keyed = tx.queryOne(KEYED_CREATE, rs -> new Keyed(new Created(new RunApi.RunCreated(
-                        rs.getObject(1, UUID.class), RunStatus.valueOf(rs.getString(2)), rs.getString(3),
+                        Tx.runId(rs, 1), RunStatus.valueOf(rs.getString(2)), rs.getString(3),
                         rs.getString(4)), true), rs.getBoolean(5)),
                 request.jobKey(), request.businessKey(), root.toString(), request.stageTablePrefix(),
                 request.allowEmptySource(), LedgerJson.jsonb(request.parameters()), request.executor().wireName(),
                 request.recoveryMode(), actor, createKey);
         if (keyed.isPresent() && !keyed.get().same()) {
-            UUID earlierRun = keyed.get().run().run().runId();
+            RunId earlierRun = keyed.get().run().run().runId();
             throw new LedgerException.Invalid(ErrorCode.IDEMPOTENCY_KEY_REUSED, "Idempotency-Key " + createKey
                     + " was already used for a different create request (run " + earlierRun
                     + "); send a new key for a new request", Map.of("runId", earlierRun.toString()));
@@ -158,7 +158,7 @@ public final class Runs {
      * Registers the manifest. Every invariant is checked; a manifest that breaks any of them fails the run
      * (committed) and is then reported as 422 MANIFEST_INVALID with every violation.
      */
-    public Map<String, Object> registerManifest(UUID runId, Manifest manifest, String actor) {
+    public Map<String, Object> registerManifest(RunId runId, Manifest manifest, String actor) {
         Map<String, Object> canonical = manifest.toWire();
         ManifestOutcome outcome = database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
@@ -283,7 +283,7 @@ public final class Runs {
             RunStatus.STAGING_VALIDATED, Set.of(RunStatus.FAILED_PUBLISH),
             RunStatus.PUBLISHED, Set.of(RunStatus.FAILED_TARGET_VALIDATION));
 
-    public RunApi.RunChange fail(UUID runId, RunApi.FailRun request, String actor) {
+    public RunApi.RunChange fail(RunId runId, RunApi.FailRun request, String actor) {
         if (!ALLOWED_FAILS.getOrDefault(request.expectedStatus(), Set.of()).contains(request.failStatus())) {
             throw new LedgerException.Invalid(ErrorCode.FAIL_TRANSITION_NOT_ALLOWED, request.expectedStatus() + " -> "
                     + request.failStatus() + " is not an allowed failure transition");
@@ -321,7 +321,7 @@ public final class Runs {
      * @throws LedgerException.Conflict {@code RUN_STATUS_MISMATCH} when the run is publishing, published or its
      *     publish outcome is unknown (the target may hold its rows), or when it has ended otherwise
      */
-    public RunApi.RunChange cancel(UUID runId, String reason, String actor) {
+    public RunApi.RunChange cancel(RunId runId, String reason, String actor) {
         requireNonNull(reason, "reason is null");
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);

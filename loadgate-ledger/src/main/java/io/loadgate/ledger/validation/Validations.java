@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.loadgate.api.ChunkKind;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.ErrorCode;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.StepApi;
 import io.loadgate.ledger.LedgerException;
@@ -74,11 +75,11 @@ public final class Validations {
      * same token is: a retry after a lost answer, or the request delivered twice. The dispatch is acknowledged either
      * way: it was delivered, and someone is validating.
      */
-    public StepApi.ValidationStarted start(UUID runId, UUID dispatchId, String node) {
+    public StepApi.ValidationStarted start(RunId runId, UUID dispatchId, String node) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             if (dispatchId != null) {
-                Optional<UUID> owner = tx.queryOne(DISPATCH_RUN, rs -> rs.getObject(1, UUID.class), dispatchId);
+                Optional<RunId> owner = tx.queryOne(DISPATCH_RUN, rs -> Tx.runId(rs, 1), dispatchId);
                 if (owner.isEmpty()) {
                     throw new LedgerException.NotFound(ErrorCode.DISPATCH_NOT_FOUND,
                             "dispatch " + dispatchId + " does not exist");
@@ -122,7 +123,7 @@ public final class Validations {
      * The validating caller is alive. {@code validating=false} means the validation is no longer this caller's (the
      * sweeper gave it again, or the run moved on): it should stop.
      */
-    public StepApi.ValidationBeat heartbeat(UUID runId, UUID dispatchId, String node) {
+    public StepApi.ValidationBeat heartbeat(RunId runId, UUID dispatchId, String node) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             return new StepApi.ValidationBeat(tx.update(SAME_CALLER, runId, dispatchId, node) == 1, run.status());
@@ -130,21 +131,21 @@ public final class Validations {
     }
 
     /** The committed chunk files of a run: the only files validation and publishing may read. */
-    public static List<StepApi.StagedFile> files(Tx tx, UUID runId) throws SQLException {
+    public static List<StepApi.StagedFile> files(Tx tx, RunId runId) throws SQLException {
         return tx.query(FILES, rs -> new StepApi.StagedFile(rs.getString("partition_id"), rs.getInt("chunk_index"),
                 rs.getString("hdfs_path"), rs.getLong("record_count"), rs.getLong("byte_count"),
                 rs.getString("checksum"), ChunkKind.valueOf(rs.getString("kind"))), runId);
     }
 
     /** The committed files of a run, for publishing and for operators; 404 for an unknown run. */
-    public List<StepApi.StagedFile> files(UUID runId) {
+    public List<StepApi.StagedFile> files(RunId runId) {
         return database.inTransaction(tx -> {
             RunTransitions.read(tx, runId).orElseThrow(() -> RunTransitions.notFound(runId));
             return files(tx, runId);
         });
     }
 
-    public StepApi.ValidationsRecorded record(UUID runId, StepApi.Validations validations) {
+    public StepApi.ValidationsRecorded record(RunId runId, StepApi.Validations validations) {
         StepApi.Stage stage = validations.stage();
         List<StepApi.Metric> metrics = validations.metrics();
         RunStatus required = stage == StepApi.Stage.STAGING ? RunStatus.STAGE_VALIDATING : RunStatus.PUBLISHED;
@@ -169,7 +170,7 @@ public final class Validations {
     }
 
     /** STAGE_VALIDATING to STAGING_VALIDATED, or FAILED_STAGE_VALIDATION, on the ledger's own judgement. */
-    public Verdict stageValidated(UUID runId, String actor) {
+    public Verdict stageValidated(RunId runId, String actor) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             if (run.status() == RunStatus.STAGING_VALIDATED) {
@@ -205,7 +206,7 @@ public final class Validations {
     }
 
     /** PUBLISHED to SUCCESS once the target's metrics pass the ledger's judgement; a FAIL fails the run. */
-    public Verdict success(UUID runId, Long targetCount, String actor) {
+    public Verdict success(RunId runId, Long targetCount, String actor) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             if (run.status() == RunStatus.SUCCESS) {
@@ -239,7 +240,7 @@ public final class Validations {
         });
     }
 
-    public List<StepApi.ValidationView> list(UUID runId, StepApi.Stage stage) {
+    public List<StepApi.ValidationView> list(RunId runId, StepApi.Stage stage) {
         String s = stage == null ? null : stage.name();
         return database.inTransaction(tx -> {
             RunTransitions.read(tx, runId).orElseThrow(() -> RunTransitions.notFound(runId));
@@ -252,7 +253,7 @@ public final class Validations {
         });
     }
 
-    private static List<StepApi.Metric> stored(Tx tx, UUID runId, StepApi.Stage stage) throws SQLException {
+    private static List<StepApi.Metric> stored(Tx tx, RunId runId, StepApi.Stage stage) throws SQLException {
         return tx.query(METRICS, Validations::metric, runId, stage.name(), stage.name());
     }
 
@@ -273,7 +274,7 @@ public final class Validations {
         return reasons;
     }
 
-    private static List<String> targetFailures(Tx tx, UUID runId, List<StepApi.Metric> metrics, Long targetCount)
+    private static List<String> targetFailures(Tx tx, RunId runId, List<StepApi.Metric> metrics, Long targetCount)
             throws SQLException {
         List<String> reasons = new ArrayList<>(failures(metrics));
         Long stagingCount = tx.queryOne(RUN_FACTS, rs -> Tx.nullableLong(rs, "staging_count"), runId).orElse(null);

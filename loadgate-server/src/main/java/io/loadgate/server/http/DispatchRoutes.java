@@ -6,6 +6,7 @@ import io.loadgate.api.DispatchStatus;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.ErrorCode;
 import io.loadgate.api.OperatorApi;
+import io.loadgate.api.RunId;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.dispatch.Dispatches;
 import io.loadgate.ledger.dispatch.LeasedDispatch;
@@ -70,7 +71,7 @@ final class DispatchRoutes {
     }
 
     private static void resend(Context ctx, Dispatches dispatches) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         UUID dispatchId;
         try {
             dispatchId = UUID.fromString(ctx.pathParam("dispatchId"));

@@ -3,6 +3,7 @@ package io.loadgate.server.http;
 import io.javalin.http.Context;
 import io.loadgate.api.OperatorApi;
 import io.loadgate.api.RunApi;
+import io.loadgate.api.RunId;
 import io.loadgate.ledger.Ledger;
 import java.util.Map;
 import java.util.UUID;
@@ -28,7 +29,7 @@ final class OperatorRoutes {
     }
 
     private static void cancel(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body());
         String reason = body.string("reason", true, Formats.MESSAGE);
         body.check("reason", reason == null || reason.strip().length() >= OperatorApi.Cancel.MIN_REASON,
@@ -38,7 +39,7 @@ final class OperatorRoutes {
     }
 
     private static void resolve(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body());
         OperatorApi.Resolution resolution = body.enumValue("resolution", true, OperatorApi.Resolution.class);
         String reason = body.string("reason", true, Formats.MESSAGE);
@@ -50,7 +51,7 @@ final class OperatorRoutes {
     }
 
     private static void probe(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body());
         UUID token = body.uuid("publishToken", true);
         Boolean found = body.bool("found", true);
@@ -65,7 +66,7 @@ final class OperatorRoutes {
     }
 
     private static void rollback(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body());
         String reason = body.string("reason", true, Formats.MESSAGE);
         String targetRef = body.string("targetRef", true, Formats.MESSAGE);
@@ -77,7 +78,7 @@ final class OperatorRoutes {
     }
 
     private static void cleanup(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body());
         String droppedTable = body.string("droppedTable", false, Formats.MESSAGE);
         String deletedPath = body.string("deletedPath", false, Formats.PATH);
@@ -88,7 +89,7 @@ final class OperatorRoutes {
     }
 
     private static void cleanupSkipped(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body());
         String reason = body.string("reason", true, Formats.MESSAGE);
         body.check("reason", reason == null || !reason.isBlank(), "must not be blank");

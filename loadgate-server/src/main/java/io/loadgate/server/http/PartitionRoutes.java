@@ -3,6 +3,7 @@ package io.loadgate.server.http;
 import io.javalin.http.Context;
 import io.loadgate.api.ChunkKind;
 import io.loadgate.api.PartitionApi;
+import io.loadgate.api.RunId;
 import io.loadgate.ledger.Ledger;
 import io.loadgate.ledger.partition.Partitions;
 import java.util.UUID;
@@ -21,7 +22,7 @@ final class PartitionRoutes {
         routes.post(BASE + "/heartbeat", ApiServer.WORKER, ctx -> heartbeat(ctx, ledger));
     }
 
-    private static String partitionId(Context ctx, UUID runId) {
+    private static String partitionId(Context ctx, RunId runId) {
         String id = ctx.pathParam("partitionId");
         if (!Formats.PARTITION_ID.matcher(id).matches()) {
             throw Partitions.partitionNotFound(runId, id);
@@ -30,7 +31,7 @@ final class PartitionRoutes {
     }
 
     private static void claim(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         String partitionId = partitionId(ctx, runId);
         RequestBody body = RequestBody.parse(ctx.body());
         UUID token = body.uuid("claimToken", true);
@@ -43,7 +44,7 @@ final class PartitionRoutes {
     }
 
     private static void chunk(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         String partitionId = partitionId(ctx, runId);
         RequestBody body = RequestBody.parse(ctx.body());
         UUID token = body.uuid("claimToken", true);
@@ -64,7 +65,7 @@ final class PartitionRoutes {
     }
 
     private static void fail(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         String partitionId = partitionId(ctx, runId);
         RequestBody body = RequestBody.parse(ctx.body());
         UUID token = body.uuid("claimToken", true);
@@ -80,7 +81,7 @@ final class PartitionRoutes {
     }
 
     private static void heartbeat(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         String partitionId = partitionId(ctx, runId);
         RequestBody body = RequestBody.parse(ctx.body());
         UUID token = body.uuid("claimToken", true);

@@ -3,6 +3,7 @@ package io.loadgate.server.http;
 import io.javalin.http.Context;
 import io.loadgate.api.ErrorCode;
 import io.loadgate.api.RunApi;
+import io.loadgate.api.RunId;
 import io.loadgate.api.StepApi;
 import io.loadgate.ledger.Ledger;
 import io.loadgate.ledger.LedgerException;
@@ -32,7 +33,7 @@ final class StepRoutes {
     }
 
     private static void startValidation(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body());
         UUID dispatchId = body.uuid("dispatchId", true);
         String node = body.string("node", false, 200);
@@ -41,7 +42,7 @@ final class StepRoutes {
     }
 
     private static void validationHeartbeat(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body());
         UUID dispatchId = body.uuid("dispatchId", true);
         String node = body.string("node", false, 200);
@@ -50,7 +51,7 @@ final class StepRoutes {
     }
 
     private static void recordValidations(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body());
         StepApi.Stage stage = body.enumValue("stage", true, StepApi.Stage.class);
         String queryVersion = body.string("queryVersion", true, Formats.CODE);
@@ -75,7 +76,7 @@ final class StepRoutes {
     }
 
     private static void listValidations(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         String stage = ctx.queryParam("stage");
         StepApi.Stage s = null;
         if (stage != null) {
@@ -90,14 +91,14 @@ final class StepRoutes {
     }
 
     private static void stageValidated(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody.parse(ctx.body() == null || ctx.body().isBlank() ? "{}" : ctx.body()).finish();
         var verdict = ledger.validations().stageValidated(runId, ApiServer.actor(ctx));
         ApiServer.ok(ctx, new StepApi.StageVerdict(verdict.passed(), verdict.runStatus(), verdict.reasons()));
     }
 
     private static void publishClaim(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body());
         UUID token = body.uuid("publishToken", true);
         body.finish();
@@ -106,7 +107,7 @@ final class StepRoutes {
     }
 
     private static void publishResult(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body());
         UUID token = body.uuid("publishToken", true);
         StepApi.PublishOutcome outcome = body.enumValue("outcome", true, StepApi.PublishOutcome.class);
@@ -121,7 +122,7 @@ final class StepRoutes {
     }
 
     private static void success(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body() == null || ctx.body().isBlank() ? "{}" : ctx.body());
         Long targetCount = body.integer("targetCount", false, 0, Long.MAX_VALUE);
         body.finish();

@@ -8,6 +8,7 @@ import io.loadgate.api.ErrorCode;
 import io.loadgate.api.PartitionApi.ChunkReport;
 import io.loadgate.api.PartitionApi.Claim;
 import io.loadgate.api.PartitionApi.PartitionFailure;
+import io.loadgate.api.RunId;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.Messages;
 import io.loadgate.worker.metrics.StepOutcome;
@@ -75,7 +76,7 @@ public final class ExtractStep {
      *
      * @throws LedgerCallException when the ledger could not be told
      */
-    public StepOutcome extract(UUID runId, Partition partition, String snapshotRef, Claimant claimant) {
+    public StepOutcome extract(RunId runId, Partition partition, String snapshotRef, Claimant claimant) {
         RunContext run = context.shared().runs().get(runId);
         UUID token = claimant.claimToken();
         var claim = context.ledger().claim(run.runId(), partition.partitionId(), new Claim(token, claimant.node()));

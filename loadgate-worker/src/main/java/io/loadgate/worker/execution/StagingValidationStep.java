@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.ChunkKind;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
+import io.loadgate.api.RunId;
 import io.loadgate.api.StepApi.Metric;
 import io.loadgate.api.StepApi.MetricResult;
 import io.loadgate.api.StepApi.Stage;
@@ -22,7 +23,6 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.Schema;
@@ -120,13 +120,13 @@ final class StagingValidationStep {
         private final ScheduledFuture<?> task;
         private volatile boolean lost;
 
-        Beats(WorkerContext context, UUID runId, StartValidation caller, Long ledgerMillis) {
+        Beats(WorkerContext context, RunId runId, StartValidation caller, Long ledgerMillis) {
             long millis = context.heartbeatInterval(ledgerMillis).toMillis();
             this.task = context.shared().timer().scheduleWithFixedDelay(() -> beat(context, runId, caller), millis,
                     millis, TimeUnit.MILLISECONDS);
         }
 
-        private void beat(WorkerContext context, UUID runId, StartValidation caller) {
+        private void beat(WorkerContext context, RunId runId, StartValidation caller) {
             try {
                 if (!context.ledger().heartbeatValidation(runId, caller).validating()) {
                     lost = true;

@@ -8,6 +8,7 @@ import io.loadgate.api.RunApi.Manifest;
 import io.loadgate.api.RunApi.ManifestAccepted;
 import io.loadgate.api.RunApi.ManifestPartition;
 import io.loadgate.api.RunApi.OnLostResponse;
+import io.loadgate.api.RunId;
 import io.loadgate.worker.execution.RunContext;
 import io.loadgate.worker.execution.SourceCache;
 import io.loadgate.worker.job.BusinessKeyFormat;
@@ -28,7 +29,6 @@ import java.math.BigInteger;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.TableIdentifier;
 
@@ -70,7 +70,7 @@ public final class RunSubmitter {
      * (its canonical form, see {@link BusinessKeyFormat}); {@code addedColumns} are the columns the target check
      * added to the table for it ({@code target.schema: add_columns}).
      */
-    public record Submission(UUID runId, String businessKey, SnapshotHolder snapshot, SourcePlan plan,
+    public record Submission(RunId runId, String businessKey, SnapshotHolder snapshot, SourcePlan plan,
                              ManifestAccepted manifest, List<String> addedColumns) implements AutoCloseable {
         public Submission {
             addedColumns = List.copyOf(addedColumns);

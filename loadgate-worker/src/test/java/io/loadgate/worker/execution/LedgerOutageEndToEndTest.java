@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import io.loadgate.ledger.testing.TcpProxy;
@@ -88,7 +89,7 @@ class LedgerOutageEndToEndTest {
         harness.addRows(DAY, 1, 40_000);
         harness.startWorker(1);
         RunSubmitter.Submission submission = harness.submit(harness.jobYaml("OUTAGE", 8), DAY);
-        UUID runId = submission.runId();
+        RunId runId = submission.runId();
         CompletableFuture<RunView> followed = CompletableFuture.supplyAsync(() -> {
             try {
                 return harness.follow(submission);

@@ -9,6 +9,7 @@ import io.loadgate.api.PartitionApi.ChunkReport;
 import io.loadgate.api.PartitionApi.Claim;
 import io.loadgate.api.PartitionApi.PartitionFailure;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import io.loadgate.worker.ledger.LedgerCallException;
@@ -127,7 +128,7 @@ class LoadEndToEndTest {
         harness = new LoadHarness(dir, RecoveryMode.REISSUE);
         harness.addRows(DAY, 1, 4_000);
         RunSubmitter.Submission submission = harness.submit(harness.jobYaml("ITEMS", 1), DAY);
-        UUID runId = submission.runId();
+        RunId runId = submission.runId();
         UUID zombie = UUID.randomUUID();
         assertThat(harness.client.claim(runId, "0000", new Claim(zombie, "zombie")).claimed()).isTrue();
         // The zombie loses its partition (a transient failure in REISSUE mode reissues it at the same snapshot).

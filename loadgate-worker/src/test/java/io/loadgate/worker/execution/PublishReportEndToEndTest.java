@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loadgate.api.RunApi.RunChange;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.StepApi.PublishResult;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
@@ -54,7 +55,7 @@ class PublishReportEndToEndTest {
 
             /** The first reports find no ledger: what a worker sees while it restarts. */
             @Override
-            public RunChange publishResult(UUID runId, PublishResult result) {
+            public RunChange publishResult(RunId runId, PublishResult result) {
                 if (refusals.getAndDecrement() > 0) {
                     return away.publishResult(runId, result);
                 }

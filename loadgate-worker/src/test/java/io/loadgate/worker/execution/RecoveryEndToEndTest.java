@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.sun.net.httpserver.HttpServer;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import io.loadgate.ledger.dispatch.DispatchPolicy;
@@ -97,7 +98,7 @@ class RecoveryEndToEndTest {
         return new Sweep(harness.ledger.ledger.database(), harness.ledger.ledger.settings());
     }
 
-    private RunView waitFor(UUID runId, RunStatus status) {
+    private RunView waitFor(RunId runId, RunStatus status) {
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100)).until(() -> {
             RunStatus now = harness.client.getRun(runId).status();
             return now == status || now.isTerminal();

@@ -17,6 +17,7 @@ import io.loadgate.api.RunApi.FailRun;
 import io.loadgate.api.RunApi.Manifest;
 import io.loadgate.api.RunApi.ManifestPartition;
 import io.loadgate.api.RunApi.RunFilter;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.server.testing.TestLedger;
 import java.math.BigInteger;
@@ -184,7 +185,7 @@ class LedgerClientTest {
 
     @Test
     void unknownRunIs404RunNotFound() {
-        var e = catchThrowableOfType(LedgerCallException.class, () -> viewer.getRun(UUID.randomUUID()));
+        var e = catchThrowableOfType(LedgerCallException.class, () -> viewer.getRun(new RunId(UUID.randomUUID())));
 
         assertThat(e.status()).isEqualTo(404);
         assertThat(e.code()).isEqualTo("RUN_NOT_FOUND");

@@ -13,6 +13,7 @@ import io.loadgate.api.RunApi.DispatchView;
 import io.loadgate.api.RunApi.FailRun;
 import io.loadgate.api.RunApi.Manifest;
 import io.loadgate.api.RunApi.ManifestPartition;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.StepApi.Metric;
 import io.loadgate.api.StepApi.MetricResult;
@@ -86,7 +87,7 @@ public final class StagedRuns implements AutoCloseable {
     }
 
     /** A run and where it stages. */
-    public record Run(UUID runId, String jobKey, LocalDate day, String table, String hdfsRunPath, Path directory) {
+    public record Run(RunId runId, String jobKey, LocalDate day, String table, String hdfsRunPath, Path directory) {
     }
 
     /** A chunk file written into a run's directory, reported or not. */
