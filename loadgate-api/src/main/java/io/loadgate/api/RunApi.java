@@ -95,7 +95,7 @@ public final class RunApi {
      * A manifest partition: a half-open range of the split column, the NULL partition, or a source file (sourceRef,
      * extension). Bounds are decimal strings; an absent bound or sourceRef is left out, as the ledger echoes it.
      */
-    public record ManifestPartition(String partitionId,
+    public record ManifestPartition(PartitionId partitionId,
                                     @JsonInclude(JsonInclude.Include.NON_NULL)
                                     @JsonFormat(shape = JsonFormat.Shape.STRING) BigInteger lowerBound,
                                     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -108,14 +108,14 @@ public final class RunApi {
             requireNonNull(partitionId, "partitionId is null");
         }
 
-        public static ManifestPartition range(String partitionId, BigInteger lowerBound, BigInteger upperBound,
+        public static ManifestPartition range(PartitionId partitionId, BigInteger lowerBound, BigInteger upperBound,
                                               boolean upperInclusive, long expectedRowCount) {
             return new ManifestPartition(partitionId, lowerBound, upperBound, upperInclusive, false, expectedRowCount,
                     null);
         }
 
         public static ManifestPartition nullPartition(long expectedRowCount) {
-            return new ManifestPartition("NULL", null, null, false, true, expectedRowCount, null);
+            return new ManifestPartition(PartitionId.of("NULL"), null, null, false, true, expectedRowCount, null);
         }
     }
 
@@ -245,17 +245,17 @@ public final class RunApi {
         }
     }
 
-    public record PartitionView(String partitionId, PartitionStatus status, long expectedRowCount, Long actualRowCount,
-                                long fileCount, int attemptCount, String workerNode, String errorCode,
-                                Long rowsRead) {
+    public record PartitionView(PartitionId partitionId, PartitionStatus status, long expectedRowCount,
+                                Long actualRowCount, long fileCount, int attemptCount, String workerNode,
+                                String errorCode, Long rowsRead) {
         public PartitionView {
             requireNonNull(partitionId, "partitionId is null");
             requireNonNull(status, "status is null");
         }
     }
 
-    public record DispatchView(UUID dispatchId, DispatchType dispatchType, String partitionId, DispatchStatus status,
-                               int attemptCount, Instant sentAt, Instant ackedAt) {
+    public record DispatchView(UUID dispatchId, DispatchType dispatchType, PartitionId partitionId,
+                               DispatchStatus status, int attemptCount, Instant sentAt, Instant ackedAt) {
         public DispatchView {
             requireNonNull(dispatchId, "dispatchId is null");
             requireNonNull(dispatchType, "dispatchType is null");
@@ -264,7 +264,7 @@ public final class RunApi {
     }
 
     /** One entry of a run's event log, oldest first by {@code eventId}. */
-    public record Event(long eventId, String partitionId, String eventType, String fromStatus, String toStatus,
+    public record Event(long eventId, PartitionId partitionId, String eventType, String fromStatus, String toStatus,
                         String actor, Map<String, Object> details, Instant createdAt) {
         public Event {
             requireNonNull(eventType, "eventType is null");

@@ -288,7 +288,8 @@ public final class RunViews {
     }
 
     private static RunApi.PartitionView partition(ResultSet rs) throws SQLException {
-        return new RunApi.PartitionView(rs.getString("partition_id"), PartitionStatus.valueOf(rs.getString("status")),
+        return new RunApi.PartitionView(Tx.partitionId(rs, "partition_id"),
+                PartitionStatus.valueOf(rs.getString("status")),
                 rs.getLong("expected_row_count"), Tx.nullableLong(rs, "actual_row_count"), rs.getLong("file_count"),
                 rs.getInt("attempt_count"), rs.getString("worker_node"), rs.getString("error_code"),
                 Tx.nullableLong(rs, "rows_read"));
@@ -296,7 +297,7 @@ public final class RunViews {
 
     private static RunApi.DispatchView dispatch(ResultSet rs) throws SQLException {
         return new RunApi.DispatchView(rs.getObject("dispatch_id", UUID.class),
-                DispatchType.valueOf(rs.getString("dispatch_type")), rs.getString("partition_id"),
+                DispatchType.valueOf(rs.getString("dispatch_type")), Tx.partitionId(rs, "partition_id"),
                 DispatchStatus.valueOf(rs.getString("status")), rs.getInt("attempt_count"), Tx.instant(rs, "sent_at"),
                 Tx.instant(rs, "acked_at"));
     }

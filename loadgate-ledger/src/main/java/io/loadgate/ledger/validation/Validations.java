@@ -132,7 +132,8 @@ public final class Validations {
 
     /** The committed chunk files of a run: the only files validation and publishing may read. */
     public static List<StepApi.StagedFile> files(Tx tx, RunId runId) throws SQLException {
-        return tx.query(FILES, rs -> new StepApi.StagedFile(rs.getString("partition_id"), rs.getInt("chunk_index"),
+        return tx.query(FILES, rs -> new StepApi.StagedFile(Tx.partitionId(rs, "partition_id"),
+                rs.getInt("chunk_index"),
                 rs.getString("hdfs_path"), rs.getLong("record_count"), rs.getLong("byte_count"),
                 rs.getString("checksum"), ChunkKind.valueOf(rs.getString("kind"))), runId);
     }

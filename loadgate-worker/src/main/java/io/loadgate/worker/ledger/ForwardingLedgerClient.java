@@ -22,6 +22,7 @@ import io.loadgate.api.PartitionApi.FailResult;
 import io.loadgate.api.PartitionApi.HeartbeatResult;
 import io.loadgate.api.PartitionApi.PartitionFailure;
 import io.loadgate.api.PartitionApi.PartitionHeartbeat;
+import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunApi.CreateRun;
 import io.loadgate.api.RunApi.CreatedRun;
 import io.loadgate.api.RunApi.Event;
@@ -92,22 +93,22 @@ public abstract class ForwardingLedgerClient implements LedgerClient {
     }
 
     @Override
-    public ClaimResult claim(RunId runId, String partitionId, Claim claim) {
+    public ClaimResult claim(RunId runId, PartitionId partitionId, Claim claim) {
         return around("claim", () -> delegate.claim(runId, partitionId, claim));
     }
 
     @Override
-    public ChunkResult reportChunk(RunId runId, String partitionId, ChunkReport report) {
+    public ChunkResult reportChunk(RunId runId, PartitionId partitionId, ChunkReport report) {
         return around("reportChunk", () -> delegate.reportChunk(runId, partitionId, report));
     }
 
     @Override
-    public FailResult failPartition(RunId runId, String partitionId, PartitionFailure failure) {
+    public FailResult failPartition(RunId runId, PartitionId partitionId, PartitionFailure failure) {
         return around("failPartition", () -> delegate.failPartition(runId, partitionId, failure));
     }
 
     @Override
-    public HeartbeatResult heartbeat(RunId runId, String partitionId, PartitionHeartbeat beat) {
+    public HeartbeatResult heartbeat(RunId runId, PartitionId partitionId, PartitionHeartbeat beat) {
         return around("heartbeat", () -> delegate.heartbeat(runId, partitionId, beat));
     }
 

@@ -35,6 +35,7 @@ import io.loadgate.api.PartitionApi.FailResult;
 import io.loadgate.api.PartitionApi.HeartbeatResult;
 import io.loadgate.api.PartitionApi.PartitionFailure;
 import io.loadgate.api.PartitionApi.PartitionHeartbeat;
+import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunApi;
 import io.loadgate.api.RunApi.CreateRun;
 import io.loadgate.api.RunApi.CreatedRun;
@@ -227,28 +228,28 @@ public final class HttpLedgerClient implements LedgerClient {
     // ---- partitions
 
     @Override
-    public ClaimResult claim(RunId runId, String partitionId, Claim claim) {
+    public ClaimResult claim(RunId runId, PartitionId partitionId, Claim claim) {
         requireNonNull(claim, "claim is null");
         return execute(post(partition(runId, partitionId) + "/claim", claim, type(ClaimResult.class),
                 Repeat.REPEATABLE));
     }
 
     @Override
-    public ChunkResult reportChunk(RunId runId, String partitionId, ChunkReport report) {
+    public ChunkResult reportChunk(RunId runId, PartitionId partitionId, ChunkReport report) {
         requireNonNull(report, "report is null");
         return execute(post(partition(runId, partitionId) + "/chunks", report, type(ChunkResult.class),
                 Repeat.REPEATABLE));
     }
 
     @Override
-    public FailResult failPartition(RunId runId, String partitionId, PartitionFailure failure) {
+    public FailResult failPartition(RunId runId, PartitionId partitionId, PartitionFailure failure) {
         requireNonNull(failure, "failure is null");
         return execute(post(partition(runId, partitionId) + "/fail", failure, type(FailResult.class),
                 Repeat.REPEATABLE));
     }
 
     @Override
-    public HeartbeatResult heartbeat(RunId runId, String partitionId, PartitionHeartbeat beat) {
+    public HeartbeatResult heartbeat(RunId runId, PartitionId partitionId, PartitionHeartbeat beat) {
         requireNonNull(beat, "beat is null");
         return execute(post(partition(runId, partitionId) + "/heartbeat", beat, type(HeartbeatResult.class),
                 Repeat.REPEATABLE));
@@ -396,9 +397,9 @@ public final class HttpLedgerClient implements LedgerClient {
         return "/v1/runs/" + requireNonNull(runId, "runId is null");
     }
 
-    private static String partition(RunId runId, String partitionId) {
-        return run(runId) + "/partitions/" + URLEncoder.encode(requireNonNull(partitionId, "partitionId is null"),
-                StandardCharsets.UTF_8);
+    private static String partition(RunId runId, PartitionId partitionId) {
+        return run(runId) + "/partitions/"
+                + URLEncoder.encode(requireNonNull(partitionId, "partitionId is null").value(), StandardCharsets.UTF_8);
     }
 
     private static String query(Map<String, Object> params) {

@@ -20,6 +20,7 @@ import io.loadgate.api.PartitionApi.FailResult;
 import io.loadgate.api.PartitionApi.HeartbeatResult;
 import io.loadgate.api.PartitionApi.PartitionFailure;
 import io.loadgate.api.PartitionApi.PartitionHeartbeat;
+import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunApi.CreateRun;
 import io.loadgate.api.RunApi.CreatedRun;
 import io.loadgate.api.RunApi.Event;
@@ -132,29 +133,29 @@ public interface LedgerClient {
      * {@code POST .../partitions/{partitionId}/claim} (worker). Repeatable with the same token. {@code claimed=false}
      * means: do not extract. 404 {@code PARTITION_NOT_FOUND}.
      */
-    ClaimResult claim(RunId runId, String partitionId, Claim claim);
+    ClaimResult claim(RunId runId, PartitionId partitionId, Claim claim);
 
     /**
      * {@code POST .../partitions/{partitionId}/chunks} (worker), after the chunk file is closed. Repeatable: the
      * identical report is counted once. 409 {@code CLAIM_MISMATCH} (the claim is gone: stop writing),
      * 409 {@code CHUNK_CONFLICT}, 422 {@code CHUNK_INDEX_OUT_OF_RANGE}, 422 {@code HDFS_PATH_OUTSIDE_RUN}.
      */
-    ChunkResult reportChunk(RunId runId, String partitionId, ChunkReport report);
+    ChunkResult reportChunk(RunId runId, PartitionId partitionId, ChunkReport report);
 
     /**
      * {@code POST .../partitions/{partitionId}/fail} (worker). Repeatable: an already FAILED partition answers
      * {@code changed=false}. 409 {@code CLAIM_MISMATCH}, 409 {@code PARTITION_STATUS_MISMATCH}.
      */
-    FailResult failPartition(RunId runId, String partitionId, PartitionFailure failure);
+    FailResult failPartition(RunId runId, PartitionId partitionId, PartitionFailure failure);
 
     /**
      * {@code POST .../partitions/{partitionId}/heartbeat} (worker, extension). Repeatable: the ledger keeps the
      * highest count of rows read of the attempt, so a beat repeated late moves nothing back. 409 {@code CLAIM_MISMATCH}.
      */
-    HeartbeatResult heartbeat(RunId runId, String partitionId, PartitionHeartbeat beat);
+    HeartbeatResult heartbeat(RunId runId, PartitionId partitionId, PartitionHeartbeat beat);
 
     /** A heartbeat that only keeps the claim alive, without a count of rows read. */
-    default HeartbeatResult heartbeat(RunId runId, String partitionId, UUID claimToken) {
+    default HeartbeatResult heartbeat(RunId runId, PartitionId partitionId, UUID claimToken) {
         return heartbeat(runId, partitionId, new PartitionHeartbeat(claimToken, null));
     }
 

@@ -2,6 +2,7 @@ package io.loadgate.worker.submit;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunApi.CreateRun;
 import io.loadgate.api.RunApi.CreatedRun;
 import io.loadgate.api.RunApi.Manifest;
@@ -162,8 +163,8 @@ public final class RunSubmitter {
     }
 
     private static ManifestPartition partition(Partition p) {
-        return new ManifestPartition(p.partitionId(), bound(p.lowerBound()), bound(p.upperBound()), p.upperInclusive(),
-                p.isNullPartition(), p.expectedRowCount(), p.sourceRef());
+        return new ManifestPartition(PartitionId.of(p.partitionId()), bound(p.lowerBound()), bound(p.upperBound()),
+                p.upperInclusive(), p.isNullPartition(), p.expectedRowCount(), p.sourceRef());
     }
 
     private static BigInteger bound(String text) {

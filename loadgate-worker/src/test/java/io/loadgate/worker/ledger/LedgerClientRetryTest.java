@@ -7,6 +7,7 @@ import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.OperatorApi;
 import io.loadgate.api.PartitionApi;
+import io.loadgate.api.PartitionId;
 import io.loadgate.api.PartitionStatus;
 import io.loadgate.api.RunApi;
 import io.loadgate.api.RunApi.CreateRun;
@@ -139,7 +140,8 @@ class LedgerClientRetryTest {
                         + "\"someNewField\":{\"x\":1}}");
             }
         })) {
-            var beat = client(stub.uri(), PATIENT).heartbeat(new RunId(UUID.randomUUID()), "0001", UUID.randomUUID());
+            var beat = client(stub.uri(), PATIENT).heartbeat(new RunId(UUID.randomUUID()), PartitionId.of("0001"),
+                    UUID.randomUUID());
 
             assertThat(beat.partitionStatus()).isEqualTo(PartitionStatus.RUNNING);
             assertThat(stub.requests).hasSize(3);
@@ -207,7 +209,8 @@ class LedgerClientRetryTest {
             }
         })) {
             UUID token = UUID.randomUUID();
-            var claim = client(stub.uri(), PATIENT).claim(new RunId(UUID.randomUUID()), "0000", new PartitionApi.Claim(token, "n"));
+            var claim = client(stub.uri(), PATIENT).claim(new RunId(UUID.randomUUID()), PartitionId.of("0000"),
+                    new PartitionApi.Claim(token, "n"));
 
             assertThat(claim.claimed()).isTrue();
             assertThat(stub.requests).hasSize(2);

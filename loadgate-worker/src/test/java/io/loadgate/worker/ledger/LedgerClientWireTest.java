@@ -8,6 +8,7 @@ import io.loadgate.api.DispatchStatus;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.OperatorApi;
 import io.loadgate.api.OperatorApi.Resolution;
+import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunApi;
 import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
@@ -158,7 +159,7 @@ class LedgerClientWireTest {
         assertThat(sent.body().get("max").asInt()).isEqualTo(4);
         assertThat(sent.body().get("waitSeconds").asInt()).isEqualTo(1);
         assertThat(sent.result()).singleElement().satisfies(d -> {
-            assertThat(d.partitionId()).isEqualTo("0003");
+            assertThat(d.partitionId()).isEqualTo(PartitionId.of("0003"));
             assertThat(d.payload()).containsEntry("snapshotScn", "9").containsEntry("snapshotRef", null);
         });
     }
