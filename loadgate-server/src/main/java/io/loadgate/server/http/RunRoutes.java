@@ -4,7 +4,6 @@ import io.javalin.http.Context;
 import io.loadgate.api.ErrorCode;
 import io.loadgate.api.Executor;
 import io.loadgate.api.RunApi;
-import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.Ledger;
 import io.loadgate.ledger.LedgerException;

@@ -16,7 +16,6 @@ import io.loadgate.worker.ledger.LedgerToken;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.LocalDate;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
