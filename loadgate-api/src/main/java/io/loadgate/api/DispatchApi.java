@@ -44,7 +44,7 @@ public final class DispatchApi {
      * A leased step. The lease is a receipt, not an acknowledgement: the step's own compare-and-set (claim,
      * validation/start, publish/claim) ACKs it, and an unacked lease is delivered again after the ack timeout.
      */
-    public record LeasedDispatch(UUID dispatchId, UUID runId, DispatchType dispatchType, String partitionId,
+    public record LeasedDispatch(UUID dispatchId, RunId runId, DispatchType dispatchType, PartitionId partitionId,
                                  Map<String, Object> payload) {
         public LeasedDispatch {
             requireNonNull(dispatchId, "dispatchId is null");

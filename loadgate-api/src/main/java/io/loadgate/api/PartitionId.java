@@ -12,7 +12,7 @@ public record PartitionId(String value) {
         Ids.check("partitionId", value, PATTERN);
     }
 
-    @JsonCreator
+    @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
     public static PartitionId of(String value) {
         return new PartitionId(value);
     }

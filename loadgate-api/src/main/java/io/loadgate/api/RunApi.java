@@ -72,7 +72,7 @@ public final class RunApi {
     }
 
     /** {@code POST /v1/runs}'s answer. */
-    public record RunCreated(UUID runId, RunStatus status, String hdfsRunPath, String stageTable) {
+    public record RunCreated(RunId runId, RunStatus status, String hdfsRunPath, String stageTable) {
         public RunCreated {
             requireNonNull(runId, "runId is null");
             requireNonNull(status, "status is null");
@@ -83,7 +83,7 @@ public final class RunApi {
      * The new run as a client's create returns it; {@code adopted} (never on the wire) is true when it was taken over
      * after a lost response (see {@link OnLostResponse}).
      */
-    public record CreatedRun(UUID runId, RunStatus status, String hdfsRunPath, String stageTable,
+    public record CreatedRun(RunId runId, RunStatus status, String hdfsRunPath, String stageTable,
                              @JsonIgnore boolean adopted) {
         public CreatedRun {
             requireNonNull(runId, "runId is null");
@@ -95,7 +95,7 @@ public final class RunApi {
      * A manifest partition: a half-open range of the split column, the NULL partition, or a source file (sourceRef,
      * extension). Bounds are decimal strings; an absent bound or sourceRef is left out, as the ledger echoes it.
      */
-    public record ManifestPartition(String partitionId,
+    public record ManifestPartition(PartitionId partitionId,
                                     @JsonInclude(JsonInclude.Include.NON_NULL)
                                     @JsonFormat(shape = JsonFormat.Shape.STRING) BigInteger lowerBound,
                                     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -108,14 +108,14 @@ public final class RunApi {
             requireNonNull(partitionId, "partitionId is null");
         }
 
-        public static ManifestPartition range(String partitionId, BigInteger lowerBound, BigInteger upperBound,
+        public static ManifestPartition range(PartitionId partitionId, BigInteger lowerBound, BigInteger upperBound,
                                               boolean upperInclusive, long expectedRowCount) {
             return new ManifestPartition(partitionId, lowerBound, upperBound, upperInclusive, false, expectedRowCount,
                     null);
         }
 
         public static ManifestPartition nullPartition(long expectedRowCount) {
-            return new ManifestPartition("NULL", null, null, false, true, expectedRowCount, null);
+            return new ManifestPartition(PartitionId.of("NULL"), null, null, false, true, expectedRowCount, null);
         }
     }
 
@@ -137,7 +137,7 @@ public final class RunApi {
     }
 
     /** The manifest's answer: the partitions to extract (those expecting rows) and the run's new state. */
-    public record ManifestAccepted(UUID runId, RunStatus status, List<ManifestPartition> dispatchPartitions,
+    public record ManifestAccepted(RunId runId, RunStatus status, List<ManifestPartition> dispatchPartitions,
                                    int emptyPartitionCount, boolean validationScheduled) {
         public ManifestAccepted {
             requireNonNull(runId, "runId is null");
@@ -159,7 +159,7 @@ public final class RunApi {
      * A run-level compare-and-set's answer; {@code changed} is false when the run already was in the target state.
      * {@code publish/result} answers without the runId (null here, and then left out).
      */
-    public record RunChange(@JsonInclude(JsonInclude.Include.NON_NULL) UUID runId, RunStatus runStatus,
+    public record RunChange(@JsonInclude(JsonInclude.Include.NON_NULL) RunId runId, RunStatus runStatus,
                             boolean changed) {
         public RunChange {
             requireNonNull(runStatus, "runStatus is null");
@@ -184,7 +184,7 @@ public final class RunApi {
      * {@code rejectedCount}, {@code progressRows} and {@code targetState} (SUCCESS runs only, else absent) are
      * extensions.
      */
-    public record RunSummary(UUID runId, String jobKey, String businessKey, RunStatus status, String executor,
+    public record RunSummary(RunId runId, String jobKey, String businessKey, RunStatus status, String executor,
                              String snapshotScn, String snapshotRef, Long sourceCount, Long expectedPartitionCount,
                              long successPartitionCount, long failedPartitionCount, long extractedCount,
                              long rejectedCount, long progressRows, Long stagingCount, Long targetCount,
@@ -209,7 +209,7 @@ public final class RunApi {
         "rejectedCount", "progressRows", "stagingCount", "targetCount", "targetRef", "hdfsRunPath", "stageTable",
         "startedAt", "heartbeatAt", "extractCompletedAt", "completedAt", "errorStage", "errorCode", "errorMessage",
         "targetState", "parameters", "sourceMetrics", "partitionCounts", "partitions", "dispatches"})
-    public record RunView(UUID runId, String jobKey, String businessKey, RunStatus status, String executor,
+    public record RunView(RunId runId, String jobKey, String businessKey, RunStatus status, String executor,
                           String snapshotScn, String snapshotRef, Long sourceCount, Long expectedPartitionCount,
                           long successPartitionCount, long failedPartitionCount, long extractedCount, long rejectedCount,
                           Long progressRows, Long stagingCount, Long targetCount, String targetRef, String hdfsRunPath,
@@ -245,17 +245,17 @@ public final class RunApi {
         }
     }
 
-    public record PartitionView(String partitionId, PartitionStatus status, long expectedRowCount, Long actualRowCount,
-                                long fileCount, int attemptCount, String workerNode, String errorCode,
-                                Long rowsRead) {
+    public record PartitionView(PartitionId partitionId, PartitionStatus status, long expectedRowCount,
+                                Long actualRowCount, long fileCount, int attemptCount, String workerNode,
+                                String errorCode, Long rowsRead) {
         public PartitionView {
             requireNonNull(partitionId, "partitionId is null");
             requireNonNull(status, "status is null");
         }
     }
 
-    public record DispatchView(UUID dispatchId, DispatchType dispatchType, String partitionId, DispatchStatus status,
-                               int attemptCount, Instant sentAt, Instant ackedAt) {
+    public record DispatchView(UUID dispatchId, DispatchType dispatchType, PartitionId partitionId,
+                               DispatchStatus status, int attemptCount, Instant sentAt, Instant ackedAt) {
         public DispatchView {
             requireNonNull(dispatchId, "dispatchId is null");
             requireNonNull(dispatchType, "dispatchType is null");
@@ -264,7 +264,7 @@ public final class RunApi {
     }
 
     /** One entry of a run's event log, oldest first by {@code eventId}. */
-    public record Event(long eventId, String partitionId, String eventType, String fromStatus, String toStatus,
+    public record Event(long eventId, PartitionId partitionId, String eventType, String fromStatus, String toStatus,
                         String actor, Map<String, Object> details, Instant createdAt) {
         public Event {
             requireNonNull(eventType, "eventType is null");

@@ -50,7 +50,7 @@ public final class StepApi {
     }
 
     /** A chunk file the ledger recorded as committed. */
-    public record StagedFile(String partitionId, int chunkIndex, String hdfsPath, long recordCount, long byteCount,
+    public record StagedFile(PartitionId partitionId, int chunkIndex, String hdfsPath, long recordCount, long byteCount,
                              String checksum, ChunkKind kind) {
         public StagedFile {
             requireNonNull(partitionId, "partitionId is null");

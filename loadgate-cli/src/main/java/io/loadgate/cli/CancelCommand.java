@@ -2,8 +2,8 @@ package io.loadgate.cli;
 
 import io.loadgate.api.OperatorApi.Cancel;
 import io.loadgate.api.RunApi.RunChange;
+import io.loadgate.api.RunId;
 import java.io.PrintWriter;
-import java.util.UUID;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -34,7 +34,7 @@ final class CancelCommand implements Runnable {
 
     @Override
     public void run() {
-        UUID id = LedgerOptions.uuid("RUN_ID", runId);
+        RunId id = LedgerOptions.runId("RUN_ID", runId);
         String why = JobInput.reason(reason, Cancel.MIN_REASON);
         var client = ledger.client(LedgerOptions.Role.OPERATOR);
         RunChange change = ledger.call(client, c -> c.cancelRun(id, new Cancel(why)));
@@ -48,7 +48,7 @@ final class CancelCommand implements Runnable {
     }
 
     /** The line a person reads; the live monitor shows the same after acting. */
-    static String result(UUID id, RunChange change) {
+    static String result(RunId id, RunChange change) {
         return change.changed() ? "Run " + id + " is now CANCELLED."
                 : "Run " + id + " was already CANCELLED; nothing changed.";
     }

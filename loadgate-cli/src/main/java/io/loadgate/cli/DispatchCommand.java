@@ -1,6 +1,7 @@
 package io.loadgate.cli;
 
 import io.loadgate.api.OperatorApi.Resent;
+import io.loadgate.api.RunId;
 import java.io.PrintWriter;
 import java.util.UUID;
 import picocli.CommandLine.Command;
@@ -40,7 +41,7 @@ final class DispatchCommand implements Runnable {
 
         @Override
         public void run() {
-            UUID run = LedgerOptions.uuid("RUN_ID", runId);
+            RunId run = LedgerOptions.runId("RUN_ID", runId);
             UUID dispatch = LedgerOptions.uuid("DISPATCH_ID", dispatchId);
             var client = ledger.client(LedgerOptions.Role.OPERATOR);
             Resent resent = ledger.call(client, c -> c.resendDispatch(run, dispatch));
@@ -54,7 +55,7 @@ final class DispatchCommand implements Runnable {
         }
 
         /** The line a person reads; the live monitor shows the same after acting. */
-        static String result(UUID run, Resent resent) {
+        static String result(RunId run, Resent resent) {
             return "Dispatch " + resent.dispatchId() + " of run " + run + " is " + resent.status() + " again.";
         }
     }

@@ -3,13 +3,13 @@ package io.loadgate.cli;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.OperatorApi.Cancel;
+import io.loadgate.api.RunId;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import sun.misc.Signal;
 import sun.misc.SignalHandler;
 
@@ -39,7 +39,7 @@ final class Interruption implements AutoCloseable {
     private final PrintStream err;
     private final List<Signal> signals = new ArrayList<>();
     private final List<SignalHandler> previous = new ArrayList<>();
-    private UUID runId;
+    private RunId runId;
     private Signal received;
     private boolean cancelled;
 
@@ -68,7 +68,7 @@ final class Interruption implements AutoCloseable {
     }
 
     /** The run now exists; if a signal came first, it is acted on here and now. */
-    void runStarted(UUID id) {
+    void runStarted(RunId id) {
         Signal pending;
         synchronized (this) {
             if (mode != Mode.LEAVE && operator == null) {
@@ -98,7 +98,7 @@ final class Interruption implements AutoCloseable {
     }
 
     private void received(Signal signal) {
-        UUID id;
+        RunId id;
         boolean first;
         synchronized (this) {
             first = received == null;
@@ -122,7 +122,7 @@ final class Interruption implements AutoCloseable {
         act(id, signal);
     }
 
-    private void act(UUID id, Signal signal) {
+    private void act(RunId id, Signal signal) {
         String name = "SIG" + signal.getName();
         switch (mode) {
             case LEAVE -> {
@@ -145,7 +145,7 @@ final class Interruption implements AutoCloseable {
     }
 
     /** Cancels the run; empty when it was, else why not (it claimed its publish, or has ended). */
-    private Optional<String> cancel(UUID id) {
+    private Optional<String> cancel(RunId id) {
         LedgerClient client;
         synchronized (this) {
             client = operator;

@@ -1,5 +1,6 @@
 package io.loadgate.cli;
 
+import io.loadgate.api.RunId;
 import io.loadgate.worker.ledger.HttpLedgerClient;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
@@ -138,6 +139,10 @@ final class LedgerOptions {
         }
         String line = e.ledgerMessage() + " (" + e.status() + " " + e.code() + ")";
         return new CliException(line, e.status() == 503 ? EXIT_UNAVAILABLE : EXIT_REFUSED);
+    }
+
+    static RunId runId(String label, String text) {
+        return new RunId(uuid(label, text));
     }
 
     static UUID uuid(String label, String text) {

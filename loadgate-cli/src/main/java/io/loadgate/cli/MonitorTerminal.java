@@ -15,6 +15,7 @@ import io.loadgate.api.OperatorApi.Resent;
 import io.loadgate.api.OperatorApi.Resolution;
 import io.loadgate.api.OperatorApi.Resolve;
 import io.loadgate.api.RunApi.RunChange;
+import io.loadgate.api.RunId;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
 import java.io.IOException;
@@ -166,7 +167,7 @@ final class MonitorTerminal {
 
     private void refreshDetail() {
         try {
-            detail = RunDetail.read(ledger, reader, UUID.fromString(detailOf.runId()), DETAIL_EVENTS);
+            detail = RunDetail.read(ledger, reader, RunId.of(detailOf.runId()), DETAIL_EVENTS);
             detailProblem = null;
         } catch (CliException e) {
             detailProblem = e.getMessage();
@@ -372,7 +373,7 @@ final class MonitorTerminal {
 
     /** The action's result line, as the matching command prints it, or why it did not happen. */
     private String act() {
-        UUID run = UUID.fromString(target.runId());
+        RunId run = RunId.of(target.runId());
         String why = reason.toString().strip();
         try {
             return switch (action) {

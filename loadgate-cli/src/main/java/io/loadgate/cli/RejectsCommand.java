@@ -2,6 +2,7 @@ package io.loadgate.cli;
 
 import io.loadgate.api.ChunkKind;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
 import io.loadgate.api.StepApi.StagedFile;
 import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.staging.RejectsWriter;
@@ -15,7 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.Record;
@@ -53,7 +53,7 @@ final class RejectsCommand implements Runnable {
 
     @Override
     public void run() {
-        UUID id = LedgerOptions.uuid("RUN_ID", runId);
+        RunId id = LedgerOptions.runId("RUN_ID", runId);
         if (limit < 0 || limit > 10_000) {
             throw new CliException("--limit must be between 0 and 10000, got " + limit, LedgerOptions.EXIT_USAGE);
         }

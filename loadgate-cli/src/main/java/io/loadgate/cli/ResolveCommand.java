@@ -3,8 +3,8 @@ package io.loadgate.cli;
 import io.loadgate.api.OperatorApi.Resolution;
 import io.loadgate.api.OperatorApi.Resolve;
 import io.loadgate.api.RunApi.RunChange;
+import io.loadgate.api.RunId;
 import java.io.PrintWriter;
-import java.util.UUID;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -37,7 +37,7 @@ final class ResolveCommand implements Runnable {
 
     @Override
     public void run() {
-        UUID id = LedgerOptions.uuid("RUN_ID", runId);
+        RunId id = LedgerOptions.runId("RUN_ID", runId);
         String why = JobInput.reason(reason, Resolve.MIN_REASON);
         var client = ledger.client(LedgerOptions.Role.OPERATOR);
         RunChange change = ledger.call(client, c -> c.resolvePublishUnknown(id, new Resolve(resolution, why)));
@@ -51,7 +51,7 @@ final class ResolveCommand implements Runnable {
     }
 
     /** The line a person reads; the live monitor shows the same after acting. */
-    static String result(UUID id, RunChange change) {
+    static String result(RunId id, RunChange change) {
         return change.changed() ? "Run " + id + " is now " + change.runStatus() + "."
                 : "Run " + id + " was already " + change.runStatus() + "; nothing changed.";
     }

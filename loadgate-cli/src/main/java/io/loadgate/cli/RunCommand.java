@@ -2,6 +2,7 @@ package io.loadgate.cli;
 
 import io.loadgate.api.ErrorCode;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.worker.execution.SourceCache;
 import io.loadgate.worker.execution.TargetCatalogs;
@@ -22,7 +23,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.Callable;
 import org.apache.hadoop.conf.Configuration;
 import picocli.CommandLine.Command;
@@ -118,7 +118,7 @@ final class RunCommand implements Callable<Integer> {
      * have named the run to this process; {@code rows} are the target's rows, or the extracted ones when the run
      * ended before counting the target.
      */
-    record Ended(UUID runId, RunStatus status, long rows) {
+    record Ended(RunId runId, RunStatus status, long rows) {
         Ended {
             java.util.Objects.requireNonNull(status, "status is null");
         }

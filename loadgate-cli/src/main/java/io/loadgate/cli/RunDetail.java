@@ -7,6 +7,7 @@ import io.loadgate.api.RunApi.DispatchView;
 import io.loadgate.api.RunApi.Event;
 import io.loadgate.api.RunApi.PartitionView;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
 import io.loadgate.api.StepApi.MetricResult;
 import io.loadgate.api.StepApi.Stage;
 import io.loadgate.api.StepApi.ValidationView;
@@ -15,7 +16,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 
 /**
  * One run in detail — its state, its metrics side by side (source, staged, target), partitions, dispatches and last
@@ -29,7 +29,7 @@ record RunDetail(RunView run, List<ValidationView> validations, List<Event> last
     }
 
     /** The run, its metrics and its last {@code events} events; ledger errors come as {@link CliException}s. */
-    static RunDetail read(LedgerOptions ledger, LedgerClient client, UUID runId, int events) {
+    static RunDetail read(LedgerOptions ledger, LedgerClient client, RunId runId, int events) {
         RunView run = ledger.call(client, c -> c.getRun(runId));
         List<ValidationView> validations = ledger.call(client, c -> c.validations(runId));
         List<Event> all = events == 0 ? List.of() : ledger.call(client, c -> c.allEvents(runId));

@@ -3,6 +3,7 @@ package io.loadgate.cli;
 import io.loadgate.api.MonitorHistory;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.TargetState;
 import io.loadgate.worker.ledger.LedgerClient;
@@ -13,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.UUID;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -121,7 +121,7 @@ final class RunsCommand implements Runnable {
 
         @Override
         public void run() {
-            UUID id = LedgerOptions.uuid("RUN_ID", runId);
+            RunId id = LedgerOptions.runId("RUN_ID", runId);
             if (events < 0) {
                 throw new CliException("--events must not be negative, got " + events, LedgerOptions.EXIT_USAGE);
             }

@@ -47,7 +47,7 @@ final class PartitionAttempts implements Function<PartitionTask, PartitionResult
             StepOutcome outcome = extract.extract(task.runId(), task.partition(), task.snapshotRef(), claimant);
             RunView run = runtime.ledger().getRun(task.runId());
             PartitionView partition = run.partitions().stream()
-                    .filter(p -> p.partitionId().equals(task.partitionId())).findFirst()
+                    .filter(p -> p.partitionId().value().equals(task.partitionId())).findFirst()
                     .orElseThrow(() -> new IllegalStateException("run " + task.runId() + " has no partition "
                             + task.partitionId()));
             if (outcome == StepOutcome.OK) {

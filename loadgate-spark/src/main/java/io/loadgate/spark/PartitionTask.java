@@ -2,12 +2,12 @@ package io.loadgate.spark;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.RunId;
 import io.loadgate.worker.source.Partition;
 import java.io.Serializable;
-import java.util.UUID;
 
 /** One partition of a run as a Spark task carries it: the manifest's partition and the snapshot to read it at. */
-public record PartitionTask(UUID runId, String snapshotRef, String partitionId, String lowerBound, String upperBound,
+public record PartitionTask(RunId runId, String snapshotRef, String partitionId, String lowerBound, String upperBound,
                             boolean upperInclusive, boolean isNullPartition, long expectedRowCount)
         implements Serializable {
     public PartitionTask {
@@ -16,7 +16,7 @@ public record PartitionTask(UUID runId, String snapshotRef, String partitionId, 
         requireNonNull(partitionId, "partitionId is null");
     }
 
-    static PartitionTask of(UUID runId, String snapshotRef, Partition p) {
+    static PartitionTask of(RunId runId, String snapshotRef, Partition p) {
         return new PartitionTask(runId, snapshotRef, p.partitionId(), p.lowerBound(), p.upperBound(),
                 p.upperInclusive(), p.isNullPartition(), p.expectedRowCount());
     }

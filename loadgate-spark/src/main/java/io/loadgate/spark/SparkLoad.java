@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.RunApi.FailRun;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.worker.execution.RunContexts;
 import io.loadgate.worker.execution.SourceCache;
@@ -26,7 +27,6 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -116,7 +116,7 @@ public final class SparkLoad {
         Worker driverSteps = Worker.start(context, 1, DRIVER_STEPS);
         try {
             RunSubmitter.Submission submission = submitter.submit(job, jobYaml, businessKey);
-            UUID runId = submission.runId();
+            RunId runId = submission.runId();
             List<PartitionTask> tasks = submission.plan().partitions().stream()
                     .map(p -> PartitionTask.of(runId, submission.plan().snapshotRef(), p)).toList();
             LOG.info("run {}: {} partition(s) as Spark tasks", runId, tasks.size());
@@ -150,7 +150,7 @@ public final class SparkLoad {
      * The Spark job failed (a task failed spark.task.maxFailures times): no attempt is left to finish a partition,
      * so the run fails now rather than waiting for the sweeper's run timeout.
      */
-    private void failExtraction(UUID runId, Throwable failure) {
+    private void failExtraction(RunId runId, Throwable failure) {
         String message = Messages.fit("the Spark job of the run failed: " + failure.getMessage());
         LOG.warn("run {}: {}", runId, message);
         try {

@@ -3,6 +3,7 @@ package io.loadgate.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.StepApi.StagedFile;
@@ -176,7 +177,7 @@ class SparkLoadTest {
         SparkLoad.Result result = load("DIE_REISSUE", day, firstAttemptDies("0002"), "");
 
         assertThat(result.run().status()).as("run %s", result.run()).isEqualTo(RunStatus.SUCCESS);
-        assertThat(result.run().partitions()).filteredOn(p -> p.partitionId().equals("0002"))
+        assertThat(result.run().partitions()).filteredOn(p -> p.partitionId().equals(PartitionId.of("0002")))
                 .singleElement().satisfies(p -> assertThat(p.attemptCount()).as("claimed again").isEqualTo(2));
         // With speculation on, Spark numbers speculative copies too: the retry that claims may be attempt 1 or 2,
         // and a copy that waited on it may be the one Spark reports (PartitionResult says why that is harmless).

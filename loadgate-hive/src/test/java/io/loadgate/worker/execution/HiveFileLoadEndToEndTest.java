@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import io.loadgate.api.ChunkKind;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.StepApi.StagedFile;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
@@ -18,7 +19,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.apache.hadoop.conf.Configuration;
@@ -161,7 +161,7 @@ class HiveFileLoadEndToEndTest {
                 TargetCatalogs.withDefault(harness.catalog, dir.resolve("warehouse")), new Configuration())
                 .clean(CleanupMode.DELETE);
 
-        Map<UUID, RunCleanup> byRun = cleaned.stream().collect(Collectors.toMap(RunCleanup::runId, r -> r));
+        Map<RunId, RunCleanup> byRun = cleaned.stream().collect(Collectors.toMap(RunCleanup::runId, r -> r));
         assertThat(byRun.keySet()).containsExactlyInAnyOrder(first.runId(), again.runId());
         assertThat(byRun.values()).allSatisfy(r -> assertThat(r.outcome()).as("%s", r)
                 .isEqualTo(RunCleanup.Outcome.CLEANED));
@@ -186,7 +186,7 @@ class HiveFileLoadEndToEndTest {
         return admin.getPartition("loader", table, new ArrayList<>(VALUES));
     }
 
-    private List<String> dataFileNames(UUID runId) {
+    private List<String> dataFileNames(RunId runId) {
         return harness.client.files(runId).stream().filter(f -> f.kind() == ChunkKind.DATA)
                 .map(StagedFile::hdfsPath).map(p -> local(p).getFileName().toString()).toList();
     }

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.ErrorCode;
 import io.loadgate.api.OperatorApi;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.LedgerSettings;
@@ -19,7 +20,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 
 /**
  * Which finished runs' staging may go, and the record that it went. Only ended runs past their retention are
@@ -93,7 +93,7 @@ public final class Cleanup {
      * @param keptFiles how many staged files stayed because the target references them; null when the cleaner did
      *     not say (the run is then offered again as if it kept some)
      */
-    public OperatorApi.CleanupResult markCleaned(UUID runId, String droppedTable, String deletedPath,
+    public OperatorApi.CleanupResult markCleaned(RunId runId, String droppedTable, String deletedPath,
                                                  Integer keptFiles, String actor) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
@@ -118,7 +118,7 @@ public final class Cleanup {
      * Records that a cleaner skipped a due run and why (an event an operator sees), and moves the run behind the
      * others in the candidates. Returns false for a run already cleaned and not offered again.
      */
-    public boolean markSkipped(UUID runId, String reason, String actor) {
+    public boolean markSkipped(RunId runId, String reason, String actor) {
         requireNonNull(reason, "reason is null");
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
@@ -136,12 +136,12 @@ public final class Cleanup {
         });
     }
 
-    private boolean due(Tx tx, UUID runId) throws SQLException {
+    private boolean due(Tx tx, RunId runId) throws SQLException {
         return tx.queryOne(IS_DUE, rs -> true, runId, interval(retention.afterSuccess()),
                 interval(retention.afterFailure())).isPresent();
     }
 
-    private boolean offeredAgain(Tx tx, UUID runId) throws SQLException {
+    private boolean offeredAgain(Tx tx, RunId runId) throws SQLException {
         String afterSuccess = interval(retention.afterSuccess());
         return tx.queryOne(IS_OFFERED_AGAIN, rs -> true, runId, afterSuccess, afterSuccess, afterSuccess).isPresent();
     }
@@ -152,7 +152,7 @@ public final class Cleanup {
     }
 
     private static OperatorApi.CleanupCandidate candidate(ResultSet rs) throws SQLException {
-        return new OperatorApi.CleanupCandidate(rs.getObject("run_id", UUID.class), rs.getString("job_key"),
+        return new OperatorApi.CleanupCandidate(Tx.runId(rs, "run_id"), rs.getString("job_key"),
                 rs.getString("business_key"), RunStatus.valueOf(rs.getString("status")), rs.getString("hdfs_run_path"),
                 rs.getString("stage_table"), Tx.instant(rs, "completed_at"), rs.getString("target_ref"), List.of());
     }

@@ -2,6 +2,8 @@ package io.loadgate.ledger.db;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.PartitionId;
+import io.loadgate.api.RunId;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -89,6 +91,12 @@ public final class Tx {
             statement.setObject(index, value);
         } else if (value instanceof Jsonb json) {
             statement.setObject(index, json.text(), Types.OTHER);
+        } else if (value instanceof RunId runId) {
+            // Typed ids are bound here, not at each call: a varargs parameter list takes any id and would fail only
+            // when run.
+            statement.setObject(index, runId.value());
+        } else if (value instanceof PartitionId partitionId) {
+            statement.setString(index, partitionId.value());
         } else {
             throw new IllegalArgumentException("cannot bind " + value.getClass().getName());
         }
@@ -109,6 +117,23 @@ public final class Tx {
     public static Instant instant(ResultSet rs, String column) throws SQLException {
         Timestamp ts = rs.getTimestamp(column);
         return ts == null ? null : ts.toInstant();
+    }
+
+    /** A run id column; null stays null. */
+    public static RunId runId(ResultSet rs, String column) throws SQLException {
+        UUID value = rs.getObject(column, UUID.class);
+        return value == null ? null : new RunId(value);
+    }
+
+    public static RunId runId(ResultSet rs, int column) throws SQLException {
+        UUID value = rs.getObject(column, UUID.class);
+        return value == null ? null : new RunId(value);
+    }
+
+    /** A partition id column; null (a run-level row) stays null. */
+    public static PartitionId partitionId(ResultSet rs, String column) throws SQLException {
+        String value = rs.getString(column);
+        return value == null ? null : PartitionId.of(value);
     }
 
     public static Long nullableLong(ResultSet rs, String column) throws SQLException {

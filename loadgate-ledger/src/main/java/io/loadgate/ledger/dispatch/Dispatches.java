@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.loadgate.api.DispatchStatus;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.ErrorCode;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.LedgerJson;
@@ -286,7 +287,7 @@ public final class Dispatches {
      */
     public boolean release(UUID dispatchId, String node) {
         return database.inTransaction(tx -> {
-            var released = tx.queryOne(RELEASE, rs -> new DispatchOf(rs.getObject(1, UUID.class), rs.getString(2)),
+            var released = tx.queryOne(RELEASE, rs -> new DispatchOf(Tx.runId(rs, 1), rs.getString(2)),
                     dispatchId, node);
             if (released.isEmpty()) {
                 return false;
@@ -305,7 +306,7 @@ public final class Dispatches {
      * @throws LedgerException.NotFound DISPATCH_NOT_FOUND when the run has no such dispatch
      * @throws LedgerException.Conflict DISPATCH_STATUS_MISMATCH when it is PENDING or ACKED
      */
-    public void resend(UUID runId, UUID dispatchId, String actor) {
+    public void resend(RunId runId, UUID dispatchId, String actor) {
         database.inTransaction(tx -> {
             DispatchStatus status = tx.queryOne(LOCK_ONE, rs -> DispatchStatus.valueOf(rs.getString(1)), runId,
                     dispatchId).orElseThrow(() -> new LedgerException.NotFound(ErrorCode.DISPATCH_NOT_FOUND,
@@ -329,7 +330,7 @@ public final class Dispatches {
     /** SENT without an ACK for {@code ackTimeout}: PENDING again, or DEAD when its attempts are used up. */
     public static Requeued requeueUnacked(Tx tx, DispatchPolicy policy, int limit) throws SQLException {
         var rows = tx.query(REQUEUE_UNACKED, rs -> new Requeue(rs.getObject(1, UUID.class),
-                rs.getObject(2, UUID.class), rs.getString(3), DispatchStatus.valueOf(rs.getString(4))),
+                Tx.runId(rs, 2), rs.getString(3), DispatchStatus.valueOf(rs.getString(4))),
                 DispatchPolicy.seconds(policy.ackTimeout()), limit, policy.maxAttempts());
         int dead = 0;
         for (Requeue row : rows) {
@@ -348,7 +349,7 @@ public final class Dispatches {
      *
      * @return how many dispatches were retired
      */
-    public static int retireOpenOfRun(Tx tx, UUID runId, String actor) throws SQLException {
+    public static int retireOpenOfRun(Tx tx, RunId runId, String actor) throws SQLException {
         List<Retired> retired = tx.query(RETIRE_OPEN_OF_RUN, Dispatches::retired, runId);
         retire(tx, retired, actor);
         return retired.size();
@@ -362,24 +363,24 @@ public final class Dispatches {
     }
 
     /** Which run and partition a dispatch belongs to. */
-    private record DispatchOf(UUID runId, String partitionId) {
+    private record DispatchOf(RunId runId, String partitionId) {
     }
 
     /** A SENT dispatch the ACK-timeout rule moved, and where to. */
-    private record Requeue(UUID dispatchId, UUID runId, String partitionId, DispatchStatus to) {
+    private record Requeue(UUID dispatchId, RunId runId, String partitionId, DispatchStatus to) {
     }
 
     /** A dispatch retired as DEAD, with the error it was retired with. */
-    private record Retired(UUID dispatchId, UUID runId, String partitionId, String lastError) {
+    private record Retired(UUID dispatchId, RunId runId, String partitionId, String lastError) {
     }
 
     private static Retired retired(ResultSet rs) throws SQLException {
-        return new Retired(rs.getObject("dispatch_id", UUID.class), rs.getObject("run_id", UUID.class),
+        return new Retired(rs.getObject("dispatch_id", UUID.class), Tx.runId(rs, "run_id"),
                 rs.getString("partition_id"), rs.getString("last_error"));
     }
 
     private static LeasedDispatch leased(ResultSet rs) throws SQLException {
-        return new LeasedDispatch(rs.getObject("dispatch_id", UUID.class), rs.getObject("run_id", UUID.class),
+        return new LeasedDispatch(rs.getObject("dispatch_id", UUID.class), Tx.runId(rs, "run_id"),
                 DispatchType.valueOf(rs.getString("dispatch_type")), rs.getString("partition_id"),
                 rs.getString("job_key"), rs.getString("business_key"), LedgerJson.read(rs.getString("payload")),
                 rs.getInt("attempt_count"));

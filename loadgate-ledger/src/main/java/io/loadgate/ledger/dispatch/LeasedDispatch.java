@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.loadgate.api.DispatchType;
+import io.loadgate.api.RunId;
 import io.loadgate.ledger.LedgerJson;
 import java.util.UUID;
 
@@ -13,7 +14,7 @@ import java.util.UUID;
  * was taken) and fences the lease holder's later compare-and-set: a holder whose lease expired and was taken again
  * no longer matches.
  */
-public record LeasedDispatch(UUID dispatchId, UUID runId, DispatchType dispatchType, String partitionId,
+public record LeasedDispatch(UUID dispatchId, RunId runId, DispatchType dispatchType, String partitionId,
                              String jobKey, String businessKey, JsonNode payload, int attempt) {
     public LeasedDispatch {
         requireNonNull(dispatchId, "dispatchId is null");

@@ -3,6 +3,7 @@ package io.loadgate.ledger.dispatch;
 import io.loadgate.api.DispatchStatus;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.Executor;
+import io.loadgate.api.RunId;
 import io.loadgate.ledger.LedgerJson;
 import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.event.EventLog;
@@ -37,7 +38,7 @@ public final class Outbox {
      * Inserts a dispatch, unless the executor has no use for it: a NiFi flow (executor http) continues by itself
      * after extraction and validation, and receives only VALIDATE_RUN and REISSUE_PARTITION.
      */
-    public static Optional<UUID> insert(Tx tx, UUID runId, Executor executor, DispatchType type, String partitionId,
+    public static Optional<UUID> insert(Tx tx, RunId runId, Executor executor, DispatchType type, String partitionId,
                                         Map<String, ?> payload) throws SQLException {
         if (executor == Executor.HTTP && !type.isPushed()) {
             return Optional.empty();
@@ -55,7 +56,7 @@ public final class Outbox {
     }
 
     /** ACKs the open dispatches of one type for a run (and partition), for steps that arrive without a dispatch id. */
-    public static int ackOpen(Tx tx, UUID runId, DispatchType type, String partitionId) throws SQLException {
+    public static int ackOpen(Tx tx, RunId runId, DispatchType type, String partitionId) throws SQLException {
         return tx.update(ACK_OPEN_OF_TYPE, runId, type, partitionId);
     }
 }

@@ -5,7 +5,9 @@ import static java.util.Objects.requireNonNull;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.ErrorCode;
 import io.loadgate.api.PartitionApi;
+import io.loadgate.api.PartitionId;
 import io.loadgate.api.PartitionStatus;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.LedgerSettings;
@@ -123,25 +125,25 @@ public final class Partitions {
      * PENDING/RETRY to RUNNING by compare-and-set: of many concurrent claimers exactly one wins. The winner's token
      * presented again wins again (its first response may have been lost); everyone else gets claimed=false.
      */
-    public ClaimResult claim(UUID runId, String partitionId, UUID claimToken, String workerNode) {
+    public ClaimResult claim(RunId runId, PartitionId partitionId, UUID claimToken, String workerNode) {
         return database.inTransaction(tx -> {
             Optional<ClaimResult> won = tx.queryOne(CLAIM, rs -> new ClaimResult(true,
                     RunStatus.valueOf(rs.getString("run_status")), PartitionStatus.RUNNING,
                     rs.getInt("attempt_count")), claimToken, workerNode, runId, partitionId, settings.maxAttempts());
             // A claim answers the partition's dispatch whether it wins or not: the winner takes the partition up, and
             // a loser's partition is owned, finished or closed, so redelivering the dispatch would change nothing.
-            Outbox.ackOpen(tx, runId, DispatchType.REISSUE_PARTITION, partitionId);
-            Outbox.ackOpen(tx, runId, DispatchType.EXTRACT_PARTITION, partitionId);
+            Outbox.ackOpen(tx, runId, DispatchType.REISSUE_PARTITION, partitionId.value());
+            Outbox.ackOpen(tx, runId, DispatchType.EXTRACT_PARTITION, partitionId.value());
             if (won.isPresent()) {
-                EventLog.append(tx, runId, partitionId, "PARTITION_CLAIMED", null, PartitionStatus.RUNNING, workerNode,
-                        Map.of("claimToken", claimToken.toString(), "attempt", won.get().attempt()));
+                EventLog.append(tx, runId, partitionId.value(), "PARTITION_CLAIMED", null, PartitionStatus.RUNNING,
+                        workerNode, Map.of("claimToken", claimToken.toString(), "attempt", won.get().attempt()));
                 return won.get();
             }
             var current = tx.queryOne(READ, rs -> new ClaimState(PartitionStatus.valueOf(rs.getString(1)),
                     rs.getObject(2, UUID.class), rs.getInt(3), RunStatus.valueOf(rs.getString(4))), runId, partitionId);
             if (current.isEmpty()) {
                 RunTransitions.read(tx, runId).orElseThrow(() -> RunTransitions.notFound(runId));
-                throw partitionNotFound(runId, partitionId);
+                throw partitionNotFound(runId, partitionId.value());
             }
             ClaimState row = current.get();
             boolean sameOwner = claimToken.equals(row.claimToken()) && row.status() == PartitionStatus.RUNNING
@@ -172,7 +174,7 @@ public final class Partitions {
     private record Ended(String partitionId, String fromStatus) {
     }
 
-    public static LedgerException.NotFound partitionNotFound(UUID runId, String partitionId) {
+    public static LedgerException.NotFound partitionNotFound(RunId runId, String partitionId) {
         return new LedgerException.NotFound(ErrorCode.PARTITION_NOT_FOUND,
                 "run " + runId + " has no partition " + partitionId);
     }
@@ -182,12 +184,12 @@ public final class Partitions {
      * the reports of a run: of two simultaneous last reports, the second sees the first's completion and its own
      * completion compare-and-set finds the run no longer EXTRACTING, so the VALIDATE_RUN dispatch is inserted once.
      */
-    public PartitionApi.ChunkResult reportChunk(UUID runId, String partitionId, PartitionApi.ChunkReport report) {
+    public PartitionApi.ChunkResult reportChunk(RunId runId, PartitionId partitionId, PartitionApi.ChunkReport report) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
-            PartitionRow partition = lockPartition(tx, runId, partitionId);
+            PartitionRow partition = lockPartition(tx, runId, partitionId.value());
             if (run.status().isTerminal()) {
-                EventLog.append(tx, runId, partitionId, "CHUNK_IGNORED", null, null, null, Map.of(
+                EventLog.append(tx, runId, partitionId.value(), "CHUNK_IGNORED", null, null, null, Map.of(
                         "reason", "run " + run.status(), "chunkIndex", report.chunkIndex(),
                         "hdfsPath", report.hdfsPath(), "claimToken", report.claimToken().toString()));
                 return new PartitionApi.ChunkResult(false, partition.status(), run.status(), 0, report.chunkCount(),
@@ -219,7 +221,7 @@ public final class Partitions {
                     throw chunkConflict(report, "chunk " + report.chunkIndex() + " is already recorded with "
                             + "other content");
                 }
-                return chunkResult(tx, run, runId, partitionId, report, false);
+                return chunkResult(tx, run, runId, partitionId.value(), report, false);
             }
             if (partition.status() != PartitionStatus.RUNNING) {
                 throw chunkConflict(report, "partition " + partitionId + " is " + partition.status()
@@ -236,7 +238,7 @@ public final class Partitions {
                     report.byteCount(), report.checksum(), report.kind().name());
             tx.update(HEARTBEAT, runId, partitionId, report.claimToken());
             tx.update(RUN_HEARTBEAT, runId);
-            return chunkResult(tx, run, runId, partitionId, report, true);
+            return chunkResult(tx, run, runId, partitionId.value(), report, true);
         });
     }
 
@@ -245,7 +247,7 @@ public final class Partitions {
                 message, Map.of("chunkIndex", report.chunkIndex()));
     }
 
-    private PartitionApi.ChunkResult chunkResult(Tx tx, RunRow run, UUID runId, String partitionId,
+    private PartitionApi.ChunkResult chunkResult(Tx tx, RunRow run, RunId runId, String partitionId,
                                                  PartitionApi.ChunkReport report,
                                     boolean inserted) throws SQLException {
         Totals totals = tx.queryOne(CHUNK_TOTALS, rs -> new Totals(rs.getLong(1), rs.getLong(2)), runId, partitionId)
@@ -280,7 +282,7 @@ public final class Partitions {
                 report.chunkCount(), validationScheduled);
     }
 
-    private static void finishPartition(Tx tx, UUID runId, String partitionId, UUID token, PartitionStatus to,
+    private static void finishPartition(Tx tx, RunId runId, String partitionId, UUID token, PartitionStatus to,
                                         long rows, String message) throws SQLException {
         int updated = tx.update(FINISH_PARTITION, to, rows, message == null ? null : "EXTRACT",
                 message == null ? null : "ROW_COUNT_MISMATCH", message, runId, partitionId, token);
@@ -317,7 +319,7 @@ public final class Partitions {
         return new Completion(RunStatus.EXTRACTED_VALIDATED, true);
     }
 
-    private static PartitionRow lockPartition(Tx tx, UUID runId, String partitionId) throws SQLException {
+    private static PartitionRow lockPartition(Tx tx, RunId runId, String partitionId) throws SQLException {
         return tx.queryOne(PartitionRow.LOCK, PartitionRow::map, runId, partitionId)
                 .orElseThrow(() -> partitionNotFound(runId, partitionId));
     }
@@ -334,10 +336,10 @@ public final class Partitions {
      * A worker gives up its partition. The run fails (FAILED_SNAPSHOT_EXPIRED when the snapshot is gone), except
      * in REISSUE mode for a transient error with attempts left, where the partition is reissued at the same snapshot.
      */
-    public PartitionApi.FailResult fail(UUID runId, String partitionId, PartitionApi.PartitionFailure failure) {
+    public PartitionApi.FailResult fail(RunId runId, PartitionId partitionId, PartitionApi.PartitionFailure failure) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
-            PartitionRow partition = lockPartition(tx, runId, partitionId);
+            PartitionRow partition = lockPartition(tx, runId, partitionId.value());
             requireOwner(partition, failure.claimToken());
             if (partition.status() == PartitionStatus.FAILED || partition.status() == PartitionStatus.RETRY) {
                 return new PartitionApi.FailResult(partition.status(), run.status(), false);
@@ -349,7 +351,7 @@ public final class Partitions {
             }
             if (run.recoveryMode(settings) == RecoveryMode.REISSUE && isTransient(failure) && !isSnapshotLoss(failure)
                     && partition.attemptCount() < settings.maxAttempts() && run.status() == RunStatus.EXTRACTING) {
-                Reissue.reissue(tx, run, partitionId, PartitionStatus.RUNNING, failure.errorCode(), "worker");
+                Reissue.reissue(tx, run, partitionId.value(), PartitionStatus.RUNNING, failure.errorCode(), "worker");
                 return new PartitionApi.FailResult(PartitionStatus.RETRY, run.status(), true);
             }
             tx.update(FAIL_PARTITION, failure.errorStage(), failure.errorClass(), failure.errorCode(),
@@ -358,7 +360,7 @@ public final class Partitions {
             details.put("errorClass", failure.errorClass());
             details.put("errorCode", failure.errorCode());
             details.put("message", failure.message());
-            EventLog.append(tx, runId, partitionId, "PARTITION_STATUS", PartitionStatus.RUNNING,
+            EventLog.append(tx, runId, partitionId.value(), "PARTITION_STATUS", PartitionStatus.RUNNING,
                     PartitionStatus.FAILED, null, details);
             RunStatus failStatus = isSnapshotLoss(failure) ? RunStatus.FAILED_SNAPSHOT_EXPIRED
                     : RunStatus.FAILED_EXTRACT;
@@ -377,7 +379,7 @@ public final class Partitions {
      *
      * @return how many partitions were ended
      */
-    public static int failUnfinished(Tx tx, UUID runId, String stage, String code, String message, String actor)
+    public static int failUnfinished(Tx tx, RunId runId, String stage, String code, String message, String actor)
             throws SQLException {
         var ended = tx.query(FAIL_UNFINISHED, rs -> new Ended(rs.getString(1), rs.getString(2)), runId, stage,
                 code, message, runId);
@@ -389,7 +391,7 @@ public final class Partitions {
     }
 
     /** Keeps the owner's claim alive and records how far it has read, when the beat says. */
-    public PartitionApi.HeartbeatResult heartbeat(UUID runId, String partitionId,
+    public PartitionApi.HeartbeatResult heartbeat(RunId runId, PartitionId partitionId,
                                                   PartitionApi.PartitionHeartbeat beat) {
         return database.inTransaction(tx -> {
             if (tx.update(OWNER_RUN_HEARTBEAT, runId, partitionId, beat.claimToken()) == 1
@@ -404,7 +406,7 @@ public final class Partitions {
             }
             RunRow run = RunTransitions.read(tx, runId).orElseThrow(() -> RunTransitions.notFound(runId));
             PartitionRow partition = tx.queryOne(PartitionRow.LOCK, PartitionRow::map, runId, partitionId)
-                    .orElseThrow(() -> partitionNotFound(runId, partitionId));
+                    .orElseThrow(() -> partitionNotFound(runId, partitionId.value()));
             requireOwner(partition, beat.claimToken());
             return new PartitionApi.HeartbeatResult(partition.status(), run.status());
         });

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.ErrorCode;
 import io.loadgate.api.OperatorApi;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.StepApi;
 import io.loadgate.ledger.LedgerException;
@@ -68,7 +69,7 @@ public final class Publishing {
      * key, and how long from now the publisher may still commit: a commit must not land after {@link #deadline()}
      * past the claim, so that publish_stale settles a silent attempt for good.
      */
-    public StepApi.PublishClaim claim(UUID runId, UUID publishToken, String actor) {
+    public StepApi.PublishClaim claim(RunId runId, UUID publishToken, String actor) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             // The run row is locked, so a STAGING_VALIDATED run is certain to move: the generation is taken first
@@ -91,94 +92,80 @@ public final class Publishing {
         });
     }
 
-    private StepApi.PublishClaim fence(Tx tx, UUID runId, RunStatus status) throws SQLException {
+    private StepApi.PublishClaim fence(Tx tx, RunId runId, RunStatus status) throws SQLException {
         return tx.queryOne(FENCE, rs -> new StepApi.PublishClaim(true, status, (Long) rs.getObject(1, Long.class),
                         rs.getLong(2)),
                 deadline().toMillis() + " milliseconds", runId).orElseThrow();
     }
 
-    public enum Outcome {
-        PUBLISHED,
-        FAILED_PUBLISH,
-        PUBLISH_UNKNOWN;
-
-        RunStatus status() {
-            return RunStatus.valueOf(name());
-        }
-    }
-
     public record Result(RunStatus runStatus, boolean changed) {
     }
 
-    public Result result(UUID runId, UUID publishToken, Outcome outcome, String errorCode, String message,
-                         String targetRef, String actor) {
+    public Result result(RunId runId, StepApi.PublishResult report, String actor) {
+        UUID publishToken = report.publishToken();
+        StepApi.PublishOutcome outcome = report.outcome();
+        RunStatus outcomeStatus = RunStatus.valueOf(outcome.name());
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             if (!publishToken.equals(run.publishToken())) {
                 throw new LedgerException.Conflict(ErrorCode.PUBLISH_TOKEN_MISMATCH, "publish token " + publishToken
                         + " does not hold run " + runId, Map.of("runStatus", run.status().name()));
             }
-            if (run.status() == outcome.status()) {
+            if (run.status() == outcomeStatus) {
                 return new Result(run.status(), false);
             }
             if (run.status() != RunStatus.PUBLISHING) {
                 throw new LedgerException.Conflict(ErrorCode.RUN_STATUS_MISMATCH, "run " + runId + " is " + run.status()
                         + ", not PUBLISHING", Map.of("runStatus", run.status().name()));
             }
-            RunTransitions.Failure failure = outcome == Outcome.PUBLISHED ? null
-                    : new RunTransitions.Failure("PUBLISH", errorCode == null ? outcome.name() : errorCode, message);
-            RunTransitions.transition(tx, runId, RunStatus.PUBLISHING, outcome.status(), failure, actor);
-            if (targetRef != null) {
-                tx.update(SET_TARGET_REF, targetRef, runId);
+            RunTransitions.Failure failure = outcome == StepApi.PublishOutcome.PUBLISHED ? null
+                    : new RunTransitions.Failure("PUBLISH",
+                            report.errorCode() == null ? outcome.name() : report.errorCode(), report.message());
+            RunTransitions.transition(tx, runId, RunStatus.PUBLISHING, outcomeStatus, failure, actor);
+            if (report.targetRef() != null) {
+                tx.update(SET_TARGET_REF, report.targetRef(), runId);
             }
-            if (outcome == Outcome.PUBLISHED) {
+            if (outcome == StepApi.PublishOutcome.PUBLISHED) {
                 Outbox.insert(tx, runId, run.executor(), DispatchType.VALIDATE_TARGET, null, Map.of());
             }
-            return new Result(outcome.status(), true);
+            return new Result(outcomeStatus, true);
         });
-    }
-
-    public enum Resolution {
-        PUBLISHED,
-        FAILED_PUBLISH;
-
-        RunStatus status() {
-            return RunStatus.valueOf(name());
-        }
     }
 
     /**
      * Leaves PUBLISH_UNKNOWN on evidence: an operator who looked at the target, or the publish probe. The reason and
      * who gave it are kept as an event.
      */
-    public Result resolve(UUID runId, Resolution resolution, String reason, Map<String, Object> evidence, String actor) {
+    public Result resolve(RunId runId, OperatorApi.Resolution resolution, String reason, Map<String, Object> evidence,
+                          String actor) {
+        RunStatus resolved = RunStatus.valueOf(resolution.name());
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
-            if (run.status() == resolution.status() && resolvedBefore(tx, runId)) {
+            if (run.status() == resolved && resolvedBefore(tx, runId)) {
                 return new Result(run.status(), false);
             }
             if (run.status() != RunStatus.PUBLISH_UNKNOWN) {
                 throw new LedgerException.Conflict(ErrorCode.RUN_STATUS_MISMATCH, "run " + runId + " is " + run.status()
                         + ", not PUBLISH_UNKNOWN", Map.of("runStatus", run.status().name()));
             }
-            RunTransitions.Failure failure = resolution == Resolution.FAILED_PUBLISH
+            RunTransitions.Failure failure = resolution == OperatorApi.Resolution.FAILED_PUBLISH
                     ? new RunTransitions.Failure("PUBLISH", "PUBLISH_RESOLVED_FAILED", reason) : null;
-            RunTransitions.transition(tx, runId, RunStatus.PUBLISH_UNKNOWN, resolution.status(), failure, actor);
+            RunTransitions.transition(tx, runId, RunStatus.PUBLISH_UNKNOWN, resolved, failure, actor);
             Map<String, Object> details = new LinkedHashMap<>();
             details.put("resolution", resolution.name());
             details.put("reason", reason);
             details.put("evidence", evidence == null ? Map.of() : evidence);
             EventLog.append(tx, runId, null, "PUBLISH_UNKNOWN_RESOLVED", RunStatus.PUBLISH_UNKNOWN,
-                    resolution.status(), actor, details);
+                    resolved, actor, details);
             // Whoever settled it, the sweeper's probe step has nothing left to do.
             Outbox.ackOpen(tx, runId, DispatchType.PROBE_PUBLISH, null);
             if (evidence != null && evidence.get("targetRef") != null) {
                 tx.update(SET_TARGET_REF, evidence.get("targetRef").toString(), runId);
             }
-            if (resolution == Resolution.PUBLISHED) {
+            if (resolution == OperatorApi.Resolution.PUBLISHED) {
                 Outbox.insert(tx, runId, run.executor(), DispatchType.VALIDATE_TARGET, null, Map.of());
             }
-            return new Result(resolution.status(), true);
+            return new Result(resolved, true);
         });
     }
 
@@ -187,7 +174,7 @@ public final class Publishing {
      * nothing while the attempt might still land, so FAILED_PUBLISH needs the attempt to be certainly over: the
      * publishing process saw its commit call return, or publish_stale has passed since the claim.
      */
-    public Result probe(UUID runId, OperatorApi.PublishProbe report, String actor) {
+    public Result probe(RunId runId, OperatorApi.PublishProbe report, String actor) {
         RunRow run = database.inTransaction(tx -> RunTransitions.read(tx, runId)
                 .orElseThrow(() -> RunTransitions.notFound(runId)));
         if (!report.publishToken().equals(run.publishToken())) {
@@ -199,7 +186,7 @@ public final class Publishing {
         evidence.put("probe", report.found() ? "token found in target" : "token absent from target");
         if (report.found()) {
             evidence.put("targetRef", report.snapshotId());
-            return resolve(runId, Resolution.PUBLISHED, "publish probe found the publish token in snapshot "
+            return resolve(runId, OperatorApi.Resolution.PUBLISHED, "publish probe found the publish token in snapshot "
                     + report.snapshotId(), evidence, actor);
         }
         boolean staleOver = database.inTransaction(tx -> tx.queryOne(ATTEMPT_CERTAINLY_OVER, rs -> rs.getBoolean(1),
@@ -211,11 +198,11 @@ public final class Publishing {
                     Map.of("runStatus", run.status().name()));
         }
         evidence.put("attemptOver", report.attemptReturned() ? "the publishing process returned" : "publish_stale passed");
-        return resolve(runId, Resolution.FAILED_PUBLISH, "publish probe: the publish token is absent from the target"
+        return resolve(runId, OperatorApi.Resolution.FAILED_PUBLISH, "publish probe: the publish token is absent from the target"
                 + " and the attempt is over", evidence, actor);
     }
 
-    private static boolean resolvedBefore(Tx tx, UUID runId) throws SQLException {
+    private static boolean resolvedBefore(Tx tx, RunId runId) throws SQLException {
         return tx.queryOne("SELECT 1 FROM load_event WHERE run_id = ? AND event_type = 'PUBLISH_UNKNOWN_RESOLVED' LIMIT 1",
                 rs -> true, runId).isPresent();
     }

@@ -4,16 +4,17 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.ErrorCode;
 import io.loadgate.api.RunApi;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.db.Database;
+import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.event.EventLog;
 import io.loadgate.ledger.run.RunRow;
 import io.loadgate.ledger.run.RunTransitions;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 
 /**
  * Records that an operator removed a business key's partition from the target after the run that published it
@@ -22,7 +23,6 @@ import java.util.UUID;
  */
 public final class Rollbacks {
     public static final String EVENT_TYPE = "ROLLED_BACK";
-    public static final int MIN_REASON = 5;
 
     // The target partition holds what the last successful run published: runs of one key never overlap (one
     // active run per key), so the last to complete is also the last to publish.
@@ -50,7 +50,7 @@ public final class Rollbacks {
      *     later run of the key succeeded: the target holds its rows, not this run's), {@code ALREADY_ROLLED_BACK}
      *     (recorded before with another targetRef)
      */
-    public RunApi.RunChange record(UUID runId, String reason, String targetRef, String actor) {
+    public RunApi.RunChange record(RunId runId, String reason, String targetRef, String actor) {
         requireNonNull(reason, "reason is null");
         requireNonNull(targetRef, "targetRef is null");
         return database.inTransaction(tx -> {
@@ -68,7 +68,7 @@ public final class Rollbacks {
                 throw new LedgerException.Conflict(ErrorCode.RUN_STATUS_MISMATCH, "run " + runId + " is " + run.status()
                         + "; only a SUCCESS run's publish can be rolled back", Map.of("runStatus", run.status().name()));
             }
-            UUID latest = tx.queryOne(LATEST_SUCCESS, rs -> rs.getObject(1, UUID.class), run.jobKey(),
+            RunId latest = tx.queryOne(LATEST_SUCCESS, rs -> Tx.runId(rs, 1), run.jobKey(),
                     run.businessKey()).orElseThrow();
             if (!latest.equals(runId)) {
                 throw new LedgerException.Conflict(ErrorCode.NOT_LATEST_SUCCESS, "run " + runId + " is not the latest"

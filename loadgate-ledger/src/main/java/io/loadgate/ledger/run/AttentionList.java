@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.OperatorApi.Attention;
 import io.loadgate.api.OperatorApi.AttentionKind;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.db.SqlLists;
 import io.loadgate.ledger.db.Tx;
@@ -109,7 +110,7 @@ final class AttentionList {
     List<Attention> read(Tx tx, List<RunViews.JobFreshness> jobs) throws SQLException {
         List<Attention> entries = new ArrayList<>();
         // A run listed for a precise cause (dead dispatch, no worker) is not listed again as merely stuck.
-        Set<UUID> explained = new HashSet<>();
+        Set<RunId> explained = new HashSet<>();
         List<Attention> stuck = new ArrayList<>();
         for (Attention a : tx.query(listed, AttentionList::entry)) {
             if (a.kind() == AttentionKind.STUCK_RUN) {
@@ -139,7 +140,7 @@ final class AttentionList {
     }
 
     private static Attention entry(ResultSet rs) throws SQLException {
-        UUID runId = rs.getObject("run_id", UUID.class);
+        RunId runId = Tx.runId(rs, "run_id");
         RunStatus status = RunStatus.valueOf(rs.getString("status"));
         AttentionKind kind = AttentionKind.valueOf(rs.getString("kind"));
         UUID dispatchId = rs.getObject("dispatch_id", UUID.class);
@@ -149,11 +150,11 @@ final class AttentionList {
                 rs.getString("dispatch_type") == null ? null : DispatchType.valueOf(rs.getString("dispatch_type")),
                 rs.getString("error_stage"), rs.getString("error_code"), rs.getString("error_message"),
                 fix(kind, runId, status, rs.getString("job_key"), rs.getString("business_key"), dispatchId),
-                rs.getObject("superseded_by", UUID.class));
+                Tx.runId(rs, "superseded_by"));
     }
 
     /** The one command that settles an entry; {@code <...>} is for the operator to fill in. */
-    static String fix(AttentionKind kind, UUID runId, RunStatus status, String jobKey, String businessKey,
+    static String fix(AttentionKind kind, RunId runId, RunStatus status, String jobKey, String businessKey,
                       UUID dispatchId) {
         return switch (kind) {
             case PUBLISH_UNKNOWN -> "loadgate resolve " + runId

@@ -3,6 +3,7 @@ package io.loadgate.ledger.run;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.Executor;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerSettings;
 import io.loadgate.ledger.db.Tx;
@@ -13,7 +14,7 @@ import java.util.UUID;
 
 /** The fields of a run that the ledger's decisions read, as locked at the start of a transaction. */
 public record RunRow(
-        UUID runId,
+        RunId runId,
         String jobKey,
         String businessKey,
         RunStatus status,
@@ -45,7 +46,7 @@ public record RunRow(
     static RunRow map(ResultSet rs) throws SQLException {
         BigDecimal scn = rs.getBigDecimal("snapshot_scn");
         return new RunRow(
-                rs.getObject("run_id", UUID.class),
+                Tx.runId(rs, "run_id"),
                 rs.getString("job_key"),
                 rs.getString("business_key"),
                 RunStatus.valueOf(rs.getString("status")),

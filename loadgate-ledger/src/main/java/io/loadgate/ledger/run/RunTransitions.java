@@ -3,6 +3,7 @@ package io.loadgate.ledger.run;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.ErrorCode;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.db.Tx;
@@ -46,11 +47,11 @@ public final class RunTransitions {
     }
 
     /** Locks the run row for the rest of the transaction: lock order is run, then partition, file, dispatch. */
-    public static RunRow lock(Tx tx, UUID runId) throws SQLException {
+    public static RunRow lock(Tx tx, RunId runId) throws SQLException {
         return tx.queryOne(LOCK, RunRow::map, runId).orElseThrow(() -> notFound(runId));
     }
 
-    public static Optional<RunRow> read(Tx tx, UUID runId) throws SQLException {
+    public static Optional<RunRow> read(Tx tx, RunId runId) throws SQLException {
         return tx.queryOne(READ, RunRow::map, runId);
     }
 
@@ -59,13 +60,13 @@ public final class RunTransitions {
     }
 
     /** Moves the run from {@code from} to {@code to}; returns false, changing nothing, when it is not in {@code from}. */
-    public static boolean transition(Tx tx, UUID runId, RunStatus from, RunStatus to, Failure failure, String actor)
+    public static boolean transition(Tx tx, RunId runId, RunStatus from, RunStatus to, Failure failure, String actor)
             throws SQLException {
         return transition(tx, runId, from, to, failure, actor, Map.of());
     }
 
     /** As {@link #transition(Tx, UUID, RunStatus, RunStatus, Failure, String)}, with more details for its event. */
-    public static boolean transition(Tx tx, UUID runId, RunStatus from, RunStatus to, Failure failure, String actor,
+    public static boolean transition(Tx tx, RunId runId, RunStatus from, RunStatus to, Failure failure, String actor,
                                      Map<String, ?> eventDetails) throws SQLException {
         return move(tx, runId, from, to, failure, Columns.NONE, actor, eventDetails);
     }
@@ -74,12 +75,12 @@ public final class RunTransitions {
      * As {@link #transition(Tx, UUID, RunStatus, RunStatus, String)}, also setting {@code columns} in the same
      * statement, so that the run is never seen in {@code to} without them.
      */
-    public static boolean transitionWith(Tx tx, UUID runId, RunStatus from, RunStatus to, Columns columns,
+    public static boolean transitionWith(Tx tx, RunId runId, RunStatus from, RunStatus to, Columns columns,
                                          String actor, Map<String, ?> eventDetails) throws SQLException {
         return move(tx, runId, from, to, null, columns, actor, eventDetails);
     }
 
-    private static boolean move(Tx tx, UUID runId, RunStatus from, RunStatus to, Failure failure, Columns columns,
+    private static boolean move(Tx tx, RunId runId, RunStatus from, RunStatus to, Failure failure, Columns columns,
                                 String actor, Map<String, ?> eventDetails) throws SQLException {
         List<Object> args = new ArrayList<>(List.of(to, to.isTerminal()));
         args.add(failure == null ? null : failure.stage());
@@ -106,7 +107,7 @@ public final class RunTransitions {
         return updated == 1;
     }
 
-    public static boolean transition(Tx tx, UUID runId, RunStatus from, RunStatus to, String actor) throws SQLException {
+    public static boolean transition(Tx tx, RunId runId, RunStatus from, RunStatus to, String actor) throws SQLException {
         return transition(tx, runId, from, to, null, actor);
     }
 

@@ -7,6 +7,7 @@ import io.loadgate.api.DispatchType;
 import io.loadgate.api.OperatorApi;
 import io.loadgate.api.PartitionStatus;
 import io.loadgate.api.RunApi;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.TargetState;
 import io.loadgate.ledger.LedgerJson;
@@ -150,7 +151,7 @@ public final class RunViews {
         return rules;
     }
 
-    public Optional<RunApi.RunView> run(UUID runId) {
+    public Optional<RunApi.RunView> run(RunId runId) {
         return database.inTransaction(tx -> {
             Optional<RunApi.RunSummary> run = tx.queryOne(ONE, RunViews::summary, runId);
             if (run.isEmpty()) {
@@ -192,7 +193,7 @@ public final class RunViews {
                 filter.businessKey(), filter.businessKey(), status, status, filter.limit()));
     }
 
-    public List<EventLog.Event> events(UUID runId, long afterEventId, int limit) {
+    public List<EventLog.Event> events(RunId runId, long afterEventId, int limit) {
         return database.inTransaction(tx -> {
             RunTransitions.read(tx, runId).orElseThrow(() -> RunTransitions.notFound(runId));
             return EventLog.list(tx, runId, afterEventId, limit);
@@ -226,7 +227,7 @@ public final class RunViews {
     }
 
     /** A job's newest successful load and its age by the database clock. */
-    public record JobFreshness(String jobKey, UUID lastSuccessRunId, String businessKey, Instant lastSuccessAt,
+    public record JobFreshness(String jobKey, RunId lastSuccessRunId, String businessKey, Instant lastSuccessAt,
                                Duration lastSuccessAge) {
         public JobFreshness {
             requireNonNull(jobKey, "jobKey is null");
@@ -236,7 +237,7 @@ public final class RunViews {
     }
 
     private static JobFreshness freshness(ResultSet rs) throws SQLException {
-        return new JobFreshness(rs.getString("job_key"), rs.getObject("run_id", UUID.class),
+        return new JobFreshness(rs.getString("job_key"), Tx.runId(rs, "run_id"),
                 rs.getString("business_key"), Tx.instant(rs, "completed_at"),
                 Duration.ofMillis((long) (rs.getDouble("age_seconds") * 1000)));
     }
@@ -273,7 +274,7 @@ public final class RunViews {
 
     private static RunApi.RunSummary summary(ResultSet rs) throws SQLException {
         BigDecimal scn = rs.getBigDecimal("snapshot_scn");
-        return new RunApi.RunSummary(rs.getObject("run_id", UUID.class), rs.getString("job_key"),
+        return new RunApi.RunSummary(Tx.runId(rs, "run_id"), rs.getString("job_key"),
                 rs.getString("business_key"), RunStatus.valueOf(rs.getString("status")), rs.getString("executor"),
                 scn == null ? null : scn.toPlainString(), rs.getString("snapshot_ref"),
                 Tx.nullableLong(rs, "source_count"), Tx.nullableLong(rs, "expected_partition_count"),
@@ -287,7 +288,8 @@ public final class RunViews {
     }
 
     private static RunApi.PartitionView partition(ResultSet rs) throws SQLException {
-        return new RunApi.PartitionView(rs.getString("partition_id"), PartitionStatus.valueOf(rs.getString("status")),
+        return new RunApi.PartitionView(Tx.partitionId(rs, "partition_id"),
+                PartitionStatus.valueOf(rs.getString("status")),
                 rs.getLong("expected_row_count"), Tx.nullableLong(rs, "actual_row_count"), rs.getLong("file_count"),
                 rs.getInt("attempt_count"), rs.getString("worker_node"), rs.getString("error_code"),
                 Tx.nullableLong(rs, "rows_read"));
@@ -295,7 +297,7 @@ public final class RunViews {
 
     private static RunApi.DispatchView dispatch(ResultSet rs) throws SQLException {
         return new RunApi.DispatchView(rs.getObject("dispatch_id", UUID.class),
-                DispatchType.valueOf(rs.getString("dispatch_type")), rs.getString("partition_id"),
+                DispatchType.valueOf(rs.getString("dispatch_type")), Tx.partitionId(rs, "partition_id"),
                 DispatchStatus.valueOf(rs.getString("status")), rs.getInt("attempt_count"), Tx.instant(rs, "sent_at"),
                 Tx.instant(rs, "acked_at"));
     }

@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.ErrorCode;
-import io.loadgate.api.Executor;
 import io.loadgate.api.PartitionStatus;
 import io.loadgate.api.RunApi;
 import io.loadgate.api.RunId;
@@ -82,48 +81,37 @@ public final class Runs {
         this.settings = requireNonNull(settings, "settings is null");
     }
 
+    /** {@code replayed}: an earlier create with the same key made this run, and this is its answer again. */
+    public record Created(RunApi.RunCreated run, boolean replayed) {
+        public Created {
+            requireNonNull(run, "run is null");
+        }
+    }
+
     /**
      * @param createKey the caller's Idempotency-Key, or null: the same key from the same {@code actor} returns the
      *     run the first create made
      */
-    public record CreateRun(String jobKey, String businessKey, String hdfsRoot, String stageTablePrefix,
-                            boolean allowEmptySource, Map<String, Object> parameters, Executor executor,
-                            LedgerSettings.RecoveryMode recoveryMode, String actor, String createKey) {
-        public CreateRun {
-            requireNonNull(jobKey, "jobKey is null");
-            requireNonNull(businessKey, "businessKey is null");
-            requireNonNull(hdfsRoot, "hdfsRoot is null");
-            requireNonNull(stageTablePrefix, "stageTablePrefix is null");
-            parameters = parameters == null ? Map.of() : new LinkedHashMap<>(parameters);
-            requireNonNull(executor, "executor is null");
-        }
-    }
-
-    /** {@code replayed}: an earlier create with the same key made this run, and this is its answer again. */
-    public record CreatedRun(UUID runId, RunStatus status, String hdfsRunPath, String stageTable, boolean replayed) {
-    }
-
-    public CreatedRun create(CreateRun request) {
+    public Created create(RunApi.CreateRun request, String actor, String createKey) {
         StagePath root = StagePath.parse(request.hdfsRoot(), ErrorCode.INVALID_HDFS_ROOT);
         if (settings.allowedRoots().stream().noneMatch(allowed -> allowed.contains(root))) {
             throw new LedgerException.Invalid(ErrorCode.INVALID_HDFS_ROOT, "hdfsRoot " + root
                     + " is not under an allowed root " + settings.allowedRoots());
         }
-        UUID runId = UUID.randomUUID();
+        RunId runId = new RunId(UUID.randomUUID());
         String runPath = root.resolve(request.jobKey(), "run_id=" + runId).toString();
-        String stageTable = request.stageTablePrefix() + new RunId(runId).hex();
+        String stageTable = request.stageTablePrefix() + runId.hex();
         return database.inTransaction(tx -> {
-            Optional<CreatedRun> earlier = keyedCreate(tx, request, root);
+            Optional<Created> earlier = keyedCreate(tx, request, root, actor, createKey);
             if (earlier.isPresent()) {
                 return earlier.get();
             }
             int inserted = tx.update(INSERT, runId, request.jobKey(), request.businessKey(),
                     request.executor().wireName(), root.toString(), runPath, stageTable, request.allowEmptySource(),
-                    LedgerJson.jsonb(request.parameters()), request.actor(), request.recoveryMode(),
-                    request.createKey());
+                    LedgerJson.jsonb(request.parameters()), actor, request.recoveryMode(), createKey);
             if (inserted == 0) {
                 // A copy of this very request may have committed the active run while this one waited on the index.
-                earlier = keyedCreate(tx, request, root);
+                earlier = keyedCreate(tx, request, root, actor, createKey);
                 if (earlier.isPresent()) {
                     return earlier.get();
                 }
@@ -133,10 +121,10 @@ public final class Runs {
                         + " already has an active run for business key " + request.businessKey(),
                         active.<Map<String, Object>>map(id -> Map.of("activeRunId", id.toString())).orElse(Map.of()));
             }
-            EventLog.append(tx, runId, null, "RUN_STATUS", null, RunStatus.CREATED, request.actor(),
+            EventLog.append(tx, runId, null, "RUN_STATUS", null, RunStatus.CREATED, actor,
                     Map.of("jobKey", request.jobKey(), "businessKey", request.businessKey(),
                             "executor", request.executor().wireName()));
-            return new CreatedRun(runId, RunStatus.CREATED, runPath, stageTable, false);
+            return new Created(new RunApi.RunCreated(runId, RunStatus.CREATED, runPath, stageTable), false);
         });
     }
 
@@ -144,21 +132,24 @@ public final class Runs {
      * The run an earlier create with the request's key made, as it is now; refuses the key when that create asked
      * for something else, since answering with its run would hand the caller a run it did not ask for.
      */
-    private static Optional<CreatedRun> keyedCreate(Tx tx, CreateRun request, StagePath root) throws SQLException {
-        if (request.createKey() == null) {
+    private static Optional<Created> keyedCreate(Tx tx, RunApi.CreateRun request, StagePath root, String actor,
+                                                 String createKey) throws SQLException {
+        if (createKey == null) {
             return Optional.empty();
         }
-        record Keyed(CreatedRun run, boolean same) {
+        record Keyed(Created run, boolean same) {
         }
-        Optional<Keyed> keyed = tx.queryOne(KEYED_CREATE, rs -> new Keyed(new CreatedRun(rs.getObject(1, UUID.class),
-                        RunStatus.valueOf(rs.getString(2)), rs.getString(3), rs.getString(4), true), rs.getBoolean(5)),
+        Optional<Keyed> keyed = tx.queryOne(KEYED_CREATE, rs -> new Keyed(new Created(new RunApi.RunCreated(
+                        Tx.runId(rs, 1), RunStatus.valueOf(rs.getString(2)), rs.getString(3),
+                        rs.getString(4)), true), rs.getBoolean(5)),
                 request.jobKey(), request.businessKey(), root.toString(), request.stageTablePrefix(),
                 request.allowEmptySource(), LedgerJson.jsonb(request.parameters()), request.executor().wireName(),
-                request.recoveryMode(), request.actor(), request.createKey());
+                request.recoveryMode(), actor, createKey);
         if (keyed.isPresent() && !keyed.get().same()) {
-            throw new LedgerException.Invalid(ErrorCode.IDEMPOTENCY_KEY_REUSED, "Idempotency-Key " + request.createKey()
-                    + " was already used for a different create request (run " + keyed.get().run().runId()
-                    + "); send a new key for a new request", Map.of("runId", keyed.get().run().runId().toString()));
+            RunId earlierRun = keyed.get().run().run().runId();
+            throw new LedgerException.Invalid(ErrorCode.IDEMPOTENCY_KEY_REUSED, "Idempotency-Key " + createKey
+                    + " was already used for a different create request (run " + earlierRun
+                    + "); send a new key for a new request", Map.of("runId", earlierRun.toString()));
         }
         return keyed.map(Keyed::run);
     }
@@ -167,7 +158,7 @@ public final class Runs {
      * Registers the manifest. Every invariant is checked; a manifest that breaks any of them fails the run
      * (committed) and is then reported as 422 MANIFEST_INVALID with every violation.
      */
-    public Map<String, Object> registerManifest(UUID runId, Manifest manifest, String actor) {
+    public Map<String, Object> registerManifest(RunId runId, Manifest manifest, String actor) {
         Map<String, Object> canonical = manifest.toWire();
         ManifestOutcome outcome = database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
@@ -292,7 +283,7 @@ public final class Runs {
             RunStatus.STAGING_VALIDATED, Set.of(RunStatus.FAILED_PUBLISH),
             RunStatus.PUBLISHED, Set.of(RunStatus.FAILED_TARGET_VALIDATION));
 
-    public RunApi.RunChange fail(UUID runId, RunApi.FailRun request, String actor) {
+    public RunApi.RunChange fail(RunId runId, RunApi.FailRun request, String actor) {
         if (!ALLOWED_FAILS.getOrDefault(request.expectedStatus(), Set.of()).contains(request.failStatus())) {
             throw new LedgerException.Invalid(ErrorCode.FAIL_TRANSITION_NOT_ALLOWED, request.expectedStatus() + " -> "
                     + request.failStatus() + " is not an allowed failure transition");
@@ -319,8 +310,6 @@ public final class Runs {
         });
     }
 
-    /** The shortest reason an operator may give for a cancel. */
-    public static final int MIN_CANCEL_REASON = 5;
     public static final String CANCELLED_CODE = "RUN_CANCELLED";
 
     /**
@@ -332,7 +321,7 @@ public final class Runs {
      * @throws LedgerException.Conflict {@code RUN_STATUS_MISMATCH} when the run is publishing, published or its
      *     publish outcome is unknown (the target may hold its rows), or when it has ended otherwise
      */
-    public RunApi.RunChange cancel(UUID runId, String reason, String actor) {
+    public RunApi.RunChange cancel(RunId runId, String reason, String actor) {
         requireNonNull(reason, "reason is null");
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.PartitionStatus;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerSettings;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
@@ -201,16 +202,16 @@ public final class Sweep {
         // Rule 1: RUNNING partition without a heartbeat for `stale`.
         void stalePartitions() throws SQLException {
             double stale = SweepThresholds.seconds(thresholds.stale());
-            var candidates = tx.query(STALE_PARTITIONS, rs -> new PartitionKey(rs.getObject(1, UUID.class),
+            var candidates = tx.query(STALE_PARTITIONS, rs -> new PartitionKey(Tx.runId(rs, 1),
                     rs.getString(2)), stale, thresholds.batch());
             for (PartitionKey candidate : candidates) {
-                UUID runId = candidate.runId();
+                RunId runId = candidate.runId();
                 String partitionId = candidate.partitionId();
                 row("stale partition " + runId + "/" + partitionId, () -> stalePartition(runId, partitionId, stale));
             }
         }
 
-        private boolean stalePartition(UUID runId, String partitionId, double stale) throws SQLException {
+        private boolean stalePartition(RunId runId, String partitionId, double stale) throws SQLException {
             RunRow run = RunTransitions.lock(tx, runId);
             if (run.status() != RunStatus.EXTRACTING) {
                 return false;
@@ -241,11 +242,11 @@ public final class Sweep {
 
         // Rule 2: CREATED or EXTRACTING past run_timeout.
         void runTimeouts() throws SQLException {
-            var runs = tx.query(TIMED_OUT_RUNS, rs -> new RunState(rs.getObject(1, UUID.class),
+            var runs = tx.query(TIMED_OUT_RUNS, rs -> new RunState(Tx.runId(rs, 1),
                     RunStatus.valueOf(rs.getString(2)), null), SweepThresholds.seconds(thresholds.runTimeout()),
                     thresholds.batch());
             for (RunState candidate : runs) {
-                UUID runId = candidate.runId();
+                RunId runId = candidate.runId();
                 RunStatus status = candidate.status();
                 row("run timeout " + runId, () -> {
                     RunRow run = RunTransitions.lock(tx, runId);
@@ -261,9 +262,9 @@ public final class Sweep {
         // gave up after its create's answer was lost), and no manifest will come: the key is freed long before
         // run_timeout would free it.
         void manifestTimeouts() throws SQLException {
-            var runs = tx.query(MANIFEST_OVERDUE, rs -> rs.getObject(1, UUID.class),
+            var runs = tx.query(MANIFEST_OVERDUE, rs -> Tx.runId(rs, 1),
                     SweepThresholds.seconds(thresholds.manifestTimeout()), thresholds.batch());
-            for (UUID runId : runs) {
+            for (RunId runId : runs) {
                 row("manifest timeout " + runId, () -> {
                     boolean moved = RunTransitions.transition(tx, runId, RunStatus.CREATED, RunStatus.FAILED_MANIFEST,
                             new RunTransitions.Failure("MANIFEST", "MANIFEST_TIMEOUT", "no manifest within "
@@ -302,13 +303,13 @@ public final class Sweep {
         // a validation that kills every worker that runs it ends the run instead of looping.
         void staleValidations() throws SQLException {
             double window = SweepThresholds.seconds(thresholds.validationStale());
-            for (UUID runId : tx.query(STALE_VALIDATIONS, rs -> rs.getObject(1, UUID.class), window,
+            for (RunId runId : tx.query(STALE_VALIDATIONS, rs -> Tx.runId(rs, 1), window,
                     thresholds.batch())) {
                 row("stale validation " + runId, () -> staleValidation(runId, window));
             }
         }
 
-        private boolean staleValidation(UUID runId, double window) throws SQLException {
+        private boolean staleValidation(RunId runId, double window) throws SQLException {
             RunRow run = RunTransitions.lock(tx, runId);
             var owner = tx.queryOne(LOCK_STALE_VALIDATION, rs -> new Object[] {rs.getInt(1), rs.getObject(2),
                     rs.getString(3)}, runId, window);
@@ -349,7 +350,7 @@ public final class Sweep {
         // Rule 4: STAGE_VALIDATING or PUBLISHED for longer than validation_stale: one alert per window.
         void staleAlerts() throws SQLException {
             double window = SweepThresholds.seconds(thresholds.validationStale());
-            var rows = tx.query(STALE_ALERTS, rs -> new RunState(rs.getObject(1, UUID.class),
+            var rows = tx.query(STALE_ALERTS, rs -> new RunState(Tx.runId(rs, 1),
                     RunStatus.valueOf(rs.getString(2)), Tx.instant(rs, "status_changed_at")), window, window,
                     thresholds.batch());
             for (RunState row : rows) {
@@ -364,9 +365,9 @@ public final class Sweep {
 
         // Rule 5: PUBLISHING past publish_stale. The outcome is unknown, so it is never published again.
         void stalePublishing() throws SQLException {
-            var runs = tx.query(STALE_PUBLISHING, rs -> rs.getObject(1, UUID.class),
+            var runs = tx.query(STALE_PUBLISHING, rs -> Tx.runId(rs, 1),
                     SweepThresholds.seconds(thresholds.publishStale()), thresholds.batch());
-            for (UUID runId : runs) {
+            for (RunId runId : runs) {
                 row("publish stale " + runId, () -> {
                     boolean moved = RunTransitions.transition(tx, runId, RunStatus.PUBLISHING,
                             RunStatus.PUBLISH_UNKNOWN, new RunTransitions.Failure("PUBLISH", "PUBLISH_STALE",
@@ -387,7 +388,7 @@ public final class Sweep {
      * that died mid-publish does not leave the run to an operator. A NiFi run (executor http) gets none: NiFi knows no
      * such step, and its runs stay with the operator's resolve.
      */
-    private static void dispatchProbe(Tx tx, UUID runId) throws SQLException {
+    private static void dispatchProbe(Tx tx, RunId runId) throws SQLException {
         RunRow run = RunTransitions.lock(tx, runId);
         Outbox.insert(tx, runId, run.executor(), DispatchType.PROBE_PUBLISH, null,
                 Map.of("publishToken", String.valueOf(run.publishToken())));
@@ -404,11 +405,11 @@ public final class Sweep {
     }
 
     /** A partition a rule selected. */
-    private record PartitionKey(UUID runId, String partitionId) {
+    private record PartitionKey(RunId runId, String partitionId) {
     }
 
     /** A run a rule selected, with its status and (for the stale alert) since when. */
-    private record RunState(UUID runId, RunStatus status, java.time.Instant since) {
+    private record RunState(RunId runId, RunStatus status, java.time.Instant since) {
     }
 
     /** A partition a time-out ended, and the status it left. */

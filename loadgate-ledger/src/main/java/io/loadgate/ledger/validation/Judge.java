@@ -1,5 +1,6 @@
 package io.loadgate.ledger.validation;
 
+import io.loadgate.api.StepApi;
 import java.math.BigDecimal;
 import java.util.regex.Pattern;
 
@@ -14,9 +15,9 @@ public final class Judge {
     private Judge() {
     }
 
-    public static Metric.Result judge(Metric metric) {
-        if (metric.result() == Metric.Result.FAIL) {
-            return Metric.Result.FAIL;
+    public static StepApi.MetricResult judge(StepApi.Metric metric) {
+        if (metric.result() == StepApi.MetricResult.FAIL) {
+            return StepApi.MetricResult.FAIL;
         }
         BigDecimal expected = decimal(metric.expectedValue());
         BigDecimal actual = decimal(metric.actualValue());
@@ -28,7 +29,7 @@ public final class Judge {
             // A tolerance that is not a non-negative number cannot excuse a difference.
             tolerance = BigDecimal.ZERO;
         }
-        return expected.subtract(actual).abs().compareTo(tolerance) > 0 ? Metric.Result.FAIL : metric.result();
+        return expected.subtract(actual).abs().compareTo(tolerance) > 0 ? StepApi.MetricResult.FAIL : metric.result();
     }
 
     static BigDecimal decimal(String text) {

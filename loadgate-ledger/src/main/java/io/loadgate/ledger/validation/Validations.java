@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.loadgate.api.ChunkKind;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.ErrorCode;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.StepApi;
 import io.loadgate.ledger.LedgerException;
@@ -74,11 +75,11 @@ public final class Validations {
      * same token is: a retry after a lost answer, or the request delivered twice. The dispatch is acknowledged either
      * way: it was delivered, and someone is validating.
      */
-    public StepApi.ValidationStarted start(UUID runId, UUID dispatchId, String node) {
+    public StepApi.ValidationStarted start(RunId runId, UUID dispatchId, String node) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             if (dispatchId != null) {
-                Optional<UUID> owner = tx.queryOne(DISPATCH_RUN, rs -> rs.getObject(1, UUID.class), dispatchId);
+                Optional<RunId> owner = tx.queryOne(DISPATCH_RUN, rs -> Tx.runId(rs, 1), dispatchId);
                 if (owner.isEmpty()) {
                     throw new LedgerException.NotFound(ErrorCode.DISPATCH_NOT_FOUND,
                             "dispatch " + dispatchId + " does not exist");
@@ -122,7 +123,7 @@ public final class Validations {
      * The validating caller is alive. {@code validating=false} means the validation is no longer this caller's (the
      * sweeper gave it again, or the run moved on): it should stop.
      */
-    public StepApi.ValidationBeat heartbeat(UUID runId, UUID dispatchId, String node) {
+    public StepApi.ValidationBeat heartbeat(RunId runId, UUID dispatchId, String node) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             return new StepApi.ValidationBeat(tx.update(SAME_CALLER, runId, dispatchId, node) == 1, run.status());
@@ -130,33 +131,35 @@ public final class Validations {
     }
 
     /** The committed chunk files of a run: the only files validation and publishing may read. */
-    public static List<StepApi.StagedFile> files(Tx tx, UUID runId) throws SQLException {
-        return tx.query(FILES, rs -> new StepApi.StagedFile(rs.getString("partition_id"), rs.getInt("chunk_index"),
+    public static List<StepApi.StagedFile> files(Tx tx, RunId runId) throws SQLException {
+        return tx.query(FILES, rs -> new StepApi.StagedFile(Tx.partitionId(rs, "partition_id"),
+                rs.getInt("chunk_index"),
                 rs.getString("hdfs_path"), rs.getLong("record_count"), rs.getLong("byte_count"),
                 rs.getString("checksum"), ChunkKind.valueOf(rs.getString("kind"))), runId);
     }
 
     /** The committed files of a run, for publishing and for operators; 404 for an unknown run. */
-    public List<StepApi.StagedFile> files(UUID runId) {
+    public List<StepApi.StagedFile> files(RunId runId) {
         return database.inTransaction(tx -> {
             RunTransitions.read(tx, runId).orElseThrow(() -> RunTransitions.notFound(runId));
             return files(tx, runId);
         });
     }
 
-    public StepApi.ValidationsRecorded record(UUID runId, Metric.Stage stage, String queryVersion,
-                                              List<Metric> metrics) {
-        RunStatus required = stage == Metric.Stage.STAGING ? RunStatus.STAGE_VALIDATING : RunStatus.PUBLISHED;
+    public StepApi.ValidationsRecorded record(RunId runId, StepApi.Validations validations) {
+        StepApi.Stage stage = validations.stage();
+        List<StepApi.Metric> metrics = validations.metrics();
+        RunStatus required = stage == StepApi.Stage.STAGING ? RunStatus.STAGE_VALIDATING : RunStatus.PUBLISHED;
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             if (run.status() != required) {
                 throw mismatch(run, required);
             }
             int failCount = 0;
-            for (Metric m : metrics) {
-                tx.update(INSERT_METRIC, runId, stage, m.metricName(), queryVersion, m.expectedValue(),
+            for (StepApi.Metric m : metrics) {
+                tx.update(INSERT_METRIC, runId, stage, m.metricName(), validations.queryVersion(), m.expectedValue(),
                         m.actualValue(), m.tolerance(), m.result(), LedgerJson.jsonb(m.details()));
-                if (Judge.judge(m) == Metric.Result.FAIL) {
+                if (Judge.judge(m) == StepApi.MetricResult.FAIL) {
                     failCount++;
                 }
             }
@@ -168,7 +171,7 @@ public final class Validations {
     }
 
     /** STAGE_VALIDATING to STAGING_VALIDATED, or FAILED_STAGE_VALIDATION, on the ledger's own judgement. */
-    public Verdict stageValidated(UUID runId, String actor) {
+    public Verdict stageValidated(RunId runId, String actor) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             if (run.status() == RunStatus.STAGING_VALIDATED) {
@@ -177,12 +180,12 @@ public final class Validations {
             // A worker resends the call when the answer was lost; it must learn the verdict, not a 409. The stored
             // metrics no longer change once the run has left STAGE_VALIDATING, so judging them again gives it.
             if (run.status() == RunStatus.FAILED_STAGE_VALIDATION) {
-                return new Verdict(false, run.status(), failures(stored(tx, runId, Metric.Stage.STAGING)));
+                return new Verdict(false, run.status(), failures(stored(tx, runId, StepApi.Stage.STAGING)));
             }
             if (run.status() != RunStatus.STAGE_VALIDATING) {
                 throw mismatch(run, RunStatus.STAGE_VALIDATING);
             }
-            List<Metric> metrics = stored(tx, runId, Metric.Stage.STAGING);
+            List<StepApi.Metric> metrics = stored(tx, runId, StepApi.Stage.STAGING);
             List<String> reasons = failures(metrics);
             if (metrics.isEmpty()) {
                 return new Verdict(false, run.status(), List.of("NO_METRICS"));
@@ -204,7 +207,7 @@ public final class Validations {
     }
 
     /** PUBLISHED to SUCCESS once the target's metrics pass the ledger's judgement; a FAIL fails the run. */
-    public Verdict success(UUID runId, Long targetCount, String actor) {
+    public Verdict success(RunId runId, Long targetCount, String actor) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             if (run.status() == RunStatus.SUCCESS) {
@@ -213,13 +216,13 @@ public final class Validations {
             // A resend after a lost answer gets the verdict again (see stageValidated).
             if (run.status() == RunStatus.FAILED_TARGET_VALIDATION) {
                 return new Verdict(false, run.status(), targetFailures(tx, runId,
-                        stored(tx, runId, Metric.Stage.TARGET), targetCount));
+                        stored(tx, runId, StepApi.Stage.TARGET), targetCount));
             }
             if (run.status() != RunStatus.PUBLISHED) {
                 throw mismatch(run, RunStatus.PUBLISHED);
             }
             Outbox.ackOpen(tx, runId, DispatchType.VALIDATE_TARGET, null);
-            List<Metric> metrics = stored(tx, runId, Metric.Stage.TARGET);
+            List<StepApi.Metric> metrics = stored(tx, runId, StepApi.Stage.TARGET);
             if (metrics.isEmpty()) {
                 return new Verdict(false, run.status(), List.of("NO_METRICS"));
             }
@@ -238,42 +241,41 @@ public final class Validations {
         });
     }
 
-    public List<StepApi.ValidationView> list(UUID runId, Metric.Stage stage) {
+    public List<StepApi.ValidationView> list(RunId runId, StepApi.Stage stage) {
         String s = stage == null ? null : stage.name();
         return database.inTransaction(tx -> {
             RunTransitions.read(tx, runId).orElseThrow(() -> RunTransitions.notFound(runId));
             return tx.query(METRICS, rs -> {
-                Metric m = metric(rs);
+                StepApi.Metric m = metric(rs);
                 return new StepApi.ValidationView(StepApi.Stage.valueOf(rs.getString("stage")), m.metricName(),
                         rs.getString("query_version"), m.expectedValue(), m.actualValue(), m.tolerance(),
-                        StepApi.MetricResult.valueOf(m.result().name()),
-                        StepApi.MetricResult.valueOf(Judge.judge(m).name()), m.details(), Tx.instant(rs, "created_at"));
+                        m.result(), Judge.judge(m), m.details(), Tx.instant(rs, "created_at"));
             }, runId, s, s);
         });
     }
 
-    private static List<Metric> stored(Tx tx, UUID runId, Metric.Stage stage) throws SQLException {
+    private static List<StepApi.Metric> stored(Tx tx, RunId runId, StepApi.Stage stage) throws SQLException {
         return tx.query(METRICS, Validations::metric, runId, stage.name(), stage.name());
     }
 
     @SuppressWarnings("unchecked")
-    private static Metric metric(ResultSet rs) throws SQLException {
-        return new Metric(rs.getString("metric_name"), rs.getString("expected_value"), rs.getString("actual_value"),
-                rs.getString("tolerance"), Metric.Result.valueOf(rs.getString("result")),
+    private static StepApi.Metric metric(ResultSet rs) throws SQLException {
+        return new StepApi.Metric(rs.getString("metric_name"), rs.getString("expected_value"), rs.getString("actual_value"),
+                rs.getString("tolerance"), StepApi.MetricResult.valueOf(rs.getString("result")),
                 LedgerJson.MAPPER.convertValue(LedgerJson.read(rs.getString("details")), Map.class));
     }
 
-    private static List<String> failures(List<Metric> metrics) {
+    private static List<String> failures(List<StepApi.Metric> metrics) {
         List<String> reasons = new ArrayList<>();
-        for (Metric m : metrics) {
-            if (Judge.judge(m) == Metric.Result.FAIL) {
+        for (StepApi.Metric m : metrics) {
+            if (Judge.judge(m) == StepApi.MetricResult.FAIL) {
                 reasons.add("FAIL " + m.metricName());
             }
         }
         return reasons;
     }
 
-    private static List<String> targetFailures(Tx tx, UUID runId, List<Metric> metrics, Long targetCount)
+    private static List<String> targetFailures(Tx tx, RunId runId, List<StepApi.Metric> metrics, Long targetCount)
             throws SQLException {
         List<String> reasons = new ArrayList<>(failures(metrics));
         Long stagingCount = tx.queryOne(RUN_FACTS, rs -> Tx.nullableLong(rs, "staging_count"), runId).orElse(null);
@@ -283,7 +285,7 @@ public final class Validations {
         return reasons;
     }
 
-    private static Optional<Long> count(List<Metric> metrics, String name) {
+    private static Optional<Long> count(List<StepApi.Metric> metrics, String name) {
         return metrics.stream().filter(m -> m.metricName().equals(name)).map(m -> Judge.decimal(m.actualValue()))
                 .filter(v -> v != null).map(BigDecimal::longValueExact).findFirst();
     }

@@ -7,6 +7,7 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.loadgate.api.ErrorCode;
+import io.loadgate.api.RunId;
 import io.loadgate.ledger.Ledger;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.db.DatabaseException;
@@ -266,9 +267,9 @@ public final class ApiServer implements AutoCloseable {
         write(ctx, 200, body);
     }
 
-    public static UUID runId(Context ctx) {
+    public static RunId runId(Context ctx) {
         try {
-            return UUID.fromString(ctx.pathParam("runId"));
+            return new RunId(UUID.fromString(ctx.pathParam("runId")));
         } catch (IllegalArgumentException e) {
             throw new LedgerException.NotFound(ErrorCode.RUN_NOT_FOUND,
                     "run " + ctx.pathParam("runId") + " does not exist");

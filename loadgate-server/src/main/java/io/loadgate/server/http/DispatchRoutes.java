@@ -6,6 +6,8 @@ import io.loadgate.api.DispatchStatus;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.ErrorCode;
 import io.loadgate.api.OperatorApi;
+import io.loadgate.api.PartitionId;
+import io.loadgate.api.RunId;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.dispatch.Dispatches;
 import io.loadgate.ledger.dispatch.LeasedDispatch;
@@ -51,7 +53,9 @@ final class DispatchRoutes {
                     List<DispatchApi.LeasedDispatch> response = new ArrayList<>();
                     for (LeasedDispatch dispatch : leased) {
                         response.add(new DispatchApi.LeasedDispatch(dispatch.dispatchId(), dispatch.runId(),
-                                dispatch.dispatchType(), dispatch.partitionId(), Json.object(dispatch.payloadWithKeys())));
+                                dispatch.dispatchType(),
+                                dispatch.partitionId() == null ? null : PartitionId.of(dispatch.partitionId()),
+                                Json.object(dispatch.payloadWithKeys())));
                     }
                     ApiServer.ok(ctx, response);
                 }));
@@ -72,7 +76,7 @@ final class DispatchRoutes {
     }
 
     private static void resend(Context ctx, Dispatches dispatches) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         UUID dispatchId;
         try {
             dispatchId = UUID.fromString(ctx.pathParam("dispatchId"));

@@ -3,10 +3,8 @@ package io.loadgate.server.http;
 import io.javalin.http.Context;
 import io.loadgate.api.OperatorApi;
 import io.loadgate.api.RunApi;
+import io.loadgate.api.RunId;
 import io.loadgate.ledger.Ledger;
-import io.loadgate.ledger.publish.Publishing;
-import io.loadgate.ledger.rollback.Rollbacks;
-import io.loadgate.ledger.run.Runs;
 import java.util.Map;
 import java.util.UUID;
 
@@ -31,28 +29,29 @@ final class OperatorRoutes {
     }
 
     private static void cancel(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body());
         String reason = body.string("reason", true, Formats.MESSAGE);
-        body.check("reason", reason == null || reason.strip().length() >= Runs.MIN_CANCEL_REASON,
-                "must be at least " + Runs.MIN_CANCEL_REASON + " characters");
+        body.check("reason", reason == null || reason.strip().length() >= OperatorApi.Cancel.MIN_REASON,
+                "must be at least " + OperatorApi.Cancel.MIN_REASON + " characters");
         body.finish();
         ApiServer.ok(ctx, ledger.runs().cancel(runId, reason.strip(), ApiServer.actor(ctx)));
     }
 
     private static void resolve(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body());
-        Publishing.Resolution resolution = body.enumValue("resolution", true, Publishing.Resolution.class);
+        OperatorApi.Resolution resolution = body.enumValue("resolution", true, OperatorApi.Resolution.class);
         String reason = body.string("reason", true, Formats.MESSAGE);
-        body.check("reason", reason == null || reason.strip().length() >= 5, "must be at least 5 characters");
+        body.check("reason", reason == null || reason.strip().length() >= OperatorApi.Resolve.MIN_REASON,
+                "must be at least " + OperatorApi.Resolve.MIN_REASON + " characters");
         body.finish();
         var result = ledger.publishing().resolve(runId, resolution, reason.strip(), Map.of(), ApiServer.actor(ctx));
         ApiServer.ok(ctx, new RunApi.RunChange(runId, result.runStatus(), result.changed()));
     }
 
     private static void probe(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body());
         UUID token = body.uuid("publishToken", true);
         Boolean found = body.bool("found", true);
@@ -67,19 +66,19 @@ final class OperatorRoutes {
     }
 
     private static void rollback(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body());
         String reason = body.string("reason", true, Formats.MESSAGE);
         String targetRef = body.string("targetRef", true, Formats.MESSAGE);
-        body.check("reason", reason == null || reason.strip().length() >= Rollbacks.MIN_REASON,
-                "must be at least " + Rollbacks.MIN_REASON + " characters");
+        body.check("reason", reason == null || reason.strip().length() >= OperatorApi.Rollback.MIN_REASON,
+                "must be at least " + OperatorApi.Rollback.MIN_REASON + " characters");
         body.check("targetRef", targetRef == null || !targetRef.isBlank(), "must not be blank");
         body.finish();
         ApiServer.ok(ctx, ledger.rollbacks().record(runId, reason.strip(), targetRef.strip(), ApiServer.actor(ctx)));
     }
 
     private static void cleanup(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body());
         String droppedTable = body.string("droppedTable", false, Formats.MESSAGE);
         String deletedPath = body.string("deletedPath", false, Formats.PATH);
@@ -90,7 +89,7 @@ final class OperatorRoutes {
     }
 
     private static void cleanupSkipped(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body());
         String reason = body.string("reason", true, Formats.MESSAGE);
         body.check("reason", reason == null || !reason.isBlank(), "must not be blank");

@@ -3,6 +3,8 @@ package io.loadgate.server.http;
 import io.javalin.http.Context;
 import io.loadgate.api.ChunkKind;
 import io.loadgate.api.PartitionApi;
+import io.loadgate.api.PartitionId;
+import io.loadgate.api.RunId;
 import io.loadgate.ledger.Ledger;
 import io.loadgate.ledger.partition.Partitions;
 import java.util.UUID;
@@ -21,17 +23,17 @@ final class PartitionRoutes {
         routes.post(BASE + "/heartbeat", ApiServer.WORKER, ctx -> heartbeat(ctx, ledger));
     }
 
-    private static String partitionId(Context ctx, UUID runId) {
+    private static PartitionId partitionId(Context ctx, RunId runId) {
         String id = ctx.pathParam("partitionId");
         if (!Formats.PARTITION_ID.matcher(id).matches()) {
             throw Partitions.partitionNotFound(runId, id);
         }
-        return id;
+        return PartitionId.of(id);
     }
 
     private static void claim(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
-        String partitionId = partitionId(ctx, runId);
+        RunId runId = ApiServer.runId(ctx);
+        PartitionId partitionId = partitionId(ctx, runId);
         RequestBody body = RequestBody.parse(ctx.body());
         UUID token = body.uuid("claimToken", true);
         String node = body.string("workerNode", false, 200);
@@ -43,8 +45,8 @@ final class PartitionRoutes {
     }
 
     private static void chunk(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
-        String partitionId = partitionId(ctx, runId);
+        RunId runId = ApiServer.runId(ctx);
+        PartitionId partitionId = partitionId(ctx, runId);
         RequestBody body = RequestBody.parse(ctx.body());
         UUID token = body.uuid("claimToken", true);
         Integer index = body.int32("chunkIndex", true, Integer.MIN_VALUE, Integer.MAX_VALUE);
@@ -64,8 +66,8 @@ final class PartitionRoutes {
     }
 
     private static void fail(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
-        String partitionId = partitionId(ctx, runId);
+        RunId runId = ApiServer.runId(ctx);
+        PartitionId partitionId = partitionId(ctx, runId);
         RequestBody body = RequestBody.parse(ctx.body());
         UUID token = body.uuid("claimToken", true);
         String stage = body.string("errorStage", false, Formats.CODE);
@@ -80,8 +82,8 @@ final class PartitionRoutes {
     }
 
     private static void heartbeat(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
-        String partitionId = partitionId(ctx, runId);
+        RunId runId = ApiServer.runId(ctx);
+        PartitionId partitionId = partitionId(ctx, runId);
         RequestBody body = RequestBody.parse(ctx.body());
         UUID token = body.uuid("claimToken", true);
         Long rowsRead = body.integer("rowsRead", false, 0, Long.MAX_VALUE);

@@ -10,7 +10,6 @@ import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.run.Manifest;
 import io.loadgate.ledger.run.RunTransitions;
 import io.loadgate.ledger.run.RunViews;
-import io.loadgate.ledger.run.Runs;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -47,14 +46,13 @@ final class RunRoutes {
         body.check(IDEMPOTENCY_KEY, createKey == null || Formats.IDEMPOTENCY_KEY.matcher(createKey).matches(),
                 "header must be 1 to 200 visible ASCII characters");
         body.finish();
-        var created = ledger.runs().create(new Runs.CreateRun(jobKey, businessKey, hdfsRoot, prefix, allowEmpty,
-                parameters, executor == null ? Executor.HTTP : Executor.fromWire(executor), recoveryMode,
-                ApiServer.actor(ctx), createKey));
+        var created = ledger.runs().create(new RunApi.CreateRun(jobKey, businessKey, hdfsRoot, prefix, allowEmpty,
+                parameters, executor == null ? Executor.HTTP : Executor.fromWire(executor),
+                recoveryMode == null ? null : recoveryMode.name()), ApiServer.actor(ctx), createKey);
         if (created.replayed()) {
             ctx.header("Idempotent-Replayed", "true");
         }
-        ApiServer.ok(ctx, new RunApi.RunCreated(created.runId(), created.status(), created.hdfsRunPath(),
-                created.stageTable()));
+        ApiServer.ok(ctx, created.run());
     }
 
     private static void manifest(Context ctx, Ledger ledger) {

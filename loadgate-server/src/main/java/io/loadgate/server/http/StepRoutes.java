@@ -3,11 +3,10 @@ package io.loadgate.server.http;
 import io.javalin.http.Context;
 import io.loadgate.api.ErrorCode;
 import io.loadgate.api.RunApi;
+import io.loadgate.api.RunId;
 import io.loadgate.api.StepApi;
 import io.loadgate.ledger.Ledger;
 import io.loadgate.ledger.LedgerException;
-import io.loadgate.ledger.publish.Publishing;
-import io.loadgate.ledger.validation.Metric;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +33,7 @@ final class StepRoutes {
     }
 
     private static void startValidation(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body());
         UUID dispatchId = body.uuid("dispatchId", true);
         String node = body.string("node", false, 200);
@@ -43,7 +42,7 @@ final class StepRoutes {
     }
 
     private static void validationHeartbeat(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body());
         UUID dispatchId = body.uuid("dispatchId", true);
         String node = body.string("node", false, 200);
@@ -52,37 +51,37 @@ final class StepRoutes {
     }
 
     private static void recordValidations(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body());
-        Metric.Stage stage = body.enumValue("stage", true, Metric.Stage.class);
+        StepApi.Stage stage = body.enumValue("stage", true, StepApi.Stage.class);
         String queryVersion = body.string("queryVersion", true, Formats.CODE);
         List<RequestBody> items = body.objects("metrics", true, 1, 500);
-        List<Metric> metrics = new ArrayList<>();
+        List<StepApi.Metric> metrics = new ArrayList<>();
         if (items != null) {
             for (RequestBody item : items) {
                 String name = item.string("metricName", true, 150, Formats.METRIC_NAME);
                 String expected = item.decimalText("expectedValue", false, Formats.MESSAGE);
                 String actual = item.decimalText("actualValue", false, Formats.MESSAGE);
                 String tolerance = item.decimalText("tolerance", false, Formats.CODE);
-                Metric.Result result = item.enumValue("result", true, Metric.Result.class);
+                StepApi.MetricResult result = item.enumValue("result", true, StepApi.MetricResult.class);
                 Map<String, Object> details = item.object("details", false);
                 item.finishItem();
                 if (name != null && result != null) {
-                    metrics.add(new Metric(name, expected, actual, tolerance, result, details));
+                    metrics.add(new StepApi.Metric(name, expected, actual, tolerance, result, details));
                 }
             }
         }
         body.finish();
-        ApiServer.ok(ctx, ledger.validations().record(runId, stage, queryVersion, metrics));
+        ApiServer.ok(ctx, ledger.validations().record(runId, new StepApi.Validations(stage, queryVersion, metrics)));
     }
 
     private static void listValidations(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         String stage = ctx.queryParam("stage");
-        Metric.Stage s = null;
+        StepApi.Stage s = null;
         if (stage != null) {
             try {
-                s = Metric.Stage.valueOf(stage);
+                s = StepApi.Stage.valueOf(stage);
             } catch (IllegalArgumentException e) {
                 throw new LedgerException.Invalid(ErrorCode.REQUEST_INVALID, "stage must be STAGING or TARGET",
                         Map.of("errors", List.of(RequestBody.error("stage", "must be STAGING or TARGET"))));
@@ -92,14 +91,14 @@ final class StepRoutes {
     }
 
     private static void stageValidated(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody.parse(ctx.body() == null || ctx.body().isBlank() ? "{}" : ctx.body()).finish();
         var verdict = ledger.validations().stageValidated(runId, ApiServer.actor(ctx));
         ApiServer.ok(ctx, new StepApi.StageVerdict(verdict.passed(), verdict.runStatus(), verdict.reasons()));
     }
 
     private static void publishClaim(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body());
         UUID token = body.uuid("publishToken", true);
         body.finish();
@@ -108,21 +107,22 @@ final class StepRoutes {
     }
 
     private static void publishResult(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body());
         UUID token = body.uuid("publishToken", true);
-        Publishing.Outcome outcome = body.enumValue("outcome", true, Publishing.Outcome.class);
+        StepApi.PublishOutcome outcome = body.enumValue("outcome", true, StepApi.PublishOutcome.class);
         String code = body.string("errorCode", false, Formats.CODE);
         String message = body.string("message", false, Formats.MESSAGE);
         String targetRef = body.string("targetRef", false, Formats.MESSAGE);
         body.finish();
-        var result = ledger.publishing().result(runId, token, outcome, code, message, targetRef, ApiServer.actor(ctx));
+        var result = ledger.publishing().result(runId, new StepApi.PublishResult(token, outcome, code, message, targetRef),
+                ApiServer.actor(ctx));
         // The contract's publish/result answer has no runId.
         ApiServer.ok(ctx, new RunApi.RunChange(null, result.runStatus(), result.changed()));
     }
 
     private static void success(Context ctx, Ledger ledger) {
-        UUID runId = ApiServer.runId(ctx);
+        RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body() == null || ctx.body().isBlank() ? "{}" : ctx.body());
         Long targetCount = body.integer("targetCount", false, 0, Long.MAX_VALUE);
         body.finish();

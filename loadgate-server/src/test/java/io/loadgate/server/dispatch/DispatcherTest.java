@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.Executor;
+import io.loadgate.api.RunId;
 import io.loadgate.ledger.dispatch.DispatchPolicy;
 import io.loadgate.ledger.dispatch.Dispatches;
 import io.loadgate.ledger.dispatch.Outbox;
@@ -94,7 +95,7 @@ class DispatcherTest {
         payload.put("snapshotScn", "123456");
         payload.put("partition", Map.of("partitionId", partitionId == null ? "NULL" : partitionId));
         return ledger.ledger.database().inTransaction(tx ->
-                Outbox.insert(tx, runId, Executor.HTTP, type, partitionId, payload).orElseThrow());
+                Outbox.insert(tx, new RunId(runId), Executor.HTTP, type, partitionId, payload).orElseThrow());
     }
 
     private static UUID dispatch() {

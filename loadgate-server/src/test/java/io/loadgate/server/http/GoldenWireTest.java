@@ -12,6 +12,7 @@ import io.loadgate.api.DispatchType;
 import io.loadgate.api.Executor;
 import io.loadgate.api.OperatorApi;
 import io.loadgate.api.PartitionApi;
+import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunApi;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.StepApi;
@@ -220,8 +221,8 @@ class GoldenWireTest {
     /** One range partition [0, 100] expecting {@code rows} rows. */
     private static RunApi.Manifest manifest(long rows) {
         return new RunApi.Manifest(BigInteger.valueOf(123456), null, rows, 0, BigInteger.ZERO, BigInteger.valueOf(100),
-                1, Map.of("COUNT", String.valueOf(rows)), "v1", List.of(RunApi.ManifestPartition.range("0000",
-                        BigInteger.ZERO, BigInteger.valueOf(100), true, rows)));
+                1, Map.of("COUNT", String.valueOf(rows)), "v1", List.of(RunApi.ManifestPartition.range(
+                        PartitionId.of("0000"), BigInteger.ZERO, BigInteger.valueOf(100), true, rows)));
     }
 
     private static DispatchApi.Lease lease(String type) {

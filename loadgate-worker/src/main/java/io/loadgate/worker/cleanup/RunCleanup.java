@@ -2,9 +2,9 @@ package io.loadgate.worker.cleanup;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import java.util.List;
-import java.util.UUID;
 
 /**
  * What cleanup did with one candidate run.
@@ -16,7 +16,7 @@ import java.util.UUID;
  * @param directoryRemoved whether the run's directory is gone (it stays while it holds a kept file)
  * @param message why a run was skipped or failed; null otherwise
  */
-public record RunCleanup(UUID runId, String jobKey, String businessKey, RunStatus status, String hdfsRunPath,
+public record RunCleanup(RunId runId, String jobKey, String businessKey, RunStatus status, String hdfsRunPath,
                          Outcome outcome, List<String> kept, List<String> deleted, long deletedBytes,
                          boolean directoryRemoved, String message) {
     public RunCleanup {

@@ -8,6 +8,8 @@ import io.loadgate.api.ErrorCode;
 import io.loadgate.api.PartitionApi.ChunkReport;
 import io.loadgate.api.PartitionApi.Claim;
 import io.loadgate.api.PartitionApi.PartitionFailure;
+import io.loadgate.api.PartitionId;
+import io.loadgate.api.RunId;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.Messages;
 import io.loadgate.worker.metrics.StepOutcome;
@@ -76,16 +78,17 @@ public final class ExtractStep {
      * @throws LedgerCallException when the ledger could not be told
      * @throws Error an Error of the extraction, after it was reported as the partition's failure
      */
-    public StepOutcome extract(UUID runId, Partition partition, String snapshotRef, Claimant claimant) {
+    public StepOutcome extract(RunId runId, Partition partition, String snapshotRef, Claimant claimant) {
         RunContext run = context.shared().runs().get(runId);
         UUID token = claimant.claimToken();
-        var claim = context.ledger().claim(run.runId(), partition.partitionId(), new Claim(token, claimant.node()));
+        PartitionId partitionId = PartitionId.of(partition.partitionId());
+        var claim = context.ledger().claim(run.runId(), partitionId, new Claim(token, claimant.node()));
         if (!claim.claimed()) {
             LOG.debug("partition {}/{} not claimed: {} / {}", run.runId(), partition.partitionId(),
                     claim.runStatus(), claim.partitionStatus());
             return StepOutcome.SKIPPED;
         }
-        try (Heartbeat heartbeat = Heartbeat.start(context, run.runId(), partition.partitionId(), token,
+        try (Heartbeat heartbeat = Heartbeat.start(context, run.runId(), partitionId, token,
                 claim.heartbeatIntervalMillis())) {
             List<ChunkToReport> chunks = write(run, partition, snapshotRef, claim.attempt(), claimant, heartbeat);
             if (chunks.isEmpty()) {
@@ -230,7 +233,8 @@ public final class ExtractStep {
         for (ChunkToReport toReport : chunks) {
             StagedChunk chunk = toReport.chunk();
             try {
-                context.ledger().reportChunk(run.runId(), partition.partitionId(), new ChunkReport(token,
+                context.ledger().reportChunk(run.runId(), PartitionId.of(partition.partitionId()),
+                        new ChunkReport(token,
                         chunk.chunkIndex(), chunks.size(), partition.partitionId(), chunk.path().toString(),
                         chunk.recordCount(), chunk.byteCount(), chunk.checksum(), toReport.kind()));
             } catch (LedgerCallException e) {
@@ -248,7 +252,7 @@ public final class ExtractStep {
                 message);
         String text = Messages.fit(message == null ? errorCode : message);
         try {
-            context.ledger().failPartition(run.runId(), partition.partitionId(),
+            context.ledger().failPartition(run.runId(), PartitionId.of(partition.partitionId()),
                     new PartitionFailure(token, "EXTRACT", errorClass, errorCode, text, attempt));
         } catch (LedgerCallException e) {
             // CLAIM_MISMATCH: the partition was reissued meanwhile; the new owner's outcome is the one that counts.

@@ -2,7 +2,9 @@ package io.loadgate.worker.execution;
 
 import io.loadgate.api.ErrorCode;
 import io.loadgate.api.PartitionApi.PartitionHeartbeat;
+import io.loadgate.api.PartitionId;
 import io.loadgate.api.PartitionStatus;
+import io.loadgate.api.RunId;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
 import java.time.Duration;
@@ -28,7 +30,7 @@ final class Heartbeat implements AutoCloseable {
     // see a recent count.
     private volatile long rowsRead;
 
-    private Heartbeat(LedgerClient ledger, UUID runId, String partitionId, UUID claimToken,
+    private Heartbeat(LedgerClient ledger, RunId runId, PartitionId partitionId, UUID claimToken,
                       ScheduledExecutorService timer, Duration interval) {
         long millis = interval.toMillis();
         this.task = timer.scheduleWithFixedDelay(() -> beat(ledger, runId, partitionId, claimToken), millis, millis,
@@ -36,12 +38,13 @@ final class Heartbeat implements AutoCloseable {
     }
 
     /** Beats at the worker's interval, or the ledger's ({@code ledgerMillis}, from the claim) when shorter. */
-    static Heartbeat start(WorkerContext context, UUID runId, String partitionId, UUID claimToken, Long ledgerMillis) {
+    static Heartbeat start(WorkerContext context, RunId runId, PartitionId partitionId, UUID claimToken,
+                           Long ledgerMillis) {
         return new Heartbeat(context.ledger(), runId, partitionId, claimToken, context.shared().timer(),
                 context.heartbeatInterval(ledgerMillis));
     }
 
-    private void beat(LedgerClient ledger, UUID runId, String partitionId, UUID claimToken) {
+    private void beat(LedgerClient ledger, RunId runId, PartitionId partitionId, UUID claimToken) {
         try {
             var result = ledger.heartbeat(runId, partitionId, new PartitionHeartbeat(claimToken, rowsRead));
             if (result.partitionStatus() != PartitionStatus.RUNNING) {

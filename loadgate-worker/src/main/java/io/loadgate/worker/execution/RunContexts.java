@@ -3,6 +3,7 @@ package io.loadgate.worker.execution;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecException;
 import io.loadgate.worker.job.JobSpecLoader;
@@ -10,7 +11,6 @@ import io.loadgate.worker.ledger.LedgerClient;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -19,13 +19,13 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class RunContexts {
     private final LedgerClient ledger;
-    private final Map<UUID, RunContext> cache = new ConcurrentHashMap<>();
+    private final Map<RunId, RunContext> cache = new ConcurrentHashMap<>();
 
     public RunContexts(LedgerClient ledger) {
         this.ledger = requireNonNull(ledger, "ledger is null");
     }
 
-    public RunContext get(UUID runId) {
+    public RunContext get(RunId runId) {
         return cache.computeIfAbsent(runId, id -> load(ledger.getRun(id)));
     }
 
@@ -40,7 +40,7 @@ public final class RunContexts {
     }
 
     /** Forgets runs that have ended, so a long-running worker does not keep every job it ever saw. */
-    public void forget(UUID runId) {
+    public void forget(RunId runId) {
         cache.remove(runId);
     }
 }

@@ -1,10 +1,10 @@
 package io.loadgate.worker.execution;
 
+import io.loadgate.api.RunId;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.source.Source;
 import io.loadgate.worker.source.Sources;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -13,7 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class SourceCache {
     private final Map<String, String> environment;
-    private final Map<UUID, Source> sources = new ConcurrentHashMap<>();
+    private final Map<RunId, Source> sources = new ConcurrentHashMap<>();
 
     /** The environment the jobs' {@code password_env} variables are read from (sources and warehouses alike). */
     public Map<String, String> environment() {
@@ -24,15 +24,15 @@ public final class SourceCache {
         this.environment = Map.copyOf(environment);
     }
 
-    public void register(UUID runId, Source source) {
+    public void register(RunId runId, Source source) {
         sources.put(runId, source);
     }
 
-    public Source forRun(UUID runId, JobSpec job) {
+    public Source forRun(RunId runId, JobSpec job) {
         return sources.computeIfAbsent(runId, id -> Sources.forJob(job, environment));
     }
 
-    public void forget(UUID runId) {
+    public void forget(RunId runId) {
         sources.remove(runId);
     }
 }

@@ -6,6 +6,7 @@ import io.loadgate.api.ChunkKind;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
 import io.loadgate.api.RunApi.FailRun;
 import io.loadgate.api.RunStatus;
+import io.loadgate.api.RunId;
 import io.loadgate.api.StepApi.Metric;
 import io.loadgate.api.StepApi.MetricResult;
 import io.loadgate.api.StepApi.Stage;
@@ -26,7 +27,6 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.Schema;
@@ -79,7 +79,7 @@ final class StagingValidationStep {
         }
     }
 
-    private void fail(UUID runId, Error e) {
+    private void fail(RunId runId, Error e) {
         try {
             context.ledger().failRun(runId, new FailRun(RunStatus.STAGE_VALIDATING, RunStatus.FAILED_STAGE_VALIDATION,
                     "STAGE_VALIDATION", StepErrors.code(e), Messages.fit(StepErrors.message(e))));
@@ -143,13 +143,13 @@ final class StagingValidationStep {
         private final ScheduledFuture<?> task;
         private volatile boolean lost;
 
-        Beats(WorkerContext context, UUID runId, StartValidation caller, Long ledgerMillis) {
+        Beats(WorkerContext context, RunId runId, StartValidation caller, Long ledgerMillis) {
             long millis = context.heartbeatInterval(ledgerMillis).toMillis();
             this.task = context.shared().timer().scheduleWithFixedDelay(() -> beat(context, runId, caller), millis,
                     millis, TimeUnit.MILLISECONDS);
         }
 
-        private void beat(WorkerContext context, UUID runId, StartValidation caller) {
+        private void beat(WorkerContext context, RunId runId, StartValidation caller) {
             try {
                 if (!context.ledger().heartbeatValidation(runId, caller).validating()) {
                     lost = true;

@@ -24,6 +24,7 @@ import io.loadgate.api.PartitionApi.FailResult;
 import io.loadgate.api.PartitionApi.HeartbeatResult;
 import io.loadgate.api.PartitionApi.PartitionFailure;
 import io.loadgate.api.PartitionApi.PartitionHeartbeat;
+import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunApi.CreateRun;
 import io.loadgate.api.RunApi.CreatedRun;
 import io.loadgate.api.RunApi.Event;
@@ -34,6 +35,7 @@ import io.loadgate.api.RunApi.OnLostResponse;
 import io.loadgate.api.RunApi.RunChange;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
 import io.loadgate.api.StepApi;
 import io.loadgate.api.StepApi.PublishClaim;
 import io.loadgate.api.StepApi.PublishResult;
@@ -69,17 +71,17 @@ public abstract class ForwardingLedgerClient implements LedgerClient {
     }
 
     @Override
-    public ManifestAccepted registerManifest(UUID runId, Manifest manifest) {
+    public ManifestAccepted registerManifest(RunId runId, Manifest manifest) {
         return around("registerManifest", () -> delegate.registerManifest(runId, manifest));
     }
 
     @Override
-    public RunChange failRun(UUID runId, FailRun request) {
+    public RunChange failRun(RunId runId, FailRun request) {
         return around("failRun", () -> delegate.failRun(runId, request));
     }
 
     @Override
-    public RunView getRun(UUID runId) {
+    public RunView getRun(RunId runId) {
         return around("getRun", () -> delegate.getRun(runId));
     }
 
@@ -89,97 +91,97 @@ public abstract class ForwardingLedgerClient implements LedgerClient {
     }
 
     @Override
-    public List<Event> events(UUID runId, long afterEventId, int limit) {
+    public List<Event> events(RunId runId, long afterEventId, int limit) {
         return around("events", () -> delegate.events(runId, afterEventId, limit));
     }
 
     @Override
-    public ClaimResult claim(UUID runId, String partitionId, Claim claim) {
+    public ClaimResult claim(RunId runId, PartitionId partitionId, Claim claim) {
         return around("claim", () -> delegate.claim(runId, partitionId, claim));
     }
 
     @Override
-    public ChunkResult reportChunk(UUID runId, String partitionId, ChunkReport report) {
+    public ChunkResult reportChunk(RunId runId, PartitionId partitionId, ChunkReport report) {
         return around("reportChunk", () -> delegate.reportChunk(runId, partitionId, report));
     }
 
     @Override
-    public FailResult failPartition(UUID runId, String partitionId, PartitionFailure failure) {
+    public FailResult failPartition(RunId runId, PartitionId partitionId, PartitionFailure failure) {
         return around("failPartition", () -> delegate.failPartition(runId, partitionId, failure));
     }
 
     @Override
-    public HeartbeatResult heartbeat(UUID runId, String partitionId, PartitionHeartbeat beat) {
+    public HeartbeatResult heartbeat(RunId runId, PartitionId partitionId, PartitionHeartbeat beat) {
         return around("heartbeat", () -> delegate.heartbeat(runId, partitionId, beat));
     }
 
     @Override
-    public ValidationStarted startValidation(UUID runId, StartValidation request) {
+    public ValidationStarted startValidation(RunId runId, StartValidation request) {
         return around("startValidation", () -> delegate.startValidation(runId, request));
     }
 
     @Override
-    public StepApi.ValidationBeat heartbeatValidation(UUID runId, StartValidation request) {
+    public StepApi.ValidationBeat heartbeatValidation(RunId runId, StartValidation request) {
         return around("heartbeatValidation", () -> delegate.heartbeatValidation(runId, request));
     }
 
     @Override
-    public ValidationsRecorded recordValidations(UUID runId, Validations validations) {
+    public ValidationsRecorded recordValidations(RunId runId, Validations validations) {
         return around("recordValidations", () -> delegate.recordValidations(runId, validations));
     }
 
     @Override
-    public StageVerdict stageValidated(UUID runId) {
+    public StageVerdict stageValidated(RunId runId) {
         return around("stageValidated", () -> delegate.stageValidated(runId));
     }
 
     @Override
-    public PublishClaim publishClaim(UUID runId, UUID publishToken) {
+    public PublishClaim publishClaim(RunId runId, UUID publishToken) {
         return around("publishClaim", () -> delegate.publishClaim(runId, publishToken));
     }
 
     @Override
-    public RunChange publishResult(UUID runId, PublishResult result) {
+    public RunChange publishResult(RunId runId, PublishResult result) {
         return around("publishResult", () -> delegate.publishResult(runId, result));
     }
 
     @Override
-    public SuccessResult success(UUID runId, long targetCount) {
+    public SuccessResult success(RunId runId, long targetCount) {
         return around("success", () -> delegate.success(runId, targetCount));
     }
 
     @Override
-    public RunChange cancelRun(UUID runId, Cancel cancel) {
+    public RunChange cancelRun(RunId runId, Cancel cancel) {
         return around("cancelRun", () -> delegate.cancelRun(runId, cancel));
     }
 
     @Override
-    public RunChange resolvePublishUnknown(UUID runId, Resolve resolve) {
+    public RunChange resolvePublishUnknown(RunId runId, Resolve resolve) {
         return around("resolvePublishUnknown", () -> delegate.resolvePublishUnknown(runId, resolve));
     }
 
     @Override
-    public RunChange recordRollback(UUID runId, Rollback rollback) {
+    public RunChange recordRollback(RunId runId, Rollback rollback) {
         return around("recordRollback", () -> delegate.recordRollback(runId, rollback));
     }
 
     @Override
-    public List<StepApi.ValidationView> validations(UUID runId) {
+    public List<StepApi.ValidationView> validations(RunId runId) {
         return around("validations", () -> delegate.validations(runId));
     }
 
     @Override
-    public List<StagedFile> files(UUID runId) {
+    public List<StagedFile> files(RunId runId) {
         return around("files", () -> delegate.files(runId));
     }
 
     @Override
-    public RunChange probePublishUnknown(UUID runId, PublishProbe probe) {
+    public RunChange probePublishUnknown(RunId runId, PublishProbe probe) {
         return around("probePublishUnknown", () -> delegate.probePublishUnknown(runId, probe));
     }
 
     @Override
-    public Resent resendDispatch(UUID runId, UUID dispatchId) {
+    public Resent resendDispatch(RunId runId, UUID dispatchId) {
         return around("resendDispatch", () -> delegate.resendDispatch(runId, dispatchId));
     }
 
@@ -199,12 +201,12 @@ public abstract class ForwardingLedgerClient implements LedgerClient {
     }
 
     @Override
-    public CleanupResult cleanup(UUID runId, Cleanup cleanup) {
+    public CleanupResult cleanup(RunId runId, Cleanup cleanup) {
         return around("cleanup", () -> delegate.cleanup(runId, cleanup));
     }
 
     @Override
-    public CleanupResult cleanupSkipped(UUID runId, String reason) {
+    public CleanupResult cleanupSkipped(RunId runId, String reason) {
         return around("cleanupSkipped", () -> delegate.cleanupSkipped(runId, reason));
     }
 

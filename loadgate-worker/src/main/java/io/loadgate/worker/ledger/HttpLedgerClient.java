@@ -37,6 +37,7 @@ import io.loadgate.api.PartitionApi.FailResult;
 import io.loadgate.api.PartitionApi.HeartbeatResult;
 import io.loadgate.api.PartitionApi.PartitionFailure;
 import io.loadgate.api.PartitionApi.PartitionHeartbeat;
+import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunApi;
 import io.loadgate.api.RunApi.CreateRun;
 import io.loadgate.api.RunApi.CreatedRun;
@@ -170,9 +171,9 @@ public final class HttpLedgerClient implements LedgerClient {
             if (active == null) {
                 throw e;
             }
-            RunView run = getRun(UUID.fromString(active.toString()));
+            RunView run = getRun(RunId.of(active.toString()));
             String expectedPath = stripSlash(request.hdfsRoot()) + "/" + request.jobKey() + "/run_id=" + run.runId();
-            String expectedTable = request.stageTablePrefix() + new RunId(run.runId()).hex();
+            String expectedTable = request.stageTablePrefix() + run.runId().hex();
             if (run.status() != RunStatus.CREATED || !expectedPath.equals(run.hdfsRunPath())
                     || !expectedTable.equals(run.stageTable())) {
                 throw e;
@@ -192,19 +193,19 @@ public final class HttpLedgerClient implements LedgerClient {
     }
 
     @Override
-    public ManifestAccepted registerManifest(UUID runId, Manifest manifest) {
+    public ManifestAccepted registerManifest(RunId runId, Manifest manifest) {
         requireNonNull(manifest, "manifest is null");
         return execute(post(run(runId) + "/manifest", manifest, type(ManifestAccepted.class), Repeat.REPEATABLE));
     }
 
     @Override
-    public RunChange failRun(UUID runId, FailRun request) {
+    public RunChange failRun(RunId runId, FailRun request) {
         requireNonNull(request, "request is null");
         return execute(post(run(runId) + "/fail", request, type(RunChange.class), Repeat.REPEATABLE));
     }
 
     @Override
-    public RunView getRun(UUID runId) {
+    public RunView getRun(RunId runId) {
         return execute(get(run(runId), type(RunView.class)));
     }
 
@@ -220,7 +221,7 @@ public final class HttpLedgerClient implements LedgerClient {
     }
 
     @Override
-    public List<Event> events(UUID runId, long afterEventId, int limit) {
+    public List<Event> events(RunId runId, long afterEventId, int limit) {
         Map<String, Object> query = new LinkedHashMap<>();
         query.put("after", afterEventId);
         query.put("limit", limit);
@@ -230,28 +231,28 @@ public final class HttpLedgerClient implements LedgerClient {
     // ---- partitions
 
     @Override
-    public ClaimResult claim(UUID runId, String partitionId, Claim claim) {
+    public ClaimResult claim(RunId runId, PartitionId partitionId, Claim claim) {
         requireNonNull(claim, "claim is null");
         return execute(post(partition(runId, partitionId) + "/claim", claim, type(ClaimResult.class),
                 Repeat.REPEATABLE));
     }
 
     @Override
-    public ChunkResult reportChunk(UUID runId, String partitionId, ChunkReport report) {
+    public ChunkResult reportChunk(RunId runId, PartitionId partitionId, ChunkReport report) {
         requireNonNull(report, "report is null");
         return execute(post(partition(runId, partitionId) + "/chunks", report, type(ChunkResult.class),
                 Repeat.REPEATABLE));
     }
 
     @Override
-    public FailResult failPartition(UUID runId, String partitionId, PartitionFailure failure) {
+    public FailResult failPartition(RunId runId, PartitionId partitionId, PartitionFailure failure) {
         requireNonNull(failure, "failure is null");
         return execute(post(partition(runId, partitionId) + "/fail", failure, type(FailResult.class),
                 Repeat.REPEATABLE));
     }
 
     @Override
-    public HeartbeatResult heartbeat(UUID runId, String partitionId, PartitionHeartbeat beat) {
+    public HeartbeatResult heartbeat(RunId runId, PartitionId partitionId, PartitionHeartbeat beat) {
         requireNonNull(beat, "beat is null");
         return execute(post(partition(runId, partitionId) + "/heartbeat", beat, type(HeartbeatResult.class),
                 Repeat.REPEATABLE));
@@ -260,46 +261,46 @@ public final class HttpLedgerClient implements LedgerClient {
     // ---- validation, publish, success
 
     @Override
-    public ValidationStarted startValidation(UUID runId, StartValidation request) {
+    public ValidationStarted startValidation(RunId runId, StartValidation request) {
         requireNonNull(request, "request is null");
         return execute(post(run(runId) + "/validation/start", request, type(ValidationStarted.class),
                 Repeat.REPEATABLE));
     }
 
     @Override
-    public StepApi.ValidationBeat heartbeatValidation(UUID runId, StartValidation request) {
+    public StepApi.ValidationBeat heartbeatValidation(RunId runId, StartValidation request) {
         requireNonNull(request, "request is null");
         return execute(post(run(runId) + "/validation/heartbeat", request, type(StepApi.ValidationBeat.class),
                 Repeat.REPEATABLE));
     }
 
     @Override
-    public ValidationsRecorded recordValidations(UUID runId, Validations validations) {
+    public ValidationsRecorded recordValidations(RunId runId, Validations validations) {
         requireNonNull(validations, "validations is null");
         return execute(post(run(runId) + "/validations", validations, type(ValidationsRecorded.class),
                 Repeat.REPEATABLE));
     }
 
     @Override
-    public StageVerdict stageValidated(UUID runId) {
+    public StageVerdict stageValidated(RunId runId) {
         return execute(post(run(runId) + "/stage-validated", Map.of(), type(StageVerdict.class), Repeat.REPEATABLE));
     }
 
     @Override
-    public PublishClaim publishClaim(UUID runId, UUID publishToken) {
+    public PublishClaim publishClaim(RunId runId, UUID publishToken) {
         requireNonNull(publishToken, "publishToken is null");
         return execute(post(run(runId) + "/publish/claim", new StepApi.ClaimPublish(publishToken),
                 type(PublishClaim.class), Repeat.REPEATABLE));
     }
 
     @Override
-    public RunChange publishResult(UUID runId, PublishResult result) {
+    public RunChange publishResult(RunId runId, PublishResult result) {
         requireNonNull(result, "result is null");
         return execute(post(run(runId) + "/publish/result", result, type(RunChange.class), Repeat.REPEATABLE));
     }
 
     @Override
-    public SuccessResult success(UUID runId, long targetCount) {
+    public SuccessResult success(RunId runId, long targetCount) {
         return execute(post(run(runId) + "/success", new StepApi.Success(targetCount), type(SuccessResult.class),
                 Repeat.REPEATABLE));
     }
@@ -307,41 +308,41 @@ public final class HttpLedgerClient implements LedgerClient {
     // ---- operator, probe, cleanup, monitor
 
     @Override
-    public RunChange cancelRun(UUID runId, Cancel cancel) {
+    public RunChange cancelRun(RunId runId, Cancel cancel) {
         requireNonNull(cancel, "cancel is null");
         return execute(post(run(runId) + "/cancel", cancel, type(RunChange.class), Repeat.REPEATABLE));
     }
 
     @Override
-    public RunChange resolvePublishUnknown(UUID runId, Resolve resolve) {
+    public RunChange resolvePublishUnknown(RunId runId, Resolve resolve) {
         requireNonNull(resolve, "resolve is null");
         return execute(post(run(runId) + "/publish-unknown/resolve", resolve, type(RunChange.class), Repeat.ONCE));
     }
 
     @Override
-    public RunChange recordRollback(UUID runId, Rollback rollback) {
+    public RunChange recordRollback(RunId runId, Rollback rollback) {
         requireNonNull(rollback, "rollback is null");
         return execute(post(run(runId) + "/rollback", rollback, type(RunChange.class), Repeat.REPEATABLE));
     }
 
     @Override
-    public List<StepApi.ValidationView> validations(UUID runId) {
+    public List<StepApi.ValidationView> validations(RunId runId) {
         return execute(get(run(runId) + "/validations", listOf(StepApi.ValidationView.class)));
     }
 
     @Override
-    public List<StagedFile> files(UUID runId) {
+    public List<StagedFile> files(RunId runId) {
         return execute(get(run(runId) + "/files", listOf(StagedFile.class)));
     }
 
     @Override
-    public RunChange probePublishUnknown(UUID runId, PublishProbe probe) {
+    public RunChange probePublishUnknown(RunId runId, PublishProbe probe) {
         requireNonNull(probe, "probe is null");
         return execute(post(run(runId) + "/publish-unknown/probe", probe, type(RunChange.class), Repeat.ONCE));
     }
 
     @Override
-    public Resent resendDispatch(UUID runId, UUID dispatchId) {
+    public Resent resendDispatch(RunId runId, UUID dispatchId) {
         requireNonNull(dispatchId, "dispatchId is null");
         return execute(post(run(runId) + "/dispatches/" + dispatchId + "/resend", Map.of(), type(Resent.class),
                 Repeat.ONCE));
@@ -368,13 +369,13 @@ public final class HttpLedgerClient implements LedgerClient {
     }
 
     @Override
-    public CleanupResult cleanup(UUID runId, Cleanup cleanup) {
+    public CleanupResult cleanup(RunId runId, Cleanup cleanup) {
         requireNonNull(cleanup, "cleanup is null");
         return execute(post(run(runId) + "/cleanup", cleanup, type(CleanupResult.class), Repeat.REPEATABLE));
     }
 
     @Override
-    public CleanupResult cleanupSkipped(UUID runId, String reason) {
+    public CleanupResult cleanupSkipped(RunId runId, String reason) {
         requireNonNull(reason, "reason is null");
         return execute(post(run(runId) + "/cleanup/skipped", new OperatorApi.CleanupSkipped(reason),
                 type(CleanupResult.class), Repeat.REPEATABLE));
@@ -415,13 +416,13 @@ public final class HttpLedgerClient implements LedgerClient {
         return new Call("GET", path, null, responseType, Repeat.REPEATABLE, config.requestTimeout());
     }
 
-    private static String run(UUID runId) {
+    private static String run(RunId runId) {
         return "/v1/runs/" + requireNonNull(runId, "runId is null");
     }
 
-    private static String partition(UUID runId, String partitionId) {
-        return run(runId) + "/partitions/" + URLEncoder.encode(requireNonNull(partitionId, "partitionId is null"),
-                StandardCharsets.UTF_8);
+    private static String partition(RunId runId, PartitionId partitionId) {
+        return run(runId) + "/partitions/"
+                + URLEncoder.encode(requireNonNull(partitionId, "partitionId is null").value(), StandardCharsets.UTF_8);
     }
 
     private static String query(Map<String, Object> params) {

@@ -22,6 +22,7 @@ import io.loadgate.api.PartitionApi.FailResult;
 import io.loadgate.api.PartitionApi.HeartbeatResult;
 import io.loadgate.api.PartitionApi.PartitionFailure;
 import io.loadgate.api.PartitionApi.PartitionHeartbeat;
+import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunApi.CreateRun;
 import io.loadgate.api.RunApi.CreatedRun;
 import io.loadgate.api.RunApi.Event;
@@ -32,6 +33,7 @@ import io.loadgate.api.RunApi.OnLostResponse;
 import io.loadgate.api.RunApi.RunChange;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
 import io.loadgate.api.StepApi;
 import io.loadgate.api.StepApi.PublishClaim;
 import io.loadgate.api.StepApi.PublishResult;
@@ -99,25 +101,25 @@ public interface LedgerClient {
      * answer. 422 {@code MANIFEST_INVALID} ({@code details.violations} lists every violation; the run is then
      * FAILED_MANIFEST); 409 {@code RUN_STATUS_MISMATCH} for a different manifest on a run past CREATED.
      */
-    ManifestAccepted registerManifest(UUID runId, Manifest manifest);
+    ManifestAccepted registerManifest(RunId runId, Manifest manifest);
 
     /**
      * {@code POST /v1/runs/{runId}/fail} (worker). Repeatable: a run already in {@code failStatus} answers
      * {@code changed=false}. 422 {@code FAIL_TRANSITION_NOT_ALLOWED}; 409 {@code RUN_STATUS_MISMATCH}.
      */
-    RunChange failRun(UUID runId, FailRun request);
+    RunChange failRun(RunId runId, FailRun request);
 
     /** {@code GET /v1/runs/{runId}}: the run with its partitions and dispatches. 404 {@code RUN_NOT_FOUND}. */
-    RunView getRun(UUID runId);
+    RunView getRun(RunId runId);
 
     /** {@code GET /v1/runs}: newest first, at most {@code filter.limit} (default 100, at most 1000). */
     List<RunView> listRuns(RunFilter filter);
 
     /** {@code GET /v1/runs/{runId}/events}: up to {@code limit} (1..10,000) events after {@code afterEventId}, oldest first. */
-    List<Event> events(UUID runId, long afterEventId, int limit);
+    List<Event> events(RunId runId, long afterEventId, int limit);
 
     /** Every event of a run, oldest first, read page by page with {@link #events}. */
-    default List<Event> allEvents(UUID runId) {
+    default List<Event> allEvents(RunId runId) {
         List<Event> all = new java.util.ArrayList<>();
         long after = 0;
         while (true) {
@@ -134,29 +136,29 @@ public interface LedgerClient {
      * {@code POST .../partitions/{partitionId}/claim} (worker). Repeatable with the same token. {@code claimed=false}
      * means: do not extract. 404 {@code PARTITION_NOT_FOUND}.
      */
-    ClaimResult claim(UUID runId, String partitionId, Claim claim);
+    ClaimResult claim(RunId runId, PartitionId partitionId, Claim claim);
 
     /**
      * {@code POST .../partitions/{partitionId}/chunks} (worker), after the chunk file is closed. Repeatable: the
      * identical report is counted once. 409 {@code CLAIM_MISMATCH} (the claim is gone: stop writing),
      * 409 {@code CHUNK_CONFLICT}, 422 {@code CHUNK_INDEX_OUT_OF_RANGE}, 422 {@code HDFS_PATH_OUTSIDE_RUN}.
      */
-    ChunkResult reportChunk(UUID runId, String partitionId, ChunkReport report);
+    ChunkResult reportChunk(RunId runId, PartitionId partitionId, ChunkReport report);
 
     /**
      * {@code POST .../partitions/{partitionId}/fail} (worker). Repeatable: an already FAILED partition answers
      * {@code changed=false}. 409 {@code CLAIM_MISMATCH}, 409 {@code PARTITION_STATUS_MISMATCH}.
      */
-    FailResult failPartition(UUID runId, String partitionId, PartitionFailure failure);
+    FailResult failPartition(RunId runId, PartitionId partitionId, PartitionFailure failure);
 
     /**
      * {@code POST .../partitions/{partitionId}/heartbeat} (worker, extension). Repeatable: the ledger keeps the
      * highest count of rows read of the attempt, so a beat repeated late moves nothing back. 409 {@code CLAIM_MISMATCH}.
      */
-    HeartbeatResult heartbeat(UUID runId, String partitionId, PartitionHeartbeat beat);
+    HeartbeatResult heartbeat(RunId runId, PartitionId partitionId, PartitionHeartbeat beat);
 
     /** A heartbeat that only keeps the claim alive, without a count of rows read. */
-    default HeartbeatResult heartbeat(UUID runId, String partitionId, UUID claimToken) {
+    default HeartbeatResult heartbeat(RunId runId, PartitionId partitionId, UUID claimToken) {
         return heartbeat(runId, partitionId, new PartitionHeartbeat(claimToken, null));
     }
 
@@ -165,44 +167,44 @@ public interface LedgerClient {
      * that caller again when it repeats the start with the same dispatch and node, so the call is repeatable; the
      * dispatch is ACKed either way. 409 {@code DISPATCH_MISMATCH}.
      */
-    ValidationStarted startValidation(UUID runId, StartValidation request);
+    ValidationStarted startValidation(RunId runId, StartValidation request);
 
     /**
      * {@code POST /v1/runs/{runId}/validation/heartbeat} (worker, extension), with the start's dispatch and node:
      * the validation is alive. Repeatable. A validation that stops beating is given again after validation_stale.
      */
-    StepApi.ValidationBeat heartbeatValidation(UUID runId, StartValidation request);
+    StepApi.ValidationBeat heartbeatValidation(RunId runId, StartValidation request);
 
     /**
      * {@code POST /v1/runs/{runId}/validations} (worker). Repeatable per (stage, metric, queryVersion).
      * 409 {@code RUN_STATUS_MISMATCH} (STAGING needs STAGE_VALIDATING, TARGET needs PUBLISHED).
      */
-    ValidationsRecorded recordValidations(UUID runId, Validations validations);
+    ValidationsRecorded recordValidations(RunId runId, Validations validations);
 
     /**
      * {@code POST /v1/runs/{runId}/stage-validated} (worker): the ledger re-judges the stored STAGING metrics.
      * Repeatable: once decided, the same call answers the same verdict.
      */
-    StageVerdict stageValidated(UUID runId);
+    StageVerdict stageValidated(RunId runId);
 
     /**
      * {@code POST /v1/runs/{runId}/publish/claim} (worker). Repeatable with the same token; {@code claimed=false}
      * means someone else publishes: do not touch the target.
      */
-    PublishClaim publishClaim(UUID runId, UUID publishToken);
+    PublishClaim publishClaim(RunId runId, UUID publishToken);
 
     /**
      * {@code POST /v1/runs/{runId}/publish/result} (worker). Repeatable: the same outcome again answers
      * {@code changed=false}. Report PUBLISH_UNKNOWN when the commit's fate is unknown; never publish again.
      * 409 {@code PUBLISH_TOKEN_MISMATCH}, 409 {@code RUN_STATUS_MISMATCH}.
      */
-    RunChange publishResult(UUID runId, PublishResult result);
+    RunChange publishResult(RunId runId, PublishResult result);
 
     /**
      * {@code POST /v1/runs/{runId}/success} (worker): needs PUBLISHED and passing TARGET metrics. Repeatable: once
      * decided, the same call answers the same verdict.
      */
-    SuccessResult success(UUID runId, long targetCount);
+    SuccessResult success(RunId runId, long targetCount);
 
     /**
      * {@code POST /v1/runs/{runId}/cancel} (operator, extension): the run becomes CANCELLED, its unfinished
@@ -210,13 +212,13 @@ public interface LedgerClient {
      * Repeatable: a run already CANCELLED answers {@code changed=false}. 409 {@code RUN_STATUS_MISMATCH} when the run
      * is PUBLISHING, PUBLISHED or PUBLISH_UNKNOWN (a publish may have landed) or has ended otherwise.
      */
-    RunChange cancelRun(UUID runId, Cancel cancel);
+    RunChange cancelRun(RunId runId, Cancel cancel);
 
     /**
      * {@code POST /v1/runs/{runId}/publish-unknown/resolve} (operator). Sent once: a repeat after it was applied
      * gets 409 {@code RUN_STATUS_MISMATCH}. 409 {@code RUN_STATUS_MISMATCH} when the run is not PUBLISH_UNKNOWN.
      */
-    RunChange resolvePublishUnknown(UUID runId, Resolve resolve);
+    RunChange resolvePublishUnknown(RunId runId, Resolve resolve);
 
     /**
      * {@code POST /v1/runs/{runId}/rollback} (operator, extension): records that the run's partition was removed from
@@ -224,27 +226,27 @@ public interface LedgerClient {
      * 409 {@code RUN_STATUS_MISMATCH} (not SUCCESS), 409 {@code NOT_LATEST_SUCCESS}, 409 {@code ALREADY_ROLLED_BACK}
      * (with another targetRef).
      */
-    RunChange recordRollback(UUID runId, Rollback rollback);
+    RunChange recordRollback(RunId runId, Rollback rollback);
 
     /** {@code GET /v1/runs/{runId}/validations}: every metric recorded for the run, with the ledger's verdict. */
-    List<StepApi.ValidationView> validations(UUID runId);
+    List<StepApi.ValidationView> validations(RunId runId);
 
     /**
      * {@code GET /v1/runs/{runId}/files}: the run's committed chunk files — the only files publishing may use.
      */
-    List<StagedFile> files(UUID runId);
+    List<StagedFile> files(RunId runId);
 
     /**
      * {@code POST /v1/runs/{runId}/publish-unknown/probe} (worker): reports what the target shows for a
      * PUBLISH_UNKNOWN run; the ledger resolves it when the evidence is conclusive. Sent once.
      */
-    RunChange probePublishUnknown(UUID runId, PublishProbe probe);
+    RunChange probePublishUnknown(RunId runId, PublishProbe probe);
 
     /**
      * {@code POST /v1/runs/{runId}/dispatches/{dispatchId}/resend} (operator): DEAD or SENT back to PENDING. Sent
      * once. 409 {@code DISPATCH_STATUS_MISMATCH}, 404 {@code DISPATCH_NOT_FOUND}.
      */
-    Resent resendDispatch(UUID runId, UUID dispatchId);
+    Resent resendDispatch(RunId runId, UUID dispatchId);
 
     /**
      * {@code POST /v1/dispatches/lease} (worker, extension): a long poll that waits up to {@code lease.waitSeconds}
@@ -267,13 +269,13 @@ public interface LedgerClient {
      * {@code POST /v1/runs/{runId}/cleanup}: records what was removed. Repeatable ({@code changed=false}).
      * 409 {@code CLEANUP_NOT_DUE} before retention.
      */
-    CleanupResult cleanup(UUID runId, Cleanup cleanup);
+    CleanupResult cleanup(RunId runId, Cleanup cleanup);
 
     /**
      * {@code POST /v1/runs/{runId}/cleanup/skipped} (extension): records why a due run was skipped, as an event, and
      * moves it behind the other candidates. Repeatable; {@code changed=false} for a run already cleaned.
      */
-    CleanupResult cleanupSkipped(UUID runId, String reason);
+    CleanupResult cleanupSkipped(RunId runId, String reason);
 
     /** {@code GET /v1/monitor/summary}. */
     MonitorSummary monitorSummary();

@@ -8,13 +8,13 @@ import io.loadgate.api.PartitionStatus;
 import io.loadgate.api.RunApi.FailRun;
 import io.loadgate.api.RunApi.RunChange;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.submit.RunSubmitter.Submission;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.UUID;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,7 +73,7 @@ public final class RunFollower {
     }
 
     /** Follows until the run ends, or rests in PUBLISH_UNKNOWN longer than the patience; returns its last view. */
-    public RunView follow(UUID runId, Submission snapshot, Listener listener) throws InterruptedException {
+    public RunView follow(RunId runId, Submission snapshot, Listener listener) throws InterruptedException {
         Instant[] unknownSince = {null};
         return followUntil(runId, snapshot, listener, run -> {
             if (run.status() != RunStatus.PUBLISH_UNKNOWN) {
@@ -85,11 +85,11 @@ public final class RunFollower {
     }
 
     /** Follows only until extraction is over; the snapshot is closed by then. */
-    public RunView followExtraction(UUID runId, Submission snapshot, Listener listener) throws InterruptedException {
+    public RunView followExtraction(RunId runId, Submission snapshot, Listener listener) throws InterruptedException {
         return followUntil(runId, snapshot, listener, run -> !extracting(run));
     }
 
-    private RunView followUntil(UUID runId, Submission snapshot, Listener listener, Predicate<RunView> done)
+    private RunView followUntil(RunId runId, Submission snapshot, Listener listener, Predicate<RunView> done)
             throws InterruptedException {
         RunView last = null;
         boolean snapshotOpen = snapshot != null;
@@ -133,7 +133,7 @@ public final class RunFollower {
         }
     }
 
-    private void failSnapshotLost(UUID runId, Submission submission) {
+    private void failSnapshotLost(RunId runId, Submission submission) {
         String message = "the source snapshot " + submission.plan().snapshotRef() + " ended with the connection"
                 + " that held it (the source database restarted, or its backend was terminated); partitions not yet"
                 + " read cannot be read at it. Load the business key again.";

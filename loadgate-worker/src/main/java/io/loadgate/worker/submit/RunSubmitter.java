@@ -2,12 +2,14 @@ package io.loadgate.worker.submit;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunApi.CreateRun;
 import io.loadgate.api.RunApi.CreatedRun;
 import io.loadgate.api.RunApi.Manifest;
 import io.loadgate.api.RunApi.ManifestAccepted;
 import io.loadgate.api.RunApi.ManifestPartition;
 import io.loadgate.api.RunApi.OnLostResponse;
+import io.loadgate.api.RunId;
 import io.loadgate.worker.execution.RunContext;
 import io.loadgate.worker.execution.SourceCache;
 import io.loadgate.worker.job.BusinessKeyFormat;
@@ -28,7 +30,6 @@ import java.math.BigInteger;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.TableIdentifier;
 
@@ -70,7 +71,7 @@ public final class RunSubmitter {
      * (its canonical form, see {@link BusinessKeyFormat}); {@code addedColumns} are the columns the target check
      * added to the table for it ({@code target.schema: add_columns}).
      */
-    public record Submission(UUID runId, String businessKey, SnapshotHolder snapshot, SourcePlan plan,
+    public record Submission(RunId runId, String businessKey, SnapshotHolder snapshot, SourcePlan plan,
                              ManifestAccepted manifest, List<String> addedColumns) implements AutoCloseable {
         public Submission {
             addedColumns = List.copyOf(addedColumns);
@@ -162,8 +163,8 @@ public final class RunSubmitter {
     }
 
     private static ManifestPartition partition(Partition p) {
-        return new ManifestPartition(p.partitionId(), bound(p.lowerBound()), bound(p.upperBound()), p.upperInclusive(),
-                p.isNullPartition(), p.expectedRowCount(), p.sourceRef());
+        return new ManifestPartition(PartitionId.of(p.partitionId()), bound(p.lowerBound()), bound(p.upperBound()),
+                p.upperInclusive(), p.isNullPartition(), p.expectedRowCount(), p.sourceRef());
     }
 
     private static BigInteger bound(String text) {

@@ -7,6 +7,7 @@ import io.loadgate.api.DispatchApi.Lease;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import io.loadgate.ledger.testing.TcpProxy;
@@ -16,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -102,7 +102,7 @@ class LedgerOutageEndToEndTest {
         proxy = made.get();
         harness.addRows(DAY, 1, 4_000);
         RunSubmitter.Submission submission = harness.submit(harness.jobYaml("LOST_LEASE", 2), DAY);
-        UUID runId = submission.runId();
+        RunId runId = submission.runId();
         // The lease's UPDATE, as the driver sends it the first time.
         proxy.loseCommitAnswerAfter("SET status = 'SENT', sent_at = now()");
 
@@ -130,7 +130,7 @@ class LedgerOutageEndToEndTest {
         harness.addRows(DAY, 1, 40_000);
         harness.startWorker(1);
         RunSubmitter.Submission submission = harness.submit(harness.jobYaml("OUTAGE", 8), DAY);
-        UUID runId = submission.runId();
+        RunId runId = submission.runId();
         CompletableFuture<RunView> followed = CompletableFuture.supplyAsync(() -> {
             try {
                 return harness.follow(submission);

@@ -8,7 +8,9 @@ import io.loadgate.api.DispatchType;
 import io.loadgate.api.PartitionApi.ChunkReport;
 import io.loadgate.api.PartitionApi.Claim;
 import io.loadgate.api.PartitionApi.PartitionFailure;
+import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import io.loadgate.worker.ledger.LedgerCallException;
@@ -127,11 +129,12 @@ class LoadEndToEndTest {
         harness = new LoadHarness(dir, RecoveryMode.REISSUE);
         harness.addRows(DAY, 1, 4_000);
         RunSubmitter.Submission submission = harness.submit(harness.jobYaml("ITEMS", 1), DAY);
-        UUID runId = submission.runId();
+        RunId runId = submission.runId();
         UUID zombie = UUID.randomUUID();
-        assertThat(harness.client.claim(runId, "0000", new Claim(zombie, "zombie")).claimed()).isTrue();
+        assertThat(harness.client.claim(runId, PartitionId.of("0000"), new Claim(zombie, "zombie")).claimed()).isTrue();
         // The zombie loses its partition (a transient failure in REISSUE mode reissues it at the same snapshot).
-        harness.client.failPartition(runId, "0000", new PartitionFailure(zombie, "EXTRACT", "TRANSIENT", "NET",
+        harness.client.failPartition(runId, PartitionId.of("0000"),
+                new PartitionFailure(zombie, "EXTRACT", "TRANSIENT", "NET",
                 "connection reset", 1));
         // It keeps writing and reporting, as a zombie does.
         String runPath = harness.client.getRun(runId).hdfsRunPath();
@@ -139,13 +142,13 @@ class LoadEndToEndTest {
         Files.createDirectories(zombieFile.getParent());
         Files.writeString(zombieFile, "not parquet");
         ChunkReport late = new ChunkReport(zombie, 0, 1, "0000", zombieFile.toUri().toString(), 4_000, 11, "x");
-        assertThatThrownBy(() -> harness.client.reportChunk(runId, "0000", late))
+        assertThatThrownBy(() -> harness.client.reportChunk(runId, PartitionId.of("0000"), late))
                 .isInstanceOfSatisfying(LedgerCallException.class, e -> assertThat(e.code()).isEqualTo("CLAIM_MISMATCH"));
 
         harness.startWorker(2);
         RunView run = harness.follow(submission);
         assertThat(run.status()).as(run.errorMessage()).isEqualTo(RunStatus.SUCCESS);
-        assertThat(harness.client.reportChunk(runId, "0000", late).recorded()).isFalse();
+        assertThat(harness.client.reportChunk(runId, PartitionId.of("0000"), late).recorded()).isFalse();
         List<String> published = publishedFiles();
         assertThat(published).noneMatch(p -> p.contains("zombie"));
         assertThat(harness.client.files(runId)).extracting(f -> f.hdfsPath())
@@ -160,8 +163,9 @@ class LoadEndToEndTest {
         RunSubmitter.Submission submission = harness.submit(harness.jobYaml("ITEMS", 1) + "recovery:\n  mode: FAIL\n",
                 DAY);
         UUID token = UUID.randomUUID();
-        harness.client.claim(submission.runId(), "0000", new Claim(token, "n"));
-        var failed = harness.client.failPartition(submission.runId(), "0000", new PartitionFailure(token, "EXTRACT",
+        harness.client.claim(submission.runId(), PartitionId.of("0000"), new Claim(token, "n"));
+        var failed = harness.client.failPartition(submission.runId(), PartitionId.of("0000"),
+                new PartitionFailure(token, "EXTRACT",
                 "TRANSIENT", "NET", "connection reset", 1));
         assertThat(failed.runStatus()).isEqualTo(RunStatus.FAILED_EXTRACT);
         submission.close();
@@ -173,7 +177,8 @@ class LoadEndToEndTest {
         harness.addRows(DAY, 1, 6_000);
         RunSubmitter.Submission submission = harness.submit(harness.jobYaml("ITEMS", 1), DAY);
         LeasedDispatch dispatch = new LeasedDispatch(UUID.randomUUID(), submission.runId(),
-                DispatchType.EXTRACT_PARTITION, "0000", Map.of("partition", Map.of("partitionId", "0000",
+                DispatchType.EXTRACT_PARTITION, PartitionId.of("0000"),
+                        Map.of("partition", Map.of("partitionId", "0000",
                 "lowerBound", submission.plan().partitions().get(0).lowerBound(),
                 "upperBound", submission.plan().partitions().get(0).upperBound(), "upperInclusive", true,
                 "isNullPartition", false, "expectedRowCount", submission.plan().partitions().get(0).expectedRowCount()),

@@ -2,6 +2,7 @@ package io.loadgate.worker.execution;
 
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
 import io.loadgate.ledger.LedgerSettings;
 import io.loadgate.ledger.run.StagePath;
 import io.loadgate.ledger.testing.TestDatabases;
@@ -28,7 +29,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.UnaryOperator;
@@ -166,7 +166,7 @@ final class LoadHarness implements AutoCloseable {
                 .follow(submission.runId(), submission, run -> { });
     }
 
-    RunView waitFor(UUID runId, io.loadgate.api.RunStatus status) throws InterruptedException {
+    RunView waitFor(RunId runId, io.loadgate.api.RunStatus status) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (System.nanoTime() < deadline) {
             RunView run = client.getRun(runId);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loadgate.api.RunApi.RunChange;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.StepApi.PublishResult;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
@@ -15,7 +16,6 @@ import io.loadgate.worker.ledger.LedgerToken;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.LocalDate;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
@@ -54,7 +54,7 @@ class PublishReportEndToEndTest {
 
             /** The first reports find no ledger: what a worker sees while it restarts. */
             @Override
-            public RunChange publishResult(UUID runId, PublishResult result) {
+            public RunChange publishResult(RunId runId, PublishResult result) {
                 if (refusals.getAndDecrement() > 0) {
                     return away.publishResult(runId, result);
                 }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.sun.net.httpserver.HttpServer;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import io.loadgate.ledger.dispatch.DispatchPolicy;
@@ -29,7 +30,6 @@ import java.time.Duration;
 import java.time.LocalDate;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -97,7 +97,7 @@ class RecoveryEndToEndTest {
         return new Sweep(harness.ledger.ledger.database(), harness.ledger.ledger.settings());
     }
 
-    private RunView waitFor(UUID runId, RunStatus status) {
+    private RunView waitFor(RunId runId, RunStatus status) {
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100)).until(() -> {
             RunStatus now = harness.client.getRun(runId).status();
             return now == status || now.isTerminal();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.loadgate.api.ChunkKind;
+import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunStatus;
@@ -102,7 +103,7 @@ class TransformEndToEndTest {
         List<StagedFile> rejectsFiles = harness.client.files(run.runId()).stream()
                 .filter(f -> f.kind() == ChunkKind.REJECTS).toList();
         assertThat(rejectsFiles).extracting(StagedFile::partitionId).as("one rejects chunk per partition that rejected")
-                .contains("NULL").doesNotHaveDuplicates();
+                .contains(PartitionId.of("NULL")).doesNotHaveDuplicates();
         Map<String, Long> reasons = new TreeMap<>();
         List<Record> rejected = readRejects(rejectsFiles);
         for (Record r : rejected) {

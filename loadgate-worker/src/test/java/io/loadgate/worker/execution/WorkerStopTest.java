@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
 import io.loadgate.api.DispatchType;
+import io.loadgate.api.RunId;
 import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.metrics.WorkerMetrics;
 import java.lang.reflect.Proxy;
@@ -47,7 +48,7 @@ class WorkerStopTest {
                             }
                             pollOpen.countDown();
                             answerPoll.await();
-                            return List.of(new LeasedDispatch(dispatchId, UUID.randomUUID(),
+                            return List.of(new LeasedDispatch(dispatchId, new RunId(UUID.randomUUID()),
                                     DispatchType.VALIDATE_RUN, null, Map.of()));
                         }
                         case "releaseDispatch" -> {

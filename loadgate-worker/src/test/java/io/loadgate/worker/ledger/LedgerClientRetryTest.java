@@ -7,10 +7,12 @@ import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.OperatorApi;
 import io.loadgate.api.PartitionApi;
+import io.loadgate.api.PartitionId;
 import io.loadgate.api.PartitionStatus;
 import io.loadgate.api.RunApi;
 import io.loadgate.api.RunApi.CreateRun;
 import io.loadgate.api.RunApi.OnLostResponse;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.server.auth.Authenticator;
 import io.loadgate.server.auth.Role;
@@ -93,7 +95,7 @@ class LedgerClientRetryTest {
         var client = client(URI.create("http://127.0.0.1:" + closedPort()), QUICK);
 
         long started = System.nanoTime();
-        var e = catchThrowableOfType(LedgerCallException.class, () -> client.getRun(UUID.randomUUID()));
+        var e = catchThrowableOfType(LedgerCallException.class, () -> client.getRun(new RunId(UUID.randomUUID())));
         assertThat(e.isUnreachable()).as(e.getMessage()).isTrue();
         assertThat(e.isOutcomeUnknown()).isFalse();
         assertThat(e.status()).isZero();
@@ -109,7 +111,7 @@ class LedgerClientRetryTest {
         var client = client(URI.create("http://127.0.0.1:" + closedPort()), QUICK);
 
         var e = catchThrowableOfType(LedgerCallException.class,
-                () -> client.resendDispatch(UUID.randomUUID(), UUID.randomUUID()));
+                () -> client.resendDispatch(new RunId(UUID.randomUUID()), UUID.randomUUID()));
         assertThat(e.attempts()).isGreaterThan(1);
         assertThat(e.isUnreachable()).isTrue();
     }
@@ -119,7 +121,7 @@ class LedgerClientRetryTest {
         for (int status : new int[] {400, 401, 404, 409, 422}) {
             try (var stub = new StubLedger((n, exchange, request) -> StubLedger.error(exchange, status, "NOPE"))) {
                 var e = catchThrowableOfType(LedgerCallException.class,
-                        () -> client(stub.uri(), PATIENT).getRun(UUID.randomUUID()));
+                        () -> client(stub.uri(), PATIENT).getRun(new RunId(UUID.randomUUID())));
                 assertThat(e.status()).isEqualTo(status);
                 assertThat(e.code()).isEqualTo("NOPE");
                 assertThat(e.requestId()).isEqualTo("stub-1");
@@ -138,7 +140,8 @@ class LedgerClientRetryTest {
                         + "\"someNewField\":{\"x\":1}}");
             }
         })) {
-            var beat = client(stub.uri(), PATIENT).heartbeat(UUID.randomUUID(), "0001", UUID.randomUUID());
+            var beat = client(stub.uri(), PATIENT).heartbeat(new RunId(UUID.randomUUID()), PartitionId.of("0001"),
+                    UUID.randomUUID());
 
             assertThat(beat.partitionStatus()).isEqualTo(PartitionStatus.RUNNING);
             assertThat(stub.requests).hasSize(3);
@@ -157,7 +160,7 @@ class LedgerClientRetryTest {
                         + "\"reasons\":[]}");
             }
         })) {
-            var verdict = client(stub.uri(), PATIENT).stageValidated(UUID.randomUUID());
+            var verdict = client(stub.uri(), PATIENT).stageValidated(new RunId(UUID.randomUUID()));
 
             assertThat(verdict.stageValidated()).isTrue();
             assertThat(stub.requests).as("stage-validated answers the same verdict again, so it is resent").hasSize(2);
@@ -181,13 +184,13 @@ class LedgerClientRetryTest {
     void aSendOnceCallIsNotRepeatedAfterTheLedgerMayHaveSeenIt() {
         try (var stub = new StubLedger((n, exchange, request) -> StubLedger.error(exchange, 503, "DATABASE_UNAVAILABLE"))) {
             var e = catchThrowableOfType(LedgerCallException.class, () -> client(stub.uri(), PATIENT)
-                    .resendDispatch(UUID.randomUUID(), UUID.randomUUID()));
+                    .resendDispatch(new RunId(UUID.randomUUID()), UUID.randomUUID()));
             assertThat(e.status()).isEqualTo(503);
             assertThat(stub.requests).hasSize(1);
         }
         try (var stub = new StubLedger((n, exchange, request) -> StubLedger.drop(exchange))) {
             var e = catchThrowableOfType(LedgerCallException.class, () -> client(stub.uri(), PATIENT)
-                    .resolvePublishUnknown(UUID.randomUUID(), new OperatorApi.Resolve(OperatorApi.Resolution.PUBLISHED,
+                    .resolvePublishUnknown(new RunId(UUID.randomUUID()), new OperatorApi.Resolve(OperatorApi.Resolution.PUBLISHED,
                             "checked the table by hand")));
             assertThat(e.isOutcomeUnknown()).as(e.getMessage()).isTrue();
             assertThat(e.getMessage()).contains("may have been applied");
@@ -206,7 +209,8 @@ class LedgerClientRetryTest {
             }
         })) {
             UUID token = UUID.randomUUID();
-            var claim = client(stub.uri(), PATIENT).claim(UUID.randomUUID(), "0000", new PartitionApi.Claim(token, "n"));
+            var claim = client(stub.uri(), PATIENT).claim(new RunId(UUID.randomUUID()), PartitionId.of("0000"),
+                    new PartitionApi.Claim(token, "n"));
 
             assertThat(claim.claimed()).isTrue();
             assertThat(stub.requests).hasSize(2);

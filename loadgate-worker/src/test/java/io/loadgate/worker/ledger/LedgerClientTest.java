@@ -11,6 +11,7 @@ import io.loadgate.api.PartitionApi.ChunkReport;
 import io.loadgate.api.PartitionApi.Claim;
 import io.loadgate.api.PartitionApi.PartitionFailure;
 import io.loadgate.api.PartitionApi.PartitionHeartbeat;
+import io.loadgate.api.PartitionId;
 import io.loadgate.api.PartitionStatus;
 import io.loadgate.api.RunApi;
 import io.loadgate.api.RunApi.CreateRun;
@@ -18,6 +19,7 @@ import io.loadgate.api.RunApi.FailRun;
 import io.loadgate.api.RunApi.Manifest;
 import io.loadgate.api.RunApi.ManifestPartition;
 import io.loadgate.api.RunApi.RunFilter;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.server.testing.TestLedger;
 import java.math.BigInteger;
@@ -66,7 +68,8 @@ class LedgerClientTest {
         List<ManifestPartition> partitions = new ArrayList<>();
         long total = 0;
         for (int i = 0; i < counts.length; i++) {
-            partitions.add(ManifestPartition.range(String.format("%04d", i), BigInteger.valueOf(i * 100L),
+            partitions.add(ManifestPartition.range(PartitionId.of(String.format("%04d", i)),
+                    BigInteger.valueOf(i * 100L),
                     BigInteger.valueOf((i + 1) * 100L), i == counts.length - 1, counts[i]));
             total += counts[i];
         }
@@ -107,7 +110,8 @@ class LedgerClientTest {
 
         assertThat(accepted.status()).isEqualTo(RunStatus.EXTRACTING);
         assertThat(accepted.emptyPartitionCount()).isEqualTo(1);
-        assertThat(accepted.dispatchPartitions()).extracting(ManifestPartition::partitionId).containsExactly("0000", "0002");
+        assertThat(accepted.dispatchPartitions()).extracting(ManifestPartition::partitionId)
+                .containsExactly(PartitionId.of("0000"), PartitionId.of("0002"));
         assertThat(accepted.dispatchPartitions().get(1).upperInclusive()).isTrue();
         assertThat(accepted.dispatchPartitions().get(1).upperBound()).isEqualTo(BigInteger.valueOf(300));
         assertThat(worker.registerManifest(run.runId(), manifest(30, 0, 20))).as("the identical manifest again")
@@ -115,13 +119,17 @@ class LedgerClientTest {
 
         UUID a = UUID.randomUUID();
         UUID b = UUID.randomUUID();
-        var claim = worker.claim(run.runId(), "0000", new Claim(a, "node-a"));
+        var claim = worker.claim(run.runId(), PartitionId.of("0000"), new Claim(a, "node-a"));
         assertThat(claim.claimed()).isTrue();
         assertThat(claim.partitionStatus()).isEqualTo(PartitionStatus.RUNNING);
-        assertThat(worker.claim(run.runId(), "0000", new Claim(a, "node-a")).claimed()).as("same token again").isTrue();
-        assertThat(worker.claim(run.runId(), "0000", new Claim(b, "node-b")).claimed()).as("another token").isFalse();
-        assertThat(worker.heartbeat(run.runId(), "0000", a).partitionStatus()).isEqualTo(PartitionStatus.RUNNING);
-        assertThat(worker.heartbeat(run.runId(), "0000", new PartitionHeartbeat(a, 12L)).partitionStatus())
+        assertThat(worker.claim(run.runId(), PartitionId.of("0000"),
+                new Claim(a, "node-a")).claimed()).as("same token again").isTrue();
+        assertThat(worker.claim(run.runId(), PartitionId.of("0000"),
+                new Claim(b, "node-b")).claimed()).as("another token").isFalse();
+        assertThat(worker.heartbeat(run.runId(), PartitionId.of("0000"),
+                a).partitionStatus()).isEqualTo(PartitionStatus.RUNNING);
+        assertThat(worker.heartbeat(run.runId(), PartitionId.of("0000"),
+                new PartitionHeartbeat(a, 12L)).partitionStatus())
                 .isEqualTo(PartitionStatus.RUNNING);
         var reading = worker.getRun(run.runId());
         assertThat(reading.partitions().get(0).rowsRead()).isEqualTo(12);
@@ -129,17 +137,19 @@ class LedgerClientTest {
         assertThat(reading.progressRows()).isEqualTo(12);
         assertThat(reading.extractedCount()).isZero();
 
-        var first = worker.reportChunk(run.runId(), "0000", chunk(run, a, "0000", 0, 2, 10));
+        var first = worker.reportChunk(run.runId(), PartitionId.of("0000"), chunk(run, a, "0000", 0, 2, 10));
         assertThat(first.recorded()).isTrue();
         assertThat(first.receivedChunks()).isEqualTo(1);
-        assertThat(worker.reportChunk(run.runId(), "0000", chunk(run, a, "0000", 0, 2, 10)).receivedChunks())
+        assertThat(worker.reportChunk(run.runId(), PartitionId.of("0000"),
+                chunk(run, a, "0000", 0, 2, 10)).receivedChunks())
                 .as("the identical report again is counted once").isEqualTo(1);
-        assertThat(worker.reportChunk(run.runId(), "0000", chunk(run, a, "0000", 1, 2, 20)).partitionStatus())
+        assertThat(worker.reportChunk(run.runId(), PartitionId.of("0000"),
+                chunk(run, a, "0000", 1, 2, 20)).partitionStatus())
                 .isEqualTo(PartitionStatus.SUCCESS);
 
         UUID c = UUID.randomUUID();
-        assertThat(worker.claim(run.runId(), "0002", new Claim(c, "node-c")).claimed()).isTrue();
-        var last = worker.reportChunk(run.runId(), "0002", chunk(run, c, "0002", 0, 1, 20));
+        assertThat(worker.claim(run.runId(), PartitionId.of("0002"), new Claim(c, "node-c")).claimed()).isTrue();
+        var last = worker.reportChunk(run.runId(), PartitionId.of("0002"), chunk(run, c, "0002", 0, 1, 20));
         assertThat(last.runStatus()).isEqualTo(RunStatus.EXTRACTED_VALIDATED);
         assertThat(last.validationScheduled()).isTrue();
 
@@ -162,14 +172,15 @@ class LedgerClientTest {
         var run = worker.createRun(create(job()));
         worker.registerManifest(run.runId(), manifest(10));
         UUID token = UUID.randomUUID();
-        worker.claim(run.runId(), "0000", new Claim(token, "node"));
+        worker.claim(run.runId(), PartitionId.of("0000"), new Claim(token, "node"));
         var failure = new PartitionFailure(token, "EXTRACT", "SOURCE", "ORA-00942", "table or view does not exist", 1);
 
-        var failed = worker.failPartition(run.runId(), "0000", failure);
+        var failed = worker.failPartition(run.runId(), PartitionId.of("0000"), failure);
         assertThat(failed.changed()).isTrue();
         assertThat(failed.partitionStatus()).isEqualTo(PartitionStatus.FAILED);
         assertThat(failed.runStatus()).isEqualTo(RunStatus.FAILED_EXTRACT);
-        assertThat(worker.failPartition(run.runId(), "0000", failure).changed()).as("the same failure again").isFalse();
+        assertThat(worker.failPartition(run.runId(), PartitionId.of("0000"),
+                failure).changed()).as("the same failure again").isFalse();
     }
 
     @Test
@@ -187,7 +198,7 @@ class LedgerClientTest {
 
     @Test
     void unknownRunIs404RunNotFound() {
-        var e = catchThrowableOfType(LedgerCallException.class, () -> viewer.getRun(UUID.randomUUID()));
+        var e = catchThrowableOfType(LedgerCallException.class, () -> viewer.getRun(new RunId(UUID.randomUUID())));
 
         assertThat(e.status()).isEqualTo(404);
         assertThat(e.code()).isEqualTo("RUN_NOT_FOUND");
@@ -203,7 +214,7 @@ class LedgerClientTest {
         var run = worker.createRun(create(job()));
         worker.registerManifest(run.runId(), manifest(10));
 
-        assertThatThrownBy(() -> worker.claim(run.runId(), "0042", new Claim(UUID.randomUUID(), "n")))
+        assertThatThrownBy(() -> worker.claim(run.runId(), PartitionId.of("0042"), new Claim(UUID.randomUUID(), "n")))
                 .isInstanceOfSatisfying(LedgerCallException.class,
                         e -> assertThat(e.code()).isEqualTo("PARTITION_NOT_FOUND"));
     }
@@ -225,11 +236,11 @@ class LedgerClientTest {
     void aChunkFromAnotherTokenIs409ClaimMismatch() {
         var run = worker.createRun(create(job()));
         worker.registerManifest(run.runId(), manifest(10));
-        worker.claim(run.runId(), "0000", new Claim(UUID.randomUUID(), "owner"));
+        worker.claim(run.runId(), PartitionId.of("0000"), new Claim(UUID.randomUUID(), "owner"));
         UUID zombie = UUID.randomUUID();
 
         var e = catchThrowableOfType(LedgerCallException.class,
-                () -> worker.reportChunk(run.runId(), "0000", chunk(run, zombie, "0000", 0, 1, 10)));
+                () -> worker.reportChunk(run.runId(), PartitionId.of("0000"), chunk(run, zombie, "0000", 0, 1, 10)));
         assertThat(e.code()).isEqualTo("CLAIM_MISMATCH");
         assertThat(e.isConflict()).isTrue();
     }

@@ -8,7 +8,9 @@ import io.loadgate.api.DispatchStatus;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.OperatorApi;
 import io.loadgate.api.OperatorApi.Resolution;
+import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunApi;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.StepApi;
 import io.loadgate.api.StepApi.Metric;
@@ -30,7 +32,7 @@ import org.junit.jupiter.api.Test;
  * takes over with round trips.
  */
 class LedgerClientWireTest {
-    private static final UUID RUN = UUID.fromString("6f1c1c8e-0000-4000-8000-000000000001");
+    private static final RunId RUN = RunId.of("6f1c1c8e-0000-4000-8000-000000000001");
 
     /** Answers each request with the next canned body, 200. */
     private static <T> Sent<T> call(String answer, Function<LedgerClient, T> call) {
@@ -157,7 +159,7 @@ class LedgerClientWireTest {
         assertThat(sent.body().get("max").asInt()).isEqualTo(4);
         assertThat(sent.body().get("waitSeconds").asInt()).isEqualTo(1);
         assertThat(sent.result()).singleElement().satisfies(d -> {
-            assertThat(d.partitionId()).isEqualTo("0003");
+            assertThat(d.partitionId()).isEqualTo(PartitionId.of("0003"));
             assertThat(d.payload()).containsEntry("snapshotScn", "9").containsEntry("snapshotRef", null);
         });
     }

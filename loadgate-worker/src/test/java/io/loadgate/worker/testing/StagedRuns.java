@@ -8,11 +8,13 @@ import io.loadgate.api.Executor;
 import io.loadgate.api.PartitionApi.ChunkReport;
 import io.loadgate.api.PartitionApi.Claim;
 import io.loadgate.api.PartitionApi.PartitionFailure;
+import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunApi.CreateRun;
 import io.loadgate.api.RunApi.DispatchView;
 import io.loadgate.api.RunApi.FailRun;
 import io.loadgate.api.RunApi.Manifest;
 import io.loadgate.api.RunApi.ManifestPartition;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.StepApi.Metric;
 import io.loadgate.api.StepApi.MetricResult;
@@ -86,7 +88,7 @@ public final class StagedRuns implements AutoCloseable {
     }
 
     /** A run and where it stages. */
-    public record Run(UUID runId, String jobKey, LocalDate day, String table, String hdfsRunPath, Path directory) {
+    public record Run(RunId runId, String jobKey, LocalDate day, String table, String hdfsRunPath, Path directory) {
     }
 
     /** A chunk file written into a run's directory, reported or not. */
@@ -171,16 +173,18 @@ public final class StagedRuns implements AutoCloseable {
     public void manifest(Run run, long rows) {
         client.registerManifest(run.runId(), new Manifest(BigInteger.ONE, null, rows, 0, BigInteger.ZERO, SPLIT_MAX, 1,
                 Map.of("COUNT", Long.toString(rows)), "v1",
-                List.of(ManifestPartition.range("0000", BigInteger.ZERO, SPLIT_MAX, true, rows))));
+                List.of(ManifestPartition.range(PartitionId.of("0000"), BigInteger.ZERO, SPLIT_MAX, true, rows))));
     }
 
     /** Claims partition 0000 and reports {@code chunks} as its chunks 0..n-1 out of {@code chunkCount}. */
     public UUID report(Run run, int chunkCount, List<Chunk> chunks) {
         UUID token = UUID.randomUUID();
-        assertThat(client.claim(run.runId(), "0000", new Claim(token, "test-node")).claimed()).as("claimed").isTrue();
+        assertThat(client.claim(run.runId(), PartitionId.of("0000"),
+                new Claim(token, "test-node")).claimed()).as("claimed").isTrue();
         for (int i = 0; i < chunks.size(); i++) {
             Chunk chunk = chunks.get(i);
-            client.reportChunk(run.runId(), "0000", new ChunkReport(token, i, chunkCount, "0000", chunk.location(),
+            client.reportChunk(run.runId(), PartitionId.of("0000"),
+                    new ChunkReport(token, i, chunkCount, "0000", chunk.location(),
                     chunk.records(), size(chunk.file()), "c" + i));
         }
         return token;
@@ -245,7 +249,8 @@ public final class StagedRuns implements AutoCloseable {
         write(run, "part-0000-chunk-000001-a1-bbbbbbbb.parquet", second);
         manifest(run, first.size() + second.size() + 1);
         UUID token = report(run, 2, List.of(reported));
-        assertThat(client.failPartition(run.runId(), "0000", new PartitionFailure(token, "EXTRACT", "SOURCE",
+        assertThat(client.failPartition(run.runId(), PartitionId.of("0000"),
+                new PartitionFailure(token, "EXTRACT", "SOURCE",
                 "SOURCE_ERROR", "the source went away", 1)).runStatus()).isEqualTo(RunStatus.FAILED_EXTRACT);
         return run;
     }
