@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.loadgate.worker.job.FileColumnSpec;
 import io.loadgate.worker.job.FilesSpec;
+import io.loadgate.worker.job.TransformStep;
 import io.loadgate.worker.source.ColumnType;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,8 +28,17 @@ abstract class LineParser {
         List<ColumnParser> columns = columnSpecs.stream().map(ColumnParser::of).toList();
         return switch (spec.format()) {
             case NDJSON -> new Json(columns, columnSpecs);
-            case CSV, TSV -> new Delimited(columns, columnSpecs, spec);
+            case CSV, TSV -> new Delimited(columns, columnSpecs, spec.fieldDelimiter(), spec.fieldQuote(), spec.header());
             case TEXT -> new Text(columns);
+        };
+    }
+
+    /** Parses the rows a mapper writes: JSON objects, or tab-separated fields without quoting or header. */
+    static LineParser ofMapper(TransformStep.MapperOutput output, List<FileColumnSpec> columnSpecs) {
+        List<ColumnParser> columns = columnSpecs.stream().map(ColumnParser::of).toList();
+        return switch (output) {
+            case JSON -> new Json(columns, columnSpecs);
+            case TSV -> new Delimited(columns, columnSpecs, '\t', null, false);
         };
     }
 
@@ -120,12 +130,13 @@ abstract class LineParser {
         private final boolean header;
         private int[] fields;
 
-        Delimited(List<ColumnParser> columns, List<FileColumnSpec> specs, FilesSpec spec) {
+        Delimited(List<ColumnParser> columns, List<FileColumnSpec> specs, char delimiter, Character quote,
+                  boolean header) {
             super(columns);
             this.specs = List.copyOf(specs);
-            this.delimiter = spec.fieldDelimiter();
-            this.quote = spec.fieldQuote();
-            this.header = spec.header();
+            this.delimiter = delimiter;
+            this.quote = quote;
+            this.header = header;
             if (!header) {
                 this.fields = new int[specs.size()];
                 for (int i = 0; i < specs.size(); i++) {
