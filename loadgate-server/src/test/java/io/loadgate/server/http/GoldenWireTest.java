@@ -178,6 +178,15 @@ class GoldenWireTest {
         var viewD = ledger.get("/v1/runs/" + runD);
         step("cleanup", "POST", "/v1/runs/" + runD + "/cleanup", "worker",
                 new OperatorApi.Cleanup(viewD.text("stageTable"), viewD.text("hdfsRunPath")), 200);
+
+        // Run G: a partition whose rows a mapper gave (the extension's counts): 10 lines, 1 skipped, 12 rows.
+        String runG = started("2026-12-05", 10);
+        UUID tokenG = fixed(7);
+        String partitionG = "/v1/runs/" + runG + "/partitions/0000";
+        ledger.post(partitionG + "/claim", new PartitionApi.Claim(tokenG, "node-1"));
+        step("partitions.chunks.mapped", "POST", partitionG + "/chunks", "worker",
+                new PartitionApi.ChunkReport(tokenG, 0, 1, "0000", ledger.get("/v1/runs/" + runG).text("hdfsRunPath")
+                        + "/part-0000-0.parquet", 12, 120, "c7", ChunkKind.DATA, 10L, 1L, 12L), 200);
         assertThat(cases).isGreaterThan(30);
     }
 
