@@ -458,6 +458,7 @@ class RunApiTest {
         var impossible = ledger.post("/v1/runs/" + lines + "/partitions/0000/chunks",
                 mapped(chunk(lines, other, "0000", 0, 1, 30), 30, 0, 29));
         assertThat(impossible.status()).isEqualTo(422);
+        assertThat(impossible.code()).isEqualTo("REQUEST_INVALID");
         assertThat(impossible.toString()).contains("rowsEmitted 29 is below the 30 lines that were not skipped");
         var partial = chunk(lines, other, "0000", 0, 1, 30);
         partial.put("linesRead", 30);
