@@ -106,6 +106,32 @@ class MapperProcessTest {
     }
 
     @Test
+    void aCallerThatStopsReadingStopsTheWriterThroughThePipes() throws IOException {
+        String echo = """
+                import sys
+                for line in sys.stdin:
+                    sys.stdout.write(line + "\\x1e\\n")
+                """;
+        AtomicLong given = new AtomicLong();
+        // An endless source: only backpressure keeps the writer from pulling it all.
+        try (MapperProcess process = MapperProcess.start(mapper(echo, null), "0008",
+                () -> "{\"n\": " + given.incrementAndGet() + "}")) {
+            for (int i = 0; i < 10; i++) {
+                assertThat(process.nextRow()).isNotNull();
+            }
+            long[] last = {-1};
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> {
+                long now = given.get();
+                boolean still = now == last[0];
+                last[0] = now;
+                return still;
+            });
+            // The pipes (64 KiB each way on Linux), the 64 KiB stdin buffer and Python's own buffers: ~15 bytes a line.
+            assertThat(given.get()).as("lines pulled while nobody reads").isLessThan(100_000);
+        }
+    }
+
+    @Test
     void aProgramThatExitsNonZeroFailsAtOnceWithItsExitCodeAndNotItsStderr() throws IOException {
         String failing = """
                 import sys
