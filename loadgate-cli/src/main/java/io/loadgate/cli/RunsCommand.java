@@ -176,6 +176,21 @@ final class RunsCommand implements Runnable {
                             p.fileCount(), p.attemptCount(), p.workerNode(), p.errorCode());
                 }
                 partitions.print(out);
+                long[] mapped = new long[3];
+                boolean anyMapped = false;
+                for (PartitionView p : run.partitions()) {
+                    if (p.linesRead() != null) {
+                        anyMapped = true;
+                        mapped[0] += p.linesRead();
+                        mapped[1] += p.linesSkipped();
+                        mapped[2] += p.rowsEmitted();
+                    }
+                }
+                if (anyMapped) {
+                    // EXPECTED counts lines and ACTUAL rows: the mapper's counts are what reconciles the two.
+                    out.println("mapper: " + mapped[0] + " lines read, " + mapped[1] + " skipped, " + mapped[2]
+                            + " rows emitted (EXPECTED is lines, ACTUAL rows staged and rejected)");
+                }
             }
 
             out.println();

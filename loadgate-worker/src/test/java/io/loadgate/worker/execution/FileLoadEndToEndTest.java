@@ -179,6 +179,9 @@ class FileLoadEndToEndTest {
             }
         }
         assertThat(mapped).as("lines read, skipped, rows emitted over the partitions").containsExactly(701, 7, 1_387);
+        RunView shown = harness.client.getRun(run.runId());
+        assertThat(shown.partitions()).allSatisfy(p -> assertThat(p.rowsEmitted()).isEqualTo(p.actualRowCount()));
+        assertThat(shown.partitions().stream().mapToLong(RunApi.PartitionView::linesRead).sum()).isEqualTo(701);
         assertThat(harness.client.validations(run.runId())).allSatisfy(v ->
                 assertThat(v.judgedResult().name()).as(v.metricName()).isEqualTo("PASS"));
     }
