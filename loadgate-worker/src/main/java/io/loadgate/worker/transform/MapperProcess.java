@@ -346,6 +346,10 @@ public final class MapperProcess implements AutoCloseable {
         process.destroyForcibly();
     }
 
+    /**
+     * Kills what still runs and waits (a little) for the writer to stop: once this returns, what the writer left
+     * open in its {@link Lines} (the file it was reading) is the caller's to close.
+     */
     @Override
     public void close() {
         done = true;
@@ -356,6 +360,12 @@ public final class MapperProcess implements AutoCloseable {
             stdout.close();
         } catch (IOException e) {
             // Killed or finished either way.
+        }
+        try {
+            // A killed program's stdin fails the writer's next write at once; only a source read can hold it up.
+            writer.join(TimeUnit.SECONDS.toMillis(10));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

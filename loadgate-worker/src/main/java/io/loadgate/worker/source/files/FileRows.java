@@ -198,6 +198,7 @@ final class FileRows implements PartitionRows {
     @Override
     public void close() {
         if (mapper != null) {
+            // Stops its writer thread first: the file it was reading, if any, is then closed below.
             mapper.close();
         }
         if (reader != null) {
