@@ -20,6 +20,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Schema;
@@ -110,7 +111,7 @@ final class CheckCommand implements Callable<Integer> {
             // The mapper's lines are the file's; its rows, kept or rejected, are what the line below counts.
             out.println(mapper.linesRead() + " lines mapped: " + mapper.linesSkipped() + " skipped, "
                     + mapper.rowsEmitted() + " rows emitted");
-            new java.util.TreeMap<>(mapper.skipReasons()).forEach((reason, count) ->
+            new TreeMap<>(mapper.skipReasons()).forEach((reason, count) ->
                     out.println("skipped " + count + " lines: " + reason));
         }
         out.println((mapper == null ? lines + " lines: " : "") + rows + " rows"

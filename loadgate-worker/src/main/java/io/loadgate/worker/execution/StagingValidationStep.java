@@ -20,6 +20,7 @@ import io.loadgate.worker.validation.ParallelMetrics;
 import io.loadgate.worker.validation.StagedFilesReader;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -90,7 +91,7 @@ final class StagingValidationStep {
             // lines counted at planning, and its chunks' rows against the rows the mapper emitted, which sum to the
             // extracted count: the files measured here must hold exactly those rows. A file source's only metric
             // is its count, so nothing else of the source is lost.
-            Map<String, String> rows = new java.util.LinkedHashMap<>(source);
+            Map<String, String> rows = new LinkedHashMap<>(source);
             rows.put(MetricNames.COUNT, String.valueOf(started.extractedCount()));
             source = rows;
         }

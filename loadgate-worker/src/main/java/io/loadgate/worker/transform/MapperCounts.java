@@ -1,5 +1,6 @@
 package io.loadgate.worker.transform;
 
+import io.loadgate.api.PartitionApi;
 import java.util.Map;
 
 /**
@@ -9,10 +10,10 @@ import java.util.Map;
  */
 public record MapperCounts(long linesRead, long linesSkipped, long rowsEmitted, Map<String, Long> skipReasons) {
     public MapperCounts {
-        if (linesRead < 0 || linesSkipped < 0 || rowsEmitted < 0 || linesSkipped > linesRead
-                || linesRead - linesSkipped > rowsEmitted) {
-            throw new IllegalArgumentException("inconsistent mapper counts: " + linesRead + " lines read, "
-                    + linesSkipped + " skipped, " + rowsEmitted + " rows emitted");
+        // The ledger's rule for the counts a chunk report carries: what it would refuse is a bug here.
+        String problem = PartitionApi.ChunkReport.mappedCountsProblem(linesRead, linesSkipped, rowsEmitted);
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
         }
         skipReasons = Map.copyOf(skipReasons);
     }
