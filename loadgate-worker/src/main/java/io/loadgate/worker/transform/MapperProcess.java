@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
@@ -45,6 +46,12 @@ public final class MapperProcess implements AutoCloseable {
     private static final int STDERR_TAIL_LINES = 20;
     private static final int STDERR_LINE_LENGTH = 500;
     private static final int STDIN_BUFFER = 64 * 1024;
+    /**
+     * The worker's variables a mapper gets, and no other: a worker serves every job, and its environment holds their
+     * secrets (source.password_env, hmac.key_env), which one job's program must not read.
+     */
+    static final Set<String> PASSED_ENVIRONMENT = Set.of("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL",
+            "LC_CTYPE", "TZ", "TMPDIR", "PYTHONPATH", "PYTHONIOENCODING");
 
     /** The lines to map, pulled by the writer thread; a RuntimeException it throws fails the partition as itself. */
     @FunctionalInterface
@@ -85,7 +92,9 @@ public final class MapperProcess implements AutoCloseable {
         this.command = spec.command();
         this.timeout = spec.timeoutDuration();
         try {
-            this.process = new ProcessBuilder(command).start();
+            ProcessBuilder builder = new ProcessBuilder(command);
+            builder.environment().keySet().retainAll(PASSED_ENVIRONMENT);
+            this.process = builder.start();
         } catch (IOException e) {
             throw new MapperFailedException(MapperFailedException.Reason.MAPPER_START,
                     "mapper " + command + " cannot start: " + e.getMessage(), e);

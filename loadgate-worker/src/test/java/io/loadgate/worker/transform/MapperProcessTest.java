@@ -205,6 +205,26 @@ class MapperProcessTest {
     }
 
     @Test
+    void theProgramSeesNoneOfTheWorkersVariablesButTheFewItNeeds() {
+        // sh itself sets PWD; env prints what the program was given, one NAME=value a row.
+        var spec = new TransformStep.Mapper(List.of("sh", "-c", "read line; env; printf '\\036\\n'"),
+                TransformStep.MapperOutput.TSV, null);
+        List<String> names = new ArrayList<>();
+        try (MapperProcess process = MapperProcess.start(spec, "0009", lines("x"))) {
+            for (String row = process.nextRow(); row != null; row = process.nextRow()) {
+                if (row.indexOf('=') > 0) {
+                    names.add(row.substring(0, row.indexOf('=')));
+                }
+            }
+        }
+        names.remove("PWD");
+        assertThat(names).as("the worker has PATH: the program gets it").contains("PATH");
+        assertThat(MapperProcess.PASSED_ENVIRONMENT).as("nothing but the allowed names").containsAll(names);
+        assertThat(System.getenv().keySet()).as("the worker has more than it passes on")
+                .anySatisfy(name -> assertThat(MapperProcess.PASSED_ENVIRONMENT).doesNotContain(name));
+    }
+
+    @Test
     void aFailureToReadTheInputFailsAsItselfAndACommandThatDoesNotExistCannotStart() throws IOException {
         SnapshotExpiredException expired = new SnapshotExpiredException("file d_x/part-0 changed", null);
         AtomicLong given = new AtomicLong();
