@@ -28,7 +28,8 @@ abstract class LineParser {
         List<ColumnParser> columns = columnSpecs.stream().map(ColumnParser::of).toList();
         return switch (spec.format()) {
             case NDJSON -> new Json(columns, columnSpecs);
-            case CSV, TSV -> new Delimited(columns, columnSpecs, spec.fieldDelimiter(), spec.fieldQuote(), spec.header());
+            case CSV, TSV -> new Delimited(columns, columnSpecs, spec.fieldDelimiter(), spec.fieldQuote(), spec.header(),
+                    "source.files.header is false");
             case TEXT -> new Text(columns);
         };
     }
@@ -38,7 +39,7 @@ abstract class LineParser {
         List<ColumnParser> columns = columnSpecs.stream().map(ColumnParser::of).toList();
         return switch (output) {
             case JSON -> new Json(columns, columnSpecs);
-            case TSV -> new Delimited(columns, columnSpecs, '\t', null, false);
+            case TSV -> new Delimited(columns, columnSpecs, '\t', null, false, "a mapper's tsv rows have no header");
         };
     }
 
@@ -130,8 +131,9 @@ abstract class LineParser {
         private final boolean header;
         private int[] fields;
 
+        /** @param headerless why fields are found by index (without a header), for the refusal of a named one */
         Delimited(List<ColumnParser> columns, List<FileColumnSpec> specs, char delimiter, Character quote,
-                  boolean header) {
+                  boolean header, String headerless) {
             super(columns);
             this.specs = List.copyOf(specs);
             this.delimiter = delimiter;
@@ -143,7 +145,7 @@ abstract class LineParser {
                     String from = specs.get(i).from();
                     if (from != null && !from.matches("[0-9]{1,4}")) {
                         throw new IllegalArgumentException("source.files.columns[" + specs.get(i).name() + "].from"
-                                + " names a header field, but source.files.header is false: give a 0-based index");
+                                + " names a header field, but " + headerless + ": give a 0-based index");
                     }
                     fields[i] = from == null ? i : Integer.parseInt(from);
                 }
