@@ -2,6 +2,7 @@ package io.loadgate.api;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.UUID;
 
 /** Requests and responses of {@code /v1/runs/{runId}/partitions/{partitionId}/...}. */
@@ -29,13 +30,34 @@ public final class PartitionApi {
         }
     }
 
-    /** {@code POST .../chunks}: one closed chunk file. The identical report again is counted once. */
+    /**
+     * {@code POST .../chunks}: one closed chunk file. The identical report again is counted once.
+     *
+     * <p>{@code linesRead}, {@code linesSkipped}, {@code rowsEmitted} (extension, all three or none, the same on every
+     * chunk of the partition): the partition's rows came from a mapper that read {@code linesRead} lines (the
+     * partition's expectedRowCount), gave no row for {@code linesSkipped} of them, and emitted {@code rowsEmitted}
+     * rows, which the partition's chunks must hold, staged or rejected.
+     */
     public record ChunkReport(UUID claimToken, int chunkIndex, int chunkCount, String fragmentIdentifier,
-                              String hdfsPath, long recordCount, long byteCount, String checksum, ChunkKind kind) {
+                              String hdfsPath, long recordCount, long byteCount, String checksum, ChunkKind kind,
+                              @JsonInclude(JsonInclude.Include.NON_NULL) Long linesRead,
+                              @JsonInclude(JsonInclude.Include.NON_NULL) Long linesSkipped,
+                              @JsonInclude(JsonInclude.Include.NON_NULL) Long rowsEmitted) {
         public ChunkReport {
             requireNonNull(claimToken, "claimToken is null");
             requireNonNull(hdfsPath, "hdfsPath is null");
             requireNonNull(kind, "kind is null");
+            String problem = mappedCountsProblem(linesRead, linesSkipped, rowsEmitted);
+            if (problem != null) {
+                throw new IllegalArgumentException(problem);
+            }
+        }
+
+        /** A chunk of rows read from the source as they are (no mapper). */
+        public ChunkReport(UUID claimToken, int chunkIndex, int chunkCount, String fragmentIdentifier,
+                           String hdfsPath, long recordCount, long byteCount, String checksum, ChunkKind kind) {
+            this(claimToken, chunkIndex, chunkCount, fragmentIdentifier, hdfsPath, recordCount, byteCount, checksum,
+                    kind, null, null, null);
         }
 
         /** A DATA chunk, as the seed API knows them. */
@@ -43,6 +65,35 @@ public final class PartitionApi {
                            String hdfsPath, long recordCount, long byteCount, String checksum) {
             this(claimToken, chunkIndex, chunkCount, fragmentIdentifier, hdfsPath, recordCount, byteCount, checksum,
                     ChunkKind.DATA);
+        }
+
+        /** Whether the report carries a mapper's counts. */
+        public boolean mapped() {
+            return linesRead != null;
+        }
+
+        /**
+         * Why a mapper's counts cannot be, or null: all three or none, none negative, no more lines skipped than
+         * read, and at least one row for each line not skipped.
+         */
+        public static String mappedCountsProblem(Long linesRead, Long linesSkipped, Long rowsEmitted) {
+            if (linesRead == null && linesSkipped == null && rowsEmitted == null) {
+                return null;
+            }
+            if (linesRead == null || linesSkipped == null || rowsEmitted == null) {
+                return "linesRead, linesSkipped and rowsEmitted go together: all three or none";
+            }
+            if (linesRead < 0 || linesSkipped < 0 || rowsEmitted < 0) {
+                return "linesRead, linesSkipped and rowsEmitted must not be negative";
+            }
+            if (linesSkipped > linesRead) {
+                return "linesSkipped " + linesSkipped + " is above linesRead " + linesRead;
+            }
+            if (linesRead - linesSkipped > rowsEmitted) {
+                return "rowsEmitted " + rowsEmitted + " is below the " + (linesRead - linesSkipped)
+                        + " lines that were not skipped (each gives at least one row)";
+            }
+            return null;
         }
     }
 

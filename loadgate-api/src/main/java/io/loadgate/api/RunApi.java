@@ -245,9 +245,15 @@ public final class RunApi {
         }
     }
 
-    public record PartitionView(PartitionId partitionId, PartitionStatus status, long expectedRowCount,
-                                Long actualRowCount, long fileCount, int attemptCount, String workerNode,
-                                String errorCode, Long rowsRead) {
+    /**
+     * {@code linesRead}, {@code linesSkipped}, {@code rowsEmitted} (extension, absent unless a mapper gave the
+     * partition's rows and it was judged): what the mapper did; {@code expectedRowCount} is then its lines.
+     */
+    public record PartitionView(PartitionId partitionId, PartitionStatus status, long expectedRowCount, Long actualRowCount,
+                                long fileCount, int attemptCount, String workerNode, String errorCode,
+                                Long rowsRead, @JsonInclude(JsonInclude.Include.NON_NULL) Long linesRead,
+                                @JsonInclude(JsonInclude.Include.NON_NULL) Long linesSkipped,
+                                @JsonInclude(JsonInclude.Include.NON_NULL) Long rowsEmitted) {
         public PartitionView {
             requireNonNull(partitionId, "partitionId is null");
             requireNonNull(status, "status is null");

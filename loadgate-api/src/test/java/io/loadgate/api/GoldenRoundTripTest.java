@@ -75,6 +75,7 @@ class GoldenRoundTripTest {
         is("partitions.claim", PartitionApi.Claim.class, PartitionApi.ClaimResult.class);
         is("partitions.heartbeat", PartitionApi.PartitionHeartbeat.class, PartitionApi.HeartbeatResult.class);
         is("partitions.chunks", PartitionApi.ChunkReport.class, PartitionApi.ChunkResult.class);
+        is("partitions.chunks.mapped", PartitionApi.ChunkReport.class, PartitionApi.ChunkResult.class);
         is("partitions.fail", PartitionApi.PartitionFailure.class, PartitionApi.FailResult.class);
         is("validation.start", StepApi.StartValidation.class, StepApi.ValidationStarted.class);
         is("validations.record.staging", StepApi.Validations.class, StepApi.ValidationsRecorded.class);

@@ -8,6 +8,8 @@ import io.loadgate.worker.source.SourceException;
 import io.loadgate.worker.source.files.FileSource;
 import io.loadgate.worker.staging.SourceRecords;
 import io.loadgate.worker.staging.SourceSchemas;
+import io.loadgate.worker.transform.MapperCounts;
+import io.loadgate.worker.transform.MapperFailedException;
 import io.loadgate.worker.transform.TransformChain;
 import io.loadgate.worker.transform.TransformedRows;
 import java.io.PrintWriter;
@@ -18,6 +20,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Schema;
@@ -72,8 +75,10 @@ final class CheckCommand implements Callable<Integer> {
         List<String> rejects = new ArrayList<>();
         long rows = 0;
         long lines = 0;
+        MapperCounts mapper = null;
         try {
-            FileSource source = new FileSource(job.source().files(), new Configuration(), Clock.systemUTC());
+            FileSource source = new FileSource(job.source().files(), job.transform().mapper(), new Configuration(),
+                    Clock.systemUTC());
             try (PartitionRows read = source.readSample(sample.toAbsolutePath().toUri(), businessKey)) {
                 Schema schema = SourceSchemas.toIceberg(read.columns());
                 TransformChain chain = TransformChain.bind(job, schema, System.getenv());
@@ -93,16 +98,24 @@ final class CheckCommand implements Callable<Integer> {
                         table.row(cells);
                     }
                 }
+                mapper = read.mapperCounts().orElse(null);
                 lines = rows + rejects.size();
                 if (!table.isEmpty()) {
                     table.print(out);
                 }
             }
-        } catch (SourceException | JobSpecException | IllegalArgumentException e) {
+        } catch (SourceException | JobSpecException | IllegalArgumentException | MapperFailedException e) {
             throw new CliException(e.getMessage(), LedgerOptions.EXIT_USAGE);
         }
-        out.println(lines + " lines: " + rows + " rows" + (rows > limit ? " (the first " + limit + " shown)" : "")
-                + ", " + rejects.size() + " rejected");
+        if (mapper != null) {
+            // The mapper's lines are the file's; its rows, kept or rejected, are what the line below counts.
+            out.println(mapper.linesRead() + " lines mapped: " + mapper.linesSkipped() + " skipped, "
+                    + mapper.rowsEmitted() + " rows emitted");
+            new TreeMap<>(mapper.skipReasons()).forEach((reason, count) ->
+                    out.println("skipped " + count + " lines: " + reason));
+        }
+        out.println((mapper == null ? lines + " lines: " : "") + rows + " rows"
+                + (rows > limit ? " (the first " + limit + " shown)" : "") + ", " + rejects.size() + " rejected");
         for (String reject : rejects) {
             out.println("rejected: " + reject);
         }

@@ -15,6 +15,7 @@ import io.loadgate.worker.ledger.LedgerClient;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 
 /**
@@ -89,6 +90,7 @@ record RunDetail(RunView run, List<ValidationView> validations, List<Event> last
                         p.fileCount(), p.attemptCount(), p.workerNode(), p.errorCode());
             }
             add(lines, partitions, columns, 0, 0, 0, 0, 0, 0, 0, 12, 12);
+            mapperTotals(run).ifPresent(lines::add);
         }
 
         lines.add("");
@@ -148,5 +150,23 @@ record RunDetail(RunView run, List<ValidationView> validations, List<Event> last
             table.fitWidth(columns, keep);
         }
         lines.addAll(table.lines());
+    }
+
+    /** A mapper's totals over the partitions it gave rows to: EXPECTED counts lines there, ACTUAL rows. */
+    private static Optional<String> mapperTotals(RunView run) {
+        long read = 0;
+        long skipped = 0;
+        long emitted = 0;
+        boolean mapped = false;
+        for (PartitionView p : run.partitions()) {
+            if (p.linesRead() != null) {
+                mapped = true;
+                read += p.linesRead();
+                skipped += p.linesSkipped();
+                emitted += p.rowsEmitted();
+            }
+        }
+        return mapped ? Optional.of("mapper: " + read + " lines read, " + skipped + " skipped, " + emitted
+                + " rows emitted (EXPECTED is lines, ACTUAL rows staged and rejected)") : Optional.empty();
     }
 }

@@ -51,6 +51,48 @@ class CheckCommandTest {
     }
 
     @Test
+    void runsTheMapperOnTheSampleAndPrintsItsRowsItsSkippedLinesAndItsRejects() throws IOException {
+        Path mapper = Files.writeString(dir.resolve("mapper.py"), """
+                import json, sys
+                for line in sys.stdin:
+                    event = json.loads(line)
+                    if not event["items"]:
+                        print("\\x1eno items")
+                        continue
+                    for item in event["items"]:
+                        print("%d\\t%s" % (event["id"], item))
+                    print("\\x1e")
+                """);
+        Path sample = Files.writeString(dir.resolve("sample.json"), """
+                {"id": 1, "items": ["2.5", "3"]}
+                {"id": 2, "items": []}
+                {"id": 3, "items": ["lots"]}
+                """);
+
+        var result = OperatorCommandsTest.run("check", job("""
+                transform:
+                  max_rejected: 1
+                  steps:
+                    - mapper: {command: [python3, "%s"], output: tsv}
+                """.formatted(mapper)).toString(), "--sample", sample.toString());
+
+        assertThat(result.exit()).as(result.toString()).isEqualTo(1);
+        assertThat(result.out()).containsPattern("(?m)^1 +2\\.50 +- +- +- *$")
+                .containsPattern("(?m)^1 +3\\.00 +")
+                .contains("3 lines mapped: 1 skipped, 3 rows emitted", "skipped 1 lines: no items",
+                        "2 rows, 1 rejected", "sample.json:3: a row of the mapper: amount: 'lots'");
+
+        Path failing = Files.writeString(dir.resolve("failing.py"), "import sys\nsys.exit(4)\n");
+        var failed = OperatorCommandsTest.run("check", job("""
+                transform:
+                  steps:
+                    - mapper: {command: [python3, "%s"], output: json}
+                """.formatted(failing)).toString(), "--sample", sample.toString());
+        assertThat(failed.exit()).isEqualTo(2);
+        assertThat(failed.err()).contains("exited with code 4");
+    }
+
+    @Test
     void exitsZeroWhenEveryLineIsARowAndRefusesAJobThatReadsADatabase() throws IOException {
         Path sample = Files.writeString(dir.resolve("sample.json"), "{\"id\": 1, \"amount\": 2.5}\n");
 

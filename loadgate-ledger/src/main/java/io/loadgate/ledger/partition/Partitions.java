@@ -19,6 +19,7 @@ import io.loadgate.ledger.event.EventLog;
 import io.loadgate.ledger.run.RunRow;
 import io.loadgate.ledger.run.RunTransitions;
 import io.loadgate.ledger.run.StagePath;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -43,17 +44,26 @@ public final class Partitions {
              WHERE p.run_id = ? AND p.partition_id = ?
             """;
     private static final String COMMITTED_CHUNK = """
-            SELECT chunk_count, hdfs_path, record_count, byte_count, checksum, kind
+            SELECT chunk_count, hdfs_path, record_count, byte_count, checksum, kind, lines_read, lines_skipped,
+                   rows_emitted
               FROM load_file WHERE run_id = ? AND partition_id = ? AND chunk_index = ? AND status = 'COMMITTED'
             """;
     private static final String OTHER_CHUNK_COUNT = """
             SELECT chunk_count FROM load_file
              WHERE run_id = ? AND partition_id = ? AND status = 'COMMITTED' AND chunk_count <> ? LIMIT 1
             """;
+    // A mapper's counts are the partition's, not the chunk's: every chunk of it must carry the same ones, or none.
+    private static final String OTHER_MAPPER_COUNTS = """
+            SELECT lines_read, lines_skipped, rows_emitted FROM load_file
+             WHERE run_id = ? AND partition_id = ? AND status = 'COMMITTED'
+               AND (lines_read, lines_skipped, rows_emitted) IS DISTINCT FROM (?::bigint, ?::bigint, ?::bigint)
+             LIMIT 1
+            """;
     private static final String INSERT_FILE = """
             INSERT INTO load_file (run_id, partition_id, chunk_index, chunk_count, claim_token, attempt,
-                                   fragment_identifier, hdfs_path, record_count, byte_count, checksum, kind)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                   fragment_identifier, hdfs_path, record_count, byte_count, checksum, kind,
+                                   lines_read, lines_skipped, rows_emitted)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """;
     private static final String HEARTBEAT = """
             UPDATE load_partition SET heartbeat_at = now()
@@ -78,10 +88,15 @@ public final class Partitions {
             SELECT count(*) AS chunks, COALESCE(sum(record_count), 0) AS records
               FROM load_file WHERE run_id = ? AND partition_id = ? AND status = 'COMMITTED'
             """;
+    private static final String MAPPER_COUNTS = """
+            SELECT lines_read, lines_skipped, rows_emitted FROM load_file
+             WHERE run_id = ? AND partition_id = ? AND status = 'COMMITTED' AND lines_read IS NOT NULL
+             LIMIT 1
+            """;
     private static final String FINISH_PARTITION = """
             UPDATE load_partition
-               SET status = ?, actual_row_count = ?, completed_at = now(), error_stage = ?, error_code = ?,
-                   error_message = ?
+               SET status = ?, actual_row_count = ?, lines_read = ?, lines_skipped = ?, rows_emitted = ?,
+                   completed_at = now(), error_stage = ?, error_code = ?, error_message = ?
              WHERE run_id = ? AND partition_id = ? AND status = 'RUNNING' AND claim_token = ?
             """;
     private static final String FAIL_PARTITION = """
@@ -90,9 +105,11 @@ public final class Partitions {
                    error_message = ?
              WHERE run_id = ? AND partition_id = ? AND status = 'RUNNING' AND claim_token = ?
             """;
+    // lines: what the source's count is compared with, the lines a mapper read or else the rows themselves.
     private static final String RUN_TOTALS = """
             SELECT count(*) FILTER (WHERE status <> 'SUCCESS') AS unfinished,
-                   COALESCE(sum(actual_row_count) FILTER (WHERE status = 'SUCCESS'), 0) AS extracted
+                   COALESCE(sum(actual_row_count) FILTER (WHERE status = 'SUCCESS'), 0) AS extracted,
+                   COALESCE(sum(COALESCE(lines_read, actual_row_count)) FILTER (WHERE status = 'SUCCESS'), 0) AS lines
               FROM load_partition WHERE run_id = ?
             """;
     private static final String RECORD_EXTRACTED = """
@@ -158,16 +175,36 @@ public final class Partitions {
 
     /** A chunk already committed at an index, as COMMITTED_CHUNK reads it, for the identical-resend check. */
     private record CommittedChunk(int chunkCount, String hdfsPath, long recordCount, long byteCount, String checksum,
-                                  String kind) {
+                                  String kind, MapperCounts mapper) {
         boolean sameAs(PartitionApi.ChunkReport report, String normalisedPath) {
             return chunkCount == report.chunkCount() && hdfsPath.equals(normalisedPath)
                     && recordCount == report.recordCount() && byteCount == report.byteCount()
-                    && Objects.equals(checksum, report.checksum()) && kind.equals(report.kind().name());
+                    && Objects.equals(checksum, report.checksum()) && kind.equals(report.kind().name())
+                    && Objects.equals(mapper, MapperCounts.of(report));
+        }
+    }
+
+    /** A mapper's counts for a partition, as its chunk reports carry them. */
+    private record MapperCounts(long linesRead, long linesSkipped, long rowsEmitted) {
+        /** The report's counts, or null when its rows are the source's own. */
+        static MapperCounts of(PartitionApi.ChunkReport report) {
+            return report.mapped()
+                    ? new MapperCounts(report.linesRead(), report.linesSkipped(), report.rowsEmitted()) : null;
+        }
+
+        /** Columns {@code from}..{@code from+2} of {@code rs}, or null when they are NULL. */
+        static MapperCounts read(ResultSet rs, int from) throws SQLException {
+            long linesRead = rs.getLong(from);
+            return rs.wasNull() ? null : new MapperCounts(linesRead, rs.getLong(from + 1), rs.getLong(from + 2));
         }
     }
 
     /** How many chunks a partition (or a run's partitions) has and their rows. */
     private record Totals(long count, long rows) {
+    }
+
+    /** A run's partitions not yet SUCCESS, and the rows and the source lines of those that are. */
+    private record RunTotals(long unfinished, long rows, long lines) {
     }
 
     /** A partition that failUnfinished ended (a cancel), and the status it left. */
@@ -214,8 +251,8 @@ public final class Partitions {
                         + " is not under the run path " + run.hdfsRunPath());
             }
             var existing = tx.queryOne(COMMITTED_CHUNK, rs -> new CommittedChunk(rs.getInt(1), rs.getString(2),
-                    rs.getLong(3), rs.getLong(4), rs.getString(5), rs.getString(6)), runId, partitionId,
-                    report.chunkIndex());
+                    rs.getLong(3), rs.getLong(4), rs.getString(5), rs.getString(6), MapperCounts.read(rs, 7)), runId,
+                    partitionId, report.chunkIndex());
             if (existing.isPresent()) {
                 if (!existing.get().sameAs(report, chunkPath.toString())) {
                     throw chunkConflict(report, "chunk " + report.chunkIndex() + " is already recorded with "
@@ -233,9 +270,16 @@ public final class Partitions {
                 throw chunkConflict(report, "chunkCount " + report.chunkCount() + " differs from the chunkCount "
                         + otherCount.get() + " already reported for this partition");
             }
+            Optional<String> otherMapper = tx.queryOne(OTHER_MAPPER_COUNTS, rs -> describe(MapperCounts.read(rs, 1)),
+                    runId, partitionId, report.linesRead(), report.linesSkipped(), report.rowsEmitted());
+            if (otherMapper.isPresent()) {
+                throw chunkConflict(report, "linesRead, linesSkipped and rowsEmitted differ from those already"
+                        + " reported for this partition (" + otherMapper.get() + ")");
+            }
             tx.update(INSERT_FILE, runId, partitionId, report.chunkIndex(), report.chunkCount(), report.claimToken(),
                     partition.attemptCount(), report.fragmentIdentifier(), chunkPath.toString(), report.recordCount(),
-                    report.byteCount(), report.checksum(), report.kind().name());
+                    report.byteCount(), report.checksum(), report.kind().name(), report.linesRead(),
+                    report.linesSkipped(), report.rowsEmitted());
             tx.update(HEARTBEAT, runId, partitionId, report.claimToken());
             tx.update(RUN_HEARTBEAT, runId);
             return chunkResult(tx, run, runId, partitionId.value(), report, true);
@@ -258,18 +302,20 @@ public final class Partitions {
         boolean validationScheduled = false;
         if (inserted && chunks == report.chunkCount()) {
             PartitionRow partition = lockPartition(tx, runId, partitionId);
-            if (totals.rows() == partition.expectedRowCount()) {
+            MapperCounts mapper = tx.queryOne(MAPPER_COUNTS, rs -> MapperCounts.read(rs, 1), runId, partitionId)
+                    .orElse(null);
+            String mismatch = countMismatch(partition, totals.rows(), mapper);
+            if (mismatch == null) {
                 finishPartition(tx, runId, partitionId, report.claimToken(), PartitionStatus.SUCCESS, totals.rows(),
-                        null);
+                        mapper, null);
                 partitionStatus = PartitionStatus.SUCCESS;
                 Completion completion = completeExtractionIfLast(tx, run);
                 runStatus = completion.runStatus();
                 validationScheduled = completion.validationScheduled();
             } else {
-                String message = "partition " + partitionId + " staged " + totals.rows() + " rows, expected "
-                        + partition.expectedRowCount();
+                String message = "partition " + partitionId + " " + mismatch;
                 finishPartition(tx, runId, partitionId, report.claimToken(), PartitionStatus.FAILED, totals.rows(),
-                        message);
+                        mapper, message);
                 partitionStatus = PartitionStatus.FAILED;
                 RunTransitions.transition(tx, runId, RunStatus.EXTRACTING, RunStatus.FAILED_EXTRACT,
                         new RunTransitions.Failure("EXTRACT", "ROW_COUNT_MISMATCH", message), "ledger");
@@ -282,15 +328,48 @@ public final class Partitions {
                 report.chunkCount(), validationScheduled);
     }
 
+    /**
+     * Why a partition's chunks do not account for its source, or null when they do. Without a mapper the chunks'
+     * rows are the expected rows; with one, the lines it read are the expected rows (the lines counted at
+     * planning) and the chunks' rows, staged or rejected, are the rows it emitted.
+     */
+    private static String countMismatch(PartitionRow partition, long rows, MapperCounts mapper) {
+        if (mapper == null) {
+            return rows == partition.expectedRowCount() ? null
+                    : "staged " + rows + " rows, expected " + partition.expectedRowCount();
+        }
+        if (mapper.linesRead() != partition.expectedRowCount()) {
+            return "had " + mapper.linesRead() + " lines read by its mapper, expected " + partition.expectedRowCount();
+        }
+        return rows == mapper.rowsEmitted() ? null
+                : "staged and rejected " + rows + " rows, its mapper emitted " + mapper.rowsEmitted();
+    }
+
+    private static String describe(MapperCounts mapper) {
+        return mapper == null ? "none" : mapper.linesRead() + " lines read, " + mapper.linesSkipped() + " skipped, "
+                + mapper.rowsEmitted() + " rows emitted";
+    }
+
     private static void finishPartition(Tx tx, RunId runId, String partitionId, UUID token, PartitionStatus to,
-                                        long rows, String message) throws SQLException {
-        int updated = tx.update(FINISH_PARTITION, to, rows, message == null ? null : "EXTRACT",
-                message == null ? null : "ROW_COUNT_MISMATCH", message, runId, partitionId, token);
+                                        long rows, MapperCounts mapper, String message) throws SQLException {
+        int updated = tx.update(FINISH_PARTITION, to, rows, mapper == null ? null : mapper.linesRead(),
+                mapper == null ? null : mapper.linesSkipped(), mapper == null ? null : mapper.rowsEmitted(),
+                message == null ? null : "EXTRACT", message == null ? null : "ROW_COUNT_MISMATCH", message, runId,
+                partitionId, token);
         if (updated != 1) {
             throw new IllegalStateException("finishing a locked RUNNING partition changed " + updated + " rows");
         }
-        EventLog.append(tx, runId, partitionId, "PARTITION_STATUS", PartitionStatus.RUNNING, to, null,
-                message == null ? Map.of("rows", rows) : Map.of("rows", rows, "message", message));
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("rows", rows);
+        if (mapper != null) {
+            details.put("linesRead", mapper.linesRead());
+            details.put("linesSkipped", mapper.linesSkipped());
+            details.put("rowsEmitted", mapper.rowsEmitted());
+        }
+        if (message != null) {
+            details.put("message", message);
+        }
+        EventLog.append(tx, runId, partitionId, "PARTITION_STATUS", PartitionStatus.RUNNING, to, null, details);
     }
 
     private record Completion(RunStatus runStatus, boolean validationScheduled) {
@@ -298,14 +377,15 @@ public final class Partitions {
 
     /** The completion compare-and-set: the one report that finishes the last partition moves the run on. */
     private static Completion completeExtractionIfLast(Tx tx, RunRow run) throws SQLException {
-        // count: partitions not yet SUCCESS; rows: the rows of those that are.
-        Totals totals = tx.queryOne(RUN_TOTALS, rs -> new Totals(rs.getLong(1), rs.getLong(2)), run.runId())
-                .orElseThrow();
-        if (totals.count() > 0) {
+        RunTotals totals = tx.queryOne(RUN_TOTALS, rs -> new RunTotals(rs.getLong(1), rs.getLong(2), rs.getLong(3)),
+                run.runId()).orElseThrow();
+        if (totals.unfinished() > 0) {
             return new Completion(run.status(), false);
         }
-        if (run.sourceCount() == null || totals.rows() != run.sourceCount()) {
-            String message = "partitions staged " + totals.rows() + " rows but the source has " + run.sourceCount();
+        if (run.sourceCount() == null || totals.lines() != run.sourceCount()) {
+            String message = totals.lines() == totals.rows()
+                    ? "partitions staged " + totals.rows() + " rows but the source has " + run.sourceCount()
+                    : "partitions read " + totals.lines() + " lines but the source has " + run.sourceCount();
             RunTransitions.transition(tx, run.runId(), RunStatus.EXTRACTING, RunStatus.FAILED_EXTRACT,
                     new RunTransitions.Failure("EXTRACT", "ROW_COUNT_MISMATCH", message), "ledger");
             return new Completion(RunStatus.FAILED_EXTRACT, false);

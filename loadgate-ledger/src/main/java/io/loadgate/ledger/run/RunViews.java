@@ -74,7 +74,7 @@ public final class RunViews {
             """;
     private static final String PARTITIONS = """
             SELECT p.partition_id, p.status, p.expected_row_count, p.actual_row_count, p.attempt_count, p.worker_node,
-                   p.error_code, p.rows_read, (SELECT count(*) FROM load_file f WHERE f.run_id = p.run_id
+                   p.error_code, p.rows_read, p.lines_read, p.lines_skipped, p.rows_emitted, (SELECT count(*) FROM load_file f WHERE f.run_id = p.run_id
                                      AND f.partition_id = p.partition_id AND f.status = 'COMMITTED') AS file_count
               FROM load_partition p WHERE p.run_id = ? ORDER BY p.partition_id
             """;
@@ -292,7 +292,8 @@ public final class RunViews {
                 PartitionStatus.valueOf(rs.getString("status")),
                 rs.getLong("expected_row_count"), Tx.nullableLong(rs, "actual_row_count"), rs.getLong("file_count"),
                 rs.getInt("attempt_count"), rs.getString("worker_node"), rs.getString("error_code"),
-                Tx.nullableLong(rs, "rows_read"));
+                Tx.nullableLong(rs, "rows_read"), Tx.nullableLong(rs, "lines_read"),
+                Tx.nullableLong(rs, "lines_skipped"), Tx.nullableLong(rs, "rows_emitted"));
     }
 
     private static RunApi.DispatchView dispatch(ResultSet rs) throws SQLException {

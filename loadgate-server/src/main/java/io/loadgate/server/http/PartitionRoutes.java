@@ -57,11 +57,20 @@ final class PartitionRoutes {
         Long bytes = body.integer("byteCount", true, 0, Long.MAX_VALUE);
         String checksum = body.string("checksum", false, 200);
         ChunkKind kind = body.enumValue("kind", false, ChunkKind.class);
+        // Extension: a mapper's counts for the partition (docs/ledger-api-v1.md); a NiFi flow sends none.
+        Long linesRead = body.integer("linesRead", false, 0, Long.MAX_VALUE);
+        Long linesSkipped = body.integer("linesSkipped", false, 0, Long.MAX_VALUE);
+        Long rowsEmitted = body.integer("rowsEmitted", false, 0, Long.MAX_VALUE);
+        if (!body.hasErrors()) {
+            String problem = PartitionApi.ChunkReport.mappedCountsProblem(linesRead, linesSkipped, rowsEmitted);
+            body.check(linesRead == null ? "linesRead" : linesSkipped == null ? "linesSkipped" : "rowsEmitted",
+                    problem == null, problem);
+        }
         body.finish();
         var result = ledger.partitions().reportChunk(runId, partitionId,
                 // A report without a kind (as the seed API's clients send) is a DATA chunk.
                 new PartitionApi.ChunkReport(token, index, count, fragment, path, records, bytes, checksum,
-                        kind == null ? ChunkKind.DATA : kind));
+                        kind == null ? ChunkKind.DATA : kind, linesRead, linesSkipped, rowsEmitted));
         ApiServer.ok(ctx, result);
     }
 

@@ -180,7 +180,7 @@ class GoldenWireTest {
         step("cleanup", "POST", "/v1/runs/" + runD + "/cleanup", "worker",
                 new OperatorApi.Cleanup(viewD.text("stageTable"), viewD.text("hdfsRunPath")), 200);
 
-        // Last, the history of the runs above that ended today, put in one known hour with known durations: times
+        // The history of the runs above that ended today, put in one known hour with known durations: times
         // are placeholders in a case, but a bucket boundary or a duration would not be.
         ledger.execute("UPDATE load_run SET started_at = date_trunc('hour', now()) - interval '1 hour',"
                 + " completed_at = date_trunc('hour', now()) - interval '1 hour' + interval '90 seconds'"
@@ -188,6 +188,14 @@ class GoldenWireTest {
         step("monitor.history", "GET", "/v1/monitor/history?job=GOLDEN&bucket=hour", "viewer", null, 200);
         // A page of the job's keys: run A's, rolled back, holds none; the page ends before the last keys.
         step("jobs.keys", "GET", "/v1/jobs/GOLDEN/keys?limit=3", "viewer", null, 200);
+        // Run G: a partition whose rows a mapper gave (the extension's counts): 10 lines, 1 skipped, 12 rows.
+        String runG = started("2026-12-05", 10);
+        UUID tokenG = fixed(7);
+        String partitionG = "/v1/runs/" + runG + "/partitions/0000";
+        ledger.post(partitionG + "/claim", new PartitionApi.Claim(tokenG, "node-1"));
+        step("partitions.chunks.mapped", "POST", partitionG + "/chunks", "worker",
+                new PartitionApi.ChunkReport(tokenG, 0, 1, "0000", ledger.get("/v1/runs/" + runG).text("hdfsRunPath")
+                        + "/part-0000-0.parquet", 12, 120, "c7", ChunkKind.DATA, 10L, 1L, 12L), 200);
         assertThat(cases).isGreaterThan(30);
     }
 

@@ -394,6 +394,78 @@ class RunApiTest {
         assertThat(late.body().get("recorded").asBoolean()).isFalse();
     }
 
+    /** A chunk report with a mapper's counts (the extension), for partitions whose rows a mapper gave. */
+    private static Map<String, Object> mapped(Map<String, Object> chunk, long linesRead, long linesSkipped,
+                                              long rowsEmitted) {
+        chunk.put("linesRead", linesRead);
+        chunk.put("linesSkipped", linesSkipped);
+        chunk.put("rowsEmitted", rowsEmitted);
+        return chunk;
+    }
+
+    @Test
+    void aMappedPartitionIsJudgedByItsLinesReadAndTheRowsItsMapperEmitted() {
+        // Two partitions of 30 and 10 lines; the mapper fans the first out to 70 rows in two chunks.
+        String runId = Runs.started(ledger, job(), 30, 10);
+        UUID token = UUID.randomUUID();
+        ledger.post("/v1/runs/" + runId + "/partitions/0000/claim", claim(token));
+        String chunks = "/v1/runs/" + runId + "/partitions/0000/chunks";
+        var first = ledger.post(chunks, mapped(chunk(runId, token, "0000", 0, 2, 50), 30, 2, 70));
+        assertThat(first.status()).as(first.toString()).isEqualTo(200);
+        var otherCounts = ledger.post(chunks, mapped(chunk(runId, token, "0000", 1, 2, 20), 30, 3, 70));
+        assertThat(otherCounts.status()).as("every chunk carries the partition's counts").isEqualTo(409);
+        assertThat(otherCounts.code()).isEqualTo("CHUNK_CONFLICT");
+        assertThat(otherCounts.toString()).contains("30 lines read, 2 skipped, 70 rows emitted");
+        var none = ledger.post(chunks, chunk(runId, token, "0000", 1, 2, 20));
+        assertThat(none.status()).as("a chunk without them beside one with them").isEqualTo(409);
+        var last = ledger.post(chunks, mapped(chunk(runId, token, "0000", 1, 2, 20), 30, 2, 70));
+        assertThat(last.text("partitionStatus")).as(last.toString()).isEqualTo("SUCCESS");
+
+        UUID second = UUID.randomUUID();
+        ledger.post("/v1/runs/" + runId + "/partitions/0001/claim", claim(second));
+        var completing = ledger.post("/v1/runs/" + runId + "/partitions/0001/chunks",
+                mapped(chunk(runId, second, "0001", 0, 1, 12), 10, 0, 12));
+        assertThat(completing.text("runStatus")).as("the run's 40 lines are the source's count, not its 82 rows")
+                .isEqualTo("EXTRACTED_VALIDATED");
+        JsonNode run = ledger.get("/v1/runs/" + runId).body();
+        assertThat(run.get("extractedCount").asLong()).as("extracted: the rows").isEqualTo(82);
+        assertThat(ledger.count("SELECT sum(lines_read) FROM loadgate.load_partition WHERE run_id = '" + runId
+                + "' AND rows_emitted = actual_row_count")).isEqualTo(40);
+    }
+
+    @Test
+    void aMappedPartitionWhoseChunksMissARowOrWhoseMapperReadAnotherLineCountFails() {
+        String rows = Runs.started(ledger, job(), 30);
+        UUID token = UUID.randomUUID();
+        ledger.post("/v1/runs/" + rows + "/partitions/0000/claim", claim(token));
+        var lost = ledger.post("/v1/runs/" + rows + "/partitions/0000/chunks",
+                mapped(chunk(rows, token, "0000", 0, 1, 69), 30, 0, 70));
+        assertThat(lost.text("partitionStatus")).isEqualTo("FAILED");
+        assertThat(lost.text("runStatus")).isEqualTo("FAILED_EXTRACT");
+        assertThat(ledger.get("/v1/runs/" + rows).text("errorMessage"))
+                .contains("staged and rejected 69 rows, its mapper emitted 70");
+
+        String lines = Runs.started(ledger, job(), 30);
+        UUID other = UUID.randomUUID();
+        ledger.post("/v1/runs/" + lines + "/partitions/0000/claim", claim(other));
+        // 30 rows, as many as the lines expected: without the counts this would pass.
+        var shortRead = ledger.post("/v1/runs/" + lines + "/partitions/0000/chunks",
+                mapped(chunk(lines, other, "0000", 0, 1, 30), 29, 0, 30));
+        assertThat(shortRead.text("partitionStatus")).isEqualTo("FAILED");
+        assertThat(ledger.get("/v1/runs/" + lines).text("errorMessage"))
+                .contains("had 29 lines read by its mapper, expected 30");
+
+        var impossible = ledger.post("/v1/runs/" + lines + "/partitions/0000/chunks",
+                mapped(chunk(lines, other, "0000", 0, 1, 30), 30, 0, 29));
+        assertThat(impossible.status()).isEqualTo(422);
+        assertThat(impossible.code()).isEqualTo("REQUEST_INVALID");
+        assertThat(impossible.toString()).contains("rowsEmitted 29 is below the 30 lines that were not skipped");
+        var partial = chunk(lines, other, "0000", 0, 1, 30);
+        partial.put("linesRead", 30);
+        assertThat(ledger.post("/v1/runs/" + lines + "/partitions/0000/chunks", partial).toString())
+                .contains("all three or none");
+    }
+
     @Test
     void partitionFailEndsTheRunAndSnapshotLossIsItsOwnFailure() {
         String runId = Runs.started(ledger, job(), 30, 10);

@@ -24,6 +24,8 @@ import io.loadgate.worker.staging.RejectsWriter;
 import io.loadgate.worker.staging.SourceRecords;
 import io.loadgate.worker.staging.SourceSchemas;
 import io.loadgate.worker.staging.StagedChunk;
+import io.loadgate.worker.transform.MapperCounts;
+import io.loadgate.worker.transform.MapperFailedException;
 import io.loadgate.worker.transform.TransformChain;
 import io.loadgate.worker.transform.TransformedRows;
 import io.micrometer.core.instrument.Counter;
@@ -90,12 +92,16 @@ public final class ExtractStep {
         }
         try (Heartbeat heartbeat = Heartbeat.start(context, run.runId(), partitionId, token,
                 claim.heartbeatIntervalMillis())) {
-            List<ChunkToReport> chunks = write(run, partition, snapshotRef, claim.attempt(), claimant, heartbeat);
-            if (chunks.isEmpty()) {
+            Written written = write(run, partition, snapshotRef, claim.attempt(), claimant, heartbeat);
+            if (written.chunks().isEmpty()) {
                 return fail(run, partition, token, claim.attempt(), "DATA", "ROW_COUNT_MISMATCH",
-                        "the partition read no rows but expected " + partition.expectedRowCount());
+                        written.mapper() == null
+                                ? "the partition read no rows but expected " + partition.expectedRowCount()
+                                : "the mapper gave no row for any of the partition's " + written.mapper().linesRead()
+                                        + " lines (" + written.mapper().linesSkipped() + " skipped); a partition"
+                                        + " needs a chunk to report");
             }
-            report(run, partition, token, chunks);
+            report(run, partition, token, written);
             return StepOutcome.OK;
         } catch (ClaimLostException e) {
             LOG.warn("partition {}/{} was taken from this worker (reissued or cancelled); its files are left for cleanup",
@@ -107,6 +113,8 @@ public final class ExtractStep {
             return fail(run, partition, token, claim.attempt(), "SOURCE", "SOURCE_ERROR", e.getMessage());
         } catch (TransformException e) {
             return fail(run, partition, token, claim.attempt(), "DATA", "TRANSFORM_INVALID", e.getMessage());
+        } catch (MapperFailedException e) {
+            return fail(run, partition, token, claim.attempt(), "TRANSFORM", e.reason().name(), e.getMessage());
         } catch (java.io.UncheckedIOException e) {
             return fail(run, partition, token, claim.attempt(), "TRANSIENT", "STAGING_IO", e.getMessage());
         } catch (LedgerCallException e) {
@@ -126,8 +134,8 @@ public final class ExtractStep {
      * Writes the partition's data chunks and, when its transforms rejected rows, the rejects file as the last chunk:
      * every source row is in exactly one of them, so the ledger's row count covers both.
      */
-    private List<ChunkToReport> write(RunContext run, Partition partition, String snapshotRef, int attempt,
-                                      Claimant claimant, Heartbeat heartbeat) {
+    private Written write(RunContext run, Partition partition, String snapshotRef, int attempt, Claimant claimant,
+                          Heartbeat heartbeat) {
         var source = context.shared().sources().forRun(run.runId(), run.job());
         try (PartitionRows rows = source.readPartition(snapshotRef, partition, run.businessKey())) {
             Schema schema = SourceSchemas.toIceberg(rows.columns());
@@ -167,12 +175,22 @@ public final class ExtractStep {
                         .forEach(chunk -> chunks.add(new ChunkToReport(chunk, ChunkKind.DATA)));
                 rejects.finish(chunks.size()).ifPresent(chunk -> chunks.add(new ChunkToReport(chunk, ChunkKind.REJECTS)));
                 chunks.forEach(c -> metrics.chunkWritten(job, c.chunk().byteCount()));
-                return chunks;
+                MapperCounts mapper = rows.mapperCounts().orElse(null);
+                if (mapper != null) {
+                    LOG.info("partition {}/{}: the mapper read {} lines, skipped {} {}, emitted {} rows", run.runId(),
+                            partition.partitionId(), mapper.linesRead(), mapper.linesSkipped(),
+                            mapper.skipReasons(), mapper.rowsEmitted());
+                }
+                return new Written(chunks, mapper);
             }
         }
     }
 
     private record ChunkToReport(StagedChunk chunk, ChunkKind kind) {
+    }
+
+    /** A partition's chunks, and what its mapper did when the job has one (else null). */
+    private record Written(List<ChunkToReport> chunks, MapperCounts mapper) {
     }
 
     /**
@@ -229,14 +247,18 @@ public final class ExtractStep {
         };
     }
 
-    private void report(RunContext run, Partition partition, UUID token, List<ChunkToReport> chunks) {
+    private void report(RunContext run, Partition partition, UUID token, Written written) {
+        List<ChunkToReport> chunks = written.chunks();
+        MapperCounts mapper = written.mapper();
         for (ChunkToReport toReport : chunks) {
             StagedChunk chunk = toReport.chunk();
             try {
-                context.ledger().reportChunk(run.runId(), PartitionId.of(partition.partitionId()),
-                        new ChunkReport(token,
+                // Every chunk carries the mapper's counts: the ledger judges them with whichever report is last.
+                context.ledger().reportChunk(run.runId(), PartitionId.of(partition.partitionId()), new ChunkReport(token,
                         chunk.chunkIndex(), chunks.size(), partition.partitionId(), chunk.path().toString(),
-                        chunk.recordCount(), chunk.byteCount(), chunk.checksum(), toReport.kind()));
+                        chunk.recordCount(), chunk.byteCount(), chunk.checksum(), toReport.kind(),
+                        mapper == null ? null : mapper.linesRead(), mapper == null ? null : mapper.linesSkipped(),
+                        mapper == null ? null : mapper.rowsEmitted()));
             } catch (LedgerCallException e) {
                 if (e.is(ErrorCode.CLAIM_MISMATCH)) {
                     throw new ClaimLostException();

@@ -25,6 +25,7 @@ import io.loadgate.worker.validation.ParallelMetrics;
 import io.loadgate.worker.validation.StagedFilesReader;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
@@ -107,6 +108,16 @@ final class StagingValidationStep {
             }
         }
         Map<String, String> source = started.sourceMetrics();
+        boolean mapped = run.job().transform().mapper() != null;
+        if (mapped) {
+            // A mapper's rows are not the source's lines. The ledger judged each partition's lines read against the
+            // lines counted at planning, and its chunks' rows against the rows the mapper emitted, which sum to the
+            // extracted count: the files measured here must hold exactly those rows. A file source's only metric
+            // is its count, so nothing else of the source is lost.
+            Map<String, String> rows = new LinkedHashMap<>(source);
+            rows.put(MetricNames.COUNT, String.valueOf(started.extractedCount()));
+            source = rows;
+        }
         if (dataFiles.isEmpty() && rejectFiles.isEmpty()) {
             metrics.addAll(Comparison.metrics(source, Comparison.ofNoRows(source), "STAGE_COUNT"));
         } else if (rejectFiles.isEmpty() && !run.job().source().isFiles()) {
@@ -116,7 +127,9 @@ final class StagingValidationStep {
             metrics.addAll(withRejects(reader, run, source, dataFiles, rejectFiles));
         }
         if (!rejectFiles.isEmpty() || !run.job().transform().steps().isEmpty()) {
-            long sourceCount = started.sourceCount() == null ? 0 : started.sourceCount();
+            // A ratio of rejects is of the rows the transforms were given: with a mapper, the rows it emitted.
+            long sourceCount = mapped && started.extractedCount() != null ? started.extractedCount()
+                    : started.sourceCount() == null ? 0 : started.sourceCount();
             long rejected = started.files().stream().filter(f -> f.kind() == ChunkKind.REJECTS)
                     .mapToLong(StagedFile::recordCount).sum();
             long allowed = run.job().transform().allowedRejects(sourceCount);

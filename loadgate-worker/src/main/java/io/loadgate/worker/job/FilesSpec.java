@@ -53,7 +53,7 @@ public record FilesSpec(URI root, FileLayout layout, String timeZone, FileFormat
         if (groupBy == null) {
             throw new IllegalArgumentException("source.files.group_by is required (hour or day)");
         }
-        delay(processingDelay);
+        duration("source.files.processing_delay", processingDelay);
         columns = columns == null ? List.of() : List.copyOf(columns);
         if (columns.isEmpty() == (columnsFile == null)) {
             throw new IllegalArgumentException("source.files needs exactly one of columns and columns_file");
@@ -72,7 +72,7 @@ public record FilesSpec(URI root, FileLayout layout, String timeZone, FileFormat
 
     /** How long after its time a directory is taken to be complete. */
     public Duration delay() {
-        return delay(processingDelay);
+        return duration("source.files.processing_delay", processingDelay);
     }
 
     /** The field delimiter of csv ({@code ,}) or tsv (tab) lines. */
@@ -85,7 +85,8 @@ public record FilesSpec(URI root, FileLayout layout, String timeZone, FileFormat
         return quote != null ? Character.valueOf(quote.charAt(0)) : format == FileFormat.CSV ? Character.valueOf('"') : null;
     }
 
-    private static Duration delay(String text) {
+    /** A duration written {@code 15m}, {@code 2h}, {@code 1d} or {@code PT90S}; zero when absent. */
+    static Duration duration(String key, String text) {
         if (text == null) {
             return Duration.ZERO;
         }
@@ -102,11 +103,11 @@ public record FilesSpec(URI root, FileLayout layout, String timeZone, FileFormat
         try {
             Duration parsed = Duration.parse(text);
             if (parsed.isNegative()) {
-                throw new IllegalArgumentException("source.files.processing_delay must not be negative, got " + text);
+                throw new IllegalArgumentException(key + " must not be negative, got " + text);
             }
             return parsed;
         } catch (DateTimeParseException e) {
-            throw new IllegalArgumentException("source.files.processing_delay must be like 15m, 2h, 1d or PT90S, got '"
+            throw new IllegalArgumentException(key + " must be like 15m, 2h, 1d or PT90S, got '"
                     + text + "'");
         }
     }

@@ -19,6 +19,11 @@ public record JobSpec(String jobKey, SourceSpec source, TargetSpec target, Stagi
         validation = validation == null ? ValidationSpec.COUNT_ONLY : validation;
         recovery = recovery == null ? RecoverySpec.DEFAULT : recovery;
         transform = transform == null ? TransformSpec.NONE : transform;
+        if (transform.mapper() != null && (!source.isFiles() || source.files().header())) {
+            // A mapper is given every line as it is: a table's rows are not lines, and a header is not a record.
+            throw new IllegalArgumentException("transform.steps[0].mapper needs a source.files source without a header;"
+                    + (source.isFiles() ? " source.files.header is true" : " this job reads a database"));
+        }
         if (source.isFiles()) {
             PartitionColumnsSpec derived = source.files().partitionColumns();
             boolean byDay = source.files().groupBy() == FileGrouping.DAY

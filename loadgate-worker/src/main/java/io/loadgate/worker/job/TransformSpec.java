@@ -16,6 +16,12 @@ public record TransformSpec(List<TransformStep> steps, Long maxRejected, BigDeci
 
     public TransformSpec {
         steps = steps == null ? List.of() : List.copyOf(steps);
+        for (int i = 1; i < steps.size(); i++) {
+            if (steps.get(i).mapper() != null) {
+                // The mapper turns lines into rows: every other step applies to rows, so it can only come first.
+                throw new IllegalArgumentException("transform.steps[" + i + "]: a mapper must be the first step");
+            }
+        }
         if (maxRejected != null && maxRejectedRatio != null) {
             throw new IllegalArgumentException("name one of max_rejected and max_rejected_ratio, not both");
         }
@@ -25,6 +31,11 @@ public record TransformSpec(List<TransformStep> steps, Long maxRejected, BigDeci
         if (maxRejectedRatio != null && (maxRejectedRatio.signum() < 0 || maxRejectedRatio.compareTo(BigDecimal.ONE) > 0)) {
             throw new IllegalArgumentException("max_rejected_ratio must be between 0 and 1, got " + maxRejectedRatio.toPlainString());
         }
+    }
+
+    /** The job's mapper (its first step), or null when its rows are the source's own. */
+    public TransformStep.Mapper mapper() {
+        return steps.isEmpty() ? null : steps.get(0).mapper();
     }
 
     /** How many of {@code sourceRows} may be rejected. */

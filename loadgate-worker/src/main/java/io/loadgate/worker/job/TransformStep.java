@@ -1,6 +1,7 @@
 package io.loadgate.worker.job;
 
 import java.math.BigDecimal;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -19,11 +20,15 @@ import java.util.regex.PatternSyntaxException;
  *   - range: {column: amount, min: 0, max: 100000}
  *   - match: {column: email, pattern: '[^@]+@[^@]+'}   # the whole value must match; null passes
  *   - max_length: {column: note, length: 200}
+ *   - mapper: {command: [python3, /opt/jobs/mapper.py], output: tsv, timeout: 5m}   # first step only
  * </pre>
+ *
+ * <p>A {@code mapper} step runs a user's program over the source's lines before they are parsed, as Hadoop Streaming
+ * runs a mapper: it is the first step of a file job, and the other steps apply to the rows it gives.
  */
 public record TransformStep(List<String> trim, List<String> lower, List<String> upper, List<String> nullIfBlank,
                             List<String> hash, Hmac hmac, List<String> require, Range range, Match match,
-                            MaxLength maxLength) {
+                            MaxLength maxLength, Mapper mapper) {
     public TransformStep {
         List<String> named = new ArrayList<>();
         trim = columns("trim", trim, named);
@@ -44,9 +49,12 @@ public record TransformStep(List<String> trim, List<String> lower, List<String> 
         if (maxLength != null) {
             named.add("max_length");
         }
+        if (mapper != null) {
+            named.add("mapper");
+        }
         if (named.size() != 1) {
             throw new IllegalArgumentException("a transform step names exactly one of trim, lower, upper, null_if_blank,"
-                    + " hash, hmac, require, range, match, max_length" + (named.isEmpty() ? "" : "; this one names " + named));
+                    + " hash, hmac, require, range, match, max_length, mapper" + (named.isEmpty() ? "" : "; this one names " + named));
         }
     }
 
@@ -65,6 +73,39 @@ public record TransformStep(List<String> trim, List<String> lower, List<String> 
                         + (keyEnv == null ? "nothing" : "'" + keyEnv + "'"));
             }
         }
+    }
+
+    /**
+     * A program that reads the partition's lines on stdin and writes rows on stdout, each input line's rows ended by
+     * a line that starts with the record separator U+001E (docs/transforms.md). {@code timeout}: how long it may go
+     * without taking input or giving output while it owes some before it is killed (default 5m).
+     */
+    public record Mapper(List<String> command, MapperOutput output, String timeout) {
+        public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
+
+        public Mapper {
+            if (command == null || command.isEmpty() || command.stream().anyMatch(a -> a == null || a.isEmpty())) {
+                throw new IllegalArgumentException("mapper.command must be a non-empty list of non-empty arguments,"
+                        + " such as [python3, /opt/jobs/mapper.py]");
+            }
+            command = List.copyOf(command);
+            if (output == null) {
+                throw new IllegalArgumentException("mapper.output is required (tsv or json)");
+            }
+            if (timeout != null && FilesSpec.duration("mapper.timeout", timeout).isZero()) {
+                throw new IllegalArgumentException("mapper.timeout must be above zero, got " + timeout);
+            }
+        }
+
+        public Duration timeoutDuration() {
+            return timeout == null ? DEFAULT_TIMEOUT : FilesSpec.duration("mapper.timeout", timeout);
+        }
+    }
+
+    /** What a mapper writes, one row a line: tab-separated fields ({@code \N} for null), or a JSON object. */
+    public enum MapperOutput {
+        TSV,
+        JSON
     }
 
     /** Reject rows whose value lies outside [min, max] (either bound may be left out); null passes. */

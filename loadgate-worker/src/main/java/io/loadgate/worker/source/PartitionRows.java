@@ -1,6 +1,8 @@
 package io.loadgate.worker.source;
 
+import io.loadgate.worker.transform.MapperCounts;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.BiConsumer;
 
 /**
@@ -27,6 +29,14 @@ public interface PartitionRows extends AutoCloseable {
     /** Where lines that are not rows go, before {@link #next()} moves past them; only when {@link #rejectsLines}. */
     default void rejectLinesTo(BiConsumer<String, String> sink) {
         throw new UnsupportedOperationException("this reader rejects no lines");
+    }
+
+    /**
+     * What the job's mapper did with the partition's lines, once {@link #next()} returned false; empty when the
+     * job has none (the rows are the source's own).
+     */
+    default Optional<MapperCounts> mapperCounts() {
+        return Optional.empty();
     }
 
     @Override

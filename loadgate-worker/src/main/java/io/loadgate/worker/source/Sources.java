@@ -22,7 +22,7 @@ public final class Sources {
     public static Source forJob(JobSpec job, Map<String, String> environment) {
         if (job.source().isFiles()) {
             // The root's URI names its file system (an hdfs:// one carries the name node); no site files needed.
-            return new FileSource(job.source().files(), new Configuration(), Clock.systemUTC());
+            return new FileSource(job.source().files(), job.transform().mapper(), new Configuration(), Clock.systemUTC());
         }
         String url = job.source().jdbcUrl();
         if (url.startsWith("jdbc:postgresql:")) {

@@ -98,6 +98,10 @@ public final class TransformChain implements RowTransform {
          * when they rewrite values.
          */
         boolean bind(TransformStep step, List<RowTransform> into, List<RowTransform> pseudonymisers) {
+            if (step.mapper() != null) {
+                // The source's reader runs it (MapperProcess): it turns lines into the rows this chain is given.
+                return false;
+            }
             if (step.trim() != null) {
                 rewrite("trim", step.trim(), into, StringRewrites::trim);
             } else if (step.lower() != null) {

@@ -2,6 +2,7 @@ package io.loadgate.worker.execution;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loadgate.api.RunApi;
 import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
@@ -71,7 +72,17 @@ class FileLoadEndToEndTest {
         }
     }
 
+    private static final String COLUMNS = """
+            - {name: id, type: bigint}
+            - {name: user_name, type: string, from: /user/name}
+            - {name: amount, type: "decimal(10,2)"}""";
+
     private String job(String target) {
+        return job(target, COLUMNS, "");
+    }
+
+    /** The job over the drops, with {@code columns} and the {@code transform} section's lines besides max_rejected. */
+    private String job(String target, String columns, String transform) {
         return """
                 job_key: EVENTS
                 source:
@@ -81,20 +92,51 @@ class FileLoadEndToEndTest {
                     group_by: hour
                     partitions: 2
                     columns:
-                      - {name: id, type: bigint}
-                      - {name: user_name, type: string, from: /user/name}
-                      - {name: amount, type: "decimal(10,2)"}
-                target:
+                %starget:
                 %sstaging:
                   root: "%s"
                   rows_per_chunk: 250
                 transform:
                   max_rejected: 1
-                validation:
+                %svalidation:
                   sum: [amount]
                   null_count: [user_name]
-                """.formatted(drops.toUri(), target.indent(2), harness.stage.toUri());
+                """.formatted(drops.toUri(), columns.indent(6), target.indent(2), harness.stage.toUri(),
+                transform.indent(2));
     }
+
+    /**
+     * Thrive's mapper.py on Hadoop Streaming, as a job's mapper: each event gives two TSV rows (ids 2n and 2n+1), a
+     * test event (id ending in 07) none, with a reason, and a line that is not JSON one row that cannot be typed.
+     */
+    private String mappedJob(String script) throws IOException {
+        Path mapper = Files.writeString(dir.resolve("mapper.py"), script);
+        return job(ICEBERG, """
+                - {name: id, type: bigint}
+                - {name: user_name, type: string}
+                - {name: amount, type: "decimal(10,2)"}""", """
+                steps:
+                  - mapper: {command: [python3, "%s"], output: tsv, timeout: 60s}
+                  - require: [id]""".formatted(mapper));
+    }
+
+    private static final String FAN_OUT = """
+            import json, sys
+            for line in sys.stdin:
+                try:
+                    event = json.loads(line)
+                except ValueError:
+                    print("not-json\\t\\\\N\\t0")
+                    print("\\x1e")
+                    continue
+                if event["id"] % 100 == 7:
+                    print("\\x1etest event")
+                    continue
+                name = event["user"]["name"] or "\\\\N"
+                for half in (0, 1):
+                    print("%d\\t%s\\t%s" % (event["id"] * 2 + half, name, event["amount"]))
+                print("\\x1e")
+            """;
 
     private static final String ICEBERG = """
               table: lake.events
@@ -119,6 +161,63 @@ class FileLoadEndToEndTest {
         assertThat(icebergIds()).as("the hour replaced, with the late directory").hasSize(720).contains(10_019L);
         assertThat(harness.client.validations(again.runId())).allSatisfy(v ->
                 assertThat(v.judgedResult().name()).as(v.metricName()).isEqualTo("PASS"));
+    }
+
+    @Test
+    void loadsAnHourThroughAMapperThatFansOutAndSkipsWithTheCountsReconciled() throws Exception {
+        harness.startWorker(2);
+
+        RunView run = harness.follow(harness.submit(mappedJob(FAN_OUT), HOUR));
+
+        // 701 lines (700 events and the malformed one); 7 test events skipped; 693 x 2 rows + 1 that is rejected.
+        assertThat(run.status()).as(run.errorMessage()).isEqualTo(RunStatus.SUCCESS);
+        assertThat(run.sourceCount()).as("the lines counted at planning").isEqualTo(701);
+        assertThat(run.extractedCount()).as("the rows the mapper emitted").isEqualTo(1_387);
+        assertThat(run.rejectedCount()).isEqualTo(1);
+        assertThat(run.targetCount()).isEqualTo(1_386);
+        List<Long> ids = icebergIds();
+        assertThat(ids).hasSize(1_386).doesNotHaveDuplicates().contains(0L, 1L, 1_398L, 1_399L)
+                .doesNotContain(14L, 15L, 10_000L);
+        long[] mapped = new long[3];
+        for (RunApi.Event event : harness.client.allEvents(run.runId())) {
+            if ("SUCCESS".equals(event.toStatus()) && event.partitionId() != null) {
+                mapped[0] += ((Number) event.details().get("linesRead")).longValue();
+                mapped[1] += ((Number) event.details().get("linesSkipped")).longValue();
+                mapped[2] += ((Number) event.details().get("rowsEmitted")).longValue();
+            }
+        }
+        assertThat(mapped).as("lines read, skipped, rows emitted over the partitions").containsExactly(701, 7, 1_387);
+        RunView shown = harness.client.getRun(run.runId());
+        assertThat(shown.partitions()).allSatisfy(p -> assertThat(p.rowsEmitted()).isEqualTo(p.actualRowCount()));
+        assertThat(shown.partitions().stream().mapToLong(RunApi.PartitionView::linesRead).sum()).isEqualTo(701);
+        assertThat(harness.client.validations(run.runId())).allSatisfy(v ->
+                assertThat(v.judgedResult().name()).as(v.metricName()).isEqualTo("PASS"));
+    }
+
+    @Test
+    void aMapperThatExitsNonZeroOrHangsFailsItsPartitionAndTheRunAndNothingIsPublished() throws Exception {
+        harness.startWorker(2);
+
+        RunView run = harness.follow(harness.submit(mappedJob("""
+                import sys
+                sys.stdin.readline()
+                sys.exit(1)
+                """), HOUR));
+
+        assertThat(run.status()).isEqualTo(RunStatus.FAILED_EXTRACT);
+        assertThat(run.errorCode()).isEqualTo("MAPPER_EXIT");
+        assertThat(run.errorMessage()).contains("exited with code 1");
+
+        RunView hung = harness.follow(harness.submit(mappedJob("""
+                import sys, time
+                sys.stdin.readline()
+                time.sleep(600)
+                """).replace("timeout: 60s", "timeout: 2s"), HOUR));
+
+        assertThat(hung.status()).isEqualTo(RunStatus.FAILED_EXTRACT);
+        assertThat(hung.errorCode()).isEqualTo("MAPPER_TIMEOUT");
+        assertThat(harness.catalog.catalog().tableExists(TableIdentifier.parse("lake.events")))
+                .as("nothing published").isFalse();
     }
 
     @Test

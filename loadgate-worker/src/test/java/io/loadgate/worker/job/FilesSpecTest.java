@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** {@code source.files} as the loader reads it: every default pinned, mistakes refused naming file, line and key. */
@@ -45,6 +46,54 @@ class FilesSpecTest {
                 processing_delay: 90m
                 columns_file: hdfs://nn:8020/onboarding/hive_columns.csv""", "dt").source().files().delay())
                 .isEqualTo(Duration.ofMinutes(90));
+    }
+
+    private static final String EVENTS = """
+            root: /data/events
+            format: ndjson
+            group_by: hour
+            columns: [{name: id, type: bigint}]""";
+
+    private static JobSpec mapped(String files, String steps) {
+        return JobSpecLoader.parse(Path.of("mapped.yaml"), """
+                job_key: EVENTS
+                source:
+                  files:
+                %s
+                target: {table: lake.events, business_key_column: load_key}
+                staging: {root: /data/stage}
+                transform:
+                  steps:
+                %s
+                """.formatted(files.indent(4).stripTrailing(), steps.indent(4).stripTrailing()));
+    }
+
+    @Test
+    void aMapperIsTheFirstStepOfAFileJobWithoutAHeaderAndItsTimeoutDefaultsToFiveMinutes() {
+        TransformSpec transform = mapped(EVENTS, """
+                - mapper: {command: [python3, /opt/mapper.py], output: tsv}
+                - require: [id]""").transform();
+        assertThat(transform.mapper()).isEqualTo(new TransformStep.Mapper(List.of("python3", "/opt/mapper.py"),
+                TransformStep.MapperOutput.TSV, null));
+        assertThat(transform.mapper().timeoutDuration()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(mapped(EVENTS, "- mapper: {command: [./m], output: json, timeout: 90s}").transform().mapper()
+                .timeoutDuration()).isEqualTo(Duration.ofSeconds(90));
+
+        assertThatThrownBy(() -> mapped(EVENTS, """
+                - require: [id]
+                - mapper: {command: [python3, m.py], output: tsv}""")).isInstanceOf(JobSpecException.class)
+                .hasMessageContaining("transform.steps[1]: a mapper must be the first step");
+        assertThatThrownBy(() -> mapped(EVENTS.replace("ndjson", "csv") + "\nheader: true",
+                "- mapper: {command: [python3, m.py], output: tsv}"))
+                .hasMessageContaining("needs a source.files source without a header");
+        assertThatThrownBy(() -> mapped(EVENTS, "- mapper: {command: [], output: tsv}"))
+                .hasMessageContaining("mapper.command must be a non-empty list");
+        assertThatThrownBy(() -> mapped(EVENTS, "- mapper: {command: [m]}"))
+                .hasMessageContaining("mapper.output is required (tsv or json)");
+        assertThatThrownBy(() -> mapped(EVENTS, "- mapper: {command: [m], output: tsv, timeout: 0s}"))
+                .hasMessageContaining("mapper.timeout must be above zero");
+        assertThatThrownBy(() -> mapped(EVENTS, "- mapper: {command: [m], output: xml}"))
+                .hasMessageContaining("output");
     }
 
     @Test

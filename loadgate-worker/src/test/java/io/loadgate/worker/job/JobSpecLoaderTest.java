@@ -159,7 +159,7 @@ class JobSpecLoaderTest {
     void aBadTransformNamesItsStep() throws IOException {
         assertOneLine(VALID + TRANSFORM.replace("- trim: [name, email]", "- trim: [name]\n      lower: [email]"), ":",
                 "transform.steps[0]: a transform step names exactly one of trim, lower, upper, null_if_blank, hash, hmac,"
-                        + " require, range, match, max_length; this one names [trim, lower]");
+                        + " require, range, match, max_length, mapper; this one names [trim, lower]");
         assertOneLine(VALID + TRANSFORM.replace("- trim: [name, email]", "- squash: [name]"), ":30:7:",
                 "transform.steps[0].squash: unknown key 'squash'; expected one of hash, hmac, lower");
         assertOneLine(VALID + TRANSFORM.replace("max_rejected_ratio: 0.001", "max_rejected_ratio: 2"), ":",

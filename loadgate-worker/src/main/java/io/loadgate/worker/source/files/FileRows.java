@@ -7,13 +7,19 @@ import io.loadgate.worker.source.SnapshotExpiredException;
 import io.loadgate.worker.source.SourceColumn;
 import io.loadgate.worker.source.SourceException;
 import java.io.IOException;
+import io.loadgate.worker.job.TransformStep;
+import io.loadgate.worker.transform.MapperCounts;
+import io.loadgate.worker.transform.MapperProcess;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.BiConsumer;
 import org.apache.hadoop.fs.Path;
 
 /**
  * The rows of one file partition: its files in order, each checked against the snapshot before and after it is
  * read (an append while reading changes the length, and the count of lines), each line a row or a rejected line.
+ * With a mapper, the lines go through the job's program first ({@link MapperProcess}, started on the first
+ * {@link #next}, its writer thread reading the files) and each row it gives is parsed, or rejected as it was given.
  */
 final class FileRows implements PartitionRows {
     private final FileSource source;
@@ -23,14 +29,21 @@ final class FileRows implements PartitionRows {
     private final List<SourceColumn> columns;
     private final List<Object> constants;
     private final Object[] values;
+    private final TransformStep.Mapper mapperSpec;
+    private final String partitionId;
+    private MapperProcess mapper;
     private BiConsumer<String, String> rejected;
     private int fileIndex = -1;
     private LineReader reader;
     private long linesOfFile;
 
-    /** @param base the directory the files' paths are relative to (the source's root) */
+    /**
+     * @param base the directory the files' paths are relative to (the source's root)
+     * @param mapper the job's mapper, or null: {@code parser} then parses the files' lines, else the mapper's rows
+     * @param partitionId names the partition in the mapper's log lines
+     */
     FileRows(FileSource source, Path base, List<SnapshotFile> files, LineParser parser, List<SourceColumn> columns,
-             List<Object> constants) {
+             List<Object> constants, TransformStep.Mapper mapper, String partitionId) {
         this.source = requireNonNull(source, "source is null");
         this.base = requireNonNull(base, "base is null");
         this.files = List.copyOf(files);
@@ -39,6 +52,8 @@ final class FileRows implements PartitionRows {
         // Not List.copyOf: a sample read without a business key has null constants.
         this.constants = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(constants));
         this.values = new Object[columns.size() - constants.size()];
+        this.mapperSpec = mapper;
+        this.partitionId = requireNonNull(partitionId, "partitionId is null");
     }
 
     @Override
@@ -57,18 +72,21 @@ final class FileRows implements PartitionRows {
     }
 
     @Override
+    public Optional<MapperCounts> mapperCounts() {
+        return mapper == null ? Optional.empty() : Optional.of(mapper.counts());
+    }
+
+    @Override
     public boolean next() {
+        if (mapperSpec != null) {
+            return nextMapped();
+        }
         try {
             while (true) {
-                if (reader == null && !openNext()) {
+                String line = nextLine();
+                if (line == null) {
                     return false;
                 }
-                String line = reader.next();
-                if (line == null) {
-                    finishFile();
-                    continue;
-                }
-                linesOfFile++;
                 try {
                     parser.parse(line, values);
                     return true;
@@ -80,8 +98,66 @@ final class FileRows implements PartitionRows {
                 }
             }
         } catch (IOException e) {
-            throw new SourceException("reading " + files.get(fileIndex).path() + " failed: " + e.getMessage(), e);
+            throw readFailed(e);
         }
+    }
+
+    private boolean nextMapped() {
+        if (mapper == null) {
+            mapper = MapperProcess.start(mapperSpec, partitionId, () -> {
+                try {
+                    return nextLine();
+                } catch (IOException e) {
+                    throw readFailed(e);
+                }
+            });
+        }
+        while (true) {
+            String row = mapper.nextRow();
+            if (row == null) {
+                return false;
+            }
+            try {
+                parser.parse(row, values);
+                return true;
+            } catch (LineParser.Rejected e) {
+                if (rejected == null) {
+                    throw new IllegalStateException("a row was rejected and no sink takes it: " + e.getMessage());
+                }
+                rejected.accept(row, position(mapper.lineNumber()) + ": a row of the mapper: " + e.getMessage());
+            }
+        }
+    }
+
+    private SourceException readFailed(IOException e) {
+        return new SourceException("reading " + files.get(fileIndex).path() + " failed: " + e.getMessage(), e);
+    }
+
+    /** The next line of the partition's files, or null after the last (on the mapper's writer thread with one). */
+    private String nextLine() throws IOException {
+        while (true) {
+            if (reader == null && !openNext()) {
+                return null;
+            }
+            String line = reader.next();
+            if (line != null) {
+                linesOfFile++;
+                return line;
+            }
+            finishFile();
+        }
+    }
+
+    /** {@code file:line} of the partition's {@code n}th line (1-based), by the lines the snapshot counted. */
+    private String position(long n) {
+        long before = 0;
+        for (SnapshotFile file : files) {
+            if (n <= before + file.lines()) {
+                return file.path() + ":" + (n - before);
+            }
+            before += file.lines();
+        }
+        return "line " + n;
     }
 
     private boolean openNext() throws IOException {
@@ -121,6 +197,10 @@ final class FileRows implements PartitionRows {
 
     @Override
     public void close() {
+        if (mapper != null) {
+            // Stops its writer thread first: the file it was reading, if any, is then closed below.
+            mapper.close();
+        }
         if (reader != null) {
             try {
                 reader.close();

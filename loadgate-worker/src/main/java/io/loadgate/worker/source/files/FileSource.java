@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.job.FileColumnSpec;
 import io.loadgate.worker.job.FilesSpec;
+import io.loadgate.worker.job.TransformStep;
 import io.loadgate.worker.source.Partition;
 import io.loadgate.worker.source.PartitionRows;
 import io.loadgate.worker.source.SnapshotExpiredException;
@@ -62,9 +63,16 @@ public final class FileSource implements Source {
     private final List<FileColumnSpec> columnSpecs;
     private final KeyPartitionColumns derived;
     private final List<SourceColumn> columns;
+    private final TransformStep.Mapper mapper;
 
     public FileSource(FilesSpec spec, Configuration hadoop, Clock clock) {
+        this(spec, null, hadoop, clock);
+    }
+
+    /** @param mapper the job's mapper ({@code transform.steps[0]}), or null: its rows are then what is parsed */
+    public FileSource(FilesSpec spec, TransformStep.Mapper mapper, Configuration hadoop, Clock clock) {
         this.spec = requireNonNull(spec, "spec is null");
+        this.mapper = mapper;
         this.hadoop = requireNonNull(hadoop, "hadoop is null");
         this.clock = requireNonNull(clock, "clock is null");
         this.columnSpecs = spec.columnsFile() == null ? spec.columns() : readColumnsFile(spec.columnsFile(), hadoop);
@@ -86,10 +94,15 @@ public final class FileSource implements Source {
         }
         this.columns = List.copyOf(all);
         try {
-            LineParser.of(spec, columnSpecs);
+            parser();
         } catch (IllegalArgumentException e) {
             throw new SourceException(e.getMessage(), e);
         }
+    }
+
+    /** The parser of the files' lines, or of the mapper's rows when the job has one. */
+    private LineParser parser() {
+        return mapper == null ? LineParser.of(spec, columnSpecs) : LineParser.ofMapper(mapper.output(), columnSpecs);
     }
 
     /** The key derivation this source adds to its rows (a Hive-style target partitions by it). */
@@ -145,8 +158,8 @@ public final class FileSource implements Source {
             throw new SourceException("partition " + partition.partitionId() + " names no files (no sourceRef)");
         }
         FileKey key = FileKey.parse(spec.groupBy(), businessKey);
-        return new FileRows(this, new Path(spec.root()), SnapshotFile.decode(partition.sourceRef()),
-                LineParser.of(spec, columnSpecs), columns, derived.values(key));
+        return new FileRows(this, new Path(spec.root()), SnapshotFile.decode(partition.sourceRef()), parser(), columns,
+                derived.values(key), mapper, partition.partitionId());
     }
 
     /**
@@ -166,8 +179,7 @@ public final class FileSource implements Source {
                 : derived.values(FileKey.parse(spec.groupBy(), businessKey));
         long lines = countLines(path);
         SnapshotFile sample = new SnapshotFile(path.getName(), status.getLen(), status.getModificationTime(), lines);
-        return new FileRows(this, path.getParent(), List.of(sample), LineParser.of(spec, columnSpecs), columns,
-                constants);
+        return new FileRows(this, path.getParent(), List.of(sample), parser(), columns, constants, mapper, "sample");
     }
 
     /** The due directories of {@code key}, oldest first, with the files in each. */

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.loadgate.worker.job.FileColumnSpec;
 import io.loadgate.worker.job.FilesSpec;
+import io.loadgate.worker.job.TransformStep;
 import io.loadgate.worker.source.ColumnType;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,8 +28,18 @@ abstract class LineParser {
         List<ColumnParser> columns = columnSpecs.stream().map(ColumnParser::of).toList();
         return switch (spec.format()) {
             case NDJSON -> new Json(columns, columnSpecs);
-            case CSV, TSV -> new Delimited(columns, columnSpecs, spec);
+            case CSV, TSV -> new Delimited(columns, columnSpecs, spec.fieldDelimiter(), spec.fieldQuote(), spec.header(),
+                    "source.files.header is false");
             case TEXT -> new Text(columns);
+        };
+    }
+
+    /** Parses the rows a mapper writes: JSON objects, or tab-separated fields without quoting or header. */
+    static LineParser ofMapper(TransformStep.MapperOutput output, List<FileColumnSpec> columnSpecs) {
+        List<ColumnParser> columns = columnSpecs.stream().map(ColumnParser::of).toList();
+        return switch (output) {
+            case JSON -> new Json(columns, columnSpecs);
+            case TSV -> new Delimited(columns, columnSpecs, '\t', null, false, "a mapper's tsv rows have no header");
         };
     }
 
@@ -120,19 +131,21 @@ abstract class LineParser {
         private final boolean header;
         private int[] fields;
 
-        Delimited(List<ColumnParser> columns, List<FileColumnSpec> specs, FilesSpec spec) {
+        /** @param headerless why fields are found by index (without a header), for the refusal of a named one */
+        Delimited(List<ColumnParser> columns, List<FileColumnSpec> specs, char delimiter, Character quote,
+                  boolean header, String headerless) {
             super(columns);
             this.specs = List.copyOf(specs);
-            this.delimiter = spec.fieldDelimiter();
-            this.quote = spec.fieldQuote();
-            this.header = spec.header();
+            this.delimiter = delimiter;
+            this.quote = quote;
+            this.header = header;
             if (!header) {
                 this.fields = new int[specs.size()];
                 for (int i = 0; i < specs.size(); i++) {
                     String from = specs.get(i).from();
                     if (from != null && !from.matches("[0-9]{1,4}")) {
                         throw new IllegalArgumentException("source.files.columns[" + specs.get(i).name() + "].from"
-                                + " names a header field, but source.files.header is false: give a 0-based index");
+                                + " names a header field, but " + headerless + ": give a 0-based index");
                     }
                     fields[i] = from == null ? i : Integer.parseInt(from);
                 }

@@ -11,6 +11,7 @@ import io.loadgate.worker.source.PartitionRows;
 import io.loadgate.worker.source.SnapshotExpiredException;
 import io.loadgate.worker.source.SourceColumn;
 import io.loadgate.worker.source.SourcePlan;
+import io.loadgate.worker.transform.MapperCounts;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.math.BigDecimal;
@@ -137,6 +138,70 @@ class FileSourceTest {
                 .contains("part-1.json.gz:1: amount: '1.123' is not of type decimal(10,2)"));
         assertThat(read.rows.size() + read.rejects.size()).as("every line counted").isEqualTo(plan.split().rowCount());
         assertThat(readAll(source, plan, "2026-11-30T14")).as("a reissued partition reads the same rows").isEqualTo(read);
+    }
+
+    @Test
+    void aMapperGivesThePartitionsRowsFromItsLinesAndItsCountsReconcileThem() throws IOException {
+        Path mapper = Files.writeString(root.resolve("mapper.py"), """
+                import json, sys
+                for line in sys.stdin:
+                    try:
+                        event = json.loads(line)
+                    except ValueError:
+                        print("\\x1enot JSON")
+                        continue
+                    for copy in range(2 if event["id"] == 5 else 1):
+                        print(json.dumps(event))
+                    print("\\x1e")
+                """);
+        JobSpec job = job("""
+                transform:
+                  steps:
+                    - mapper: {command: [python3, "%s"], output: json}
+                """.formatted(mapper));
+        FileSource source = new FileSource(job.source().files(), job.transform().mapper(), new Configuration(), NOW);
+        SourcePlan plan = source.openSnapshot("2026/11/30/14").plan();
+
+        Read read = readAll(source, plan, "2026-11-30T14");
+
+        assertThat(read.rows).containsExactlyInAnyOrder(
+                "1|ann|12.50|2026-11-30T14:01:02|true|2026-11-30T14|2026-11-30|14",
+                "2|bob|3.00|2026-11-30T14:02|false|2026-11-30T14|2026-11-30|14",
+                "5|eve|null|2026-11-30T14:12|true|2026-11-30T14|2026-11-30|14",
+                "5|eve|null|2026-11-30T14:12|true|2026-11-30T14|2026-11-30|14",
+                "6|null|7.25|2026-11-30T14:13|null|2026-11-30T14|2026-11-30|14");
+        assertThat(read.rejects).singleElement().asString().startsWith("{\"id\": 4, \"user\": {\"name\": \"dee\"}")
+                .contains("d_20261130-1410/part-1.json.gz:1: a row of the mapper: amount: '1.123' is not of type");
+        long[] counts = new long[3];
+        for (Partition partition : plan.partitions()) {
+            try (PartitionRows rows = source.readPartition(plan.snapshotRef(), partition, "2026-11-30T14")) {
+                rows.rejectLinesTo((line, reason) -> { });
+                while (rows.next()) {
+                    // Counted below.
+                }
+                MapperCounts mapped = rows.mapperCounts().orElseThrow();
+                counts[0] += mapped.linesRead();
+                counts[1] += mapped.linesSkipped();
+                counts[2] += mapped.rowsEmitted();
+            }
+        }
+        assertThat(counts).as("lines read, skipped, rows emitted").containsExactly(plan.split().rowCount(), 1, 6);
+        assertThat(readAll(source, plan, "2026-11-30T14")).as("a reissued partition maps to the same rows")
+                .isEqualTo(read);
+
+        Files.writeString(root.resolve("d_20261130-1400/part-0.json"), "{\"id\": 10}\n", StandardOpenOption.APPEND);
+        assertThatThrownBy(() -> readAll(source, plan, "2026-11-30T14")).as("read on the mapper's writer thread")
+                .isInstanceOf(SnapshotExpiredException.class)
+                .hasMessageContaining("d_20261130-1400/part-0.json changed since the snapshot");
+
+        JobSpec tsv = job("""
+                transform:
+                  steps:
+                    - mapper: {command: [python3, "%s"], output: tsv}
+                """.formatted(mapper));
+        assertThatThrownBy(() -> new FileSource(tsv.source().files(), tsv.transform().mapper(), new Configuration(), NOW))
+                .hasMessageContaining("columns[user_name].from names a header field, but a mapper's tsv rows have no"
+                        + " header: give a 0-based index");
     }
 
     @Test
