@@ -27,6 +27,7 @@ import io.loadgate.worker.ledger.LedgerClientConfig;
 import io.loadgate.worker.ledger.LedgerToken;
 import io.loadgate.worker.publish.CatalogConfig;
 import io.loadgate.worker.publish.TargetCatalog;
+import io.loadgate.worker.source.files.SnapshotFile;
 import io.loadgate.worker.testing.ItemsTable;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -38,12 +39,23 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.parquet.Parquet;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -54,8 +66,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Loadgate on real Spark in this process, against a real ledger, a PostgreSQL source and an Iceberg table in a JDBC
- * catalog. The master is {@code speculating-local[2]} ({@link SpeculatingLocalCluster}): two one-core executors on
+ * Loadgate on real Spark in this process, against a real ledger, a PostgreSQL source (and a drop of files) and an
+ * Iceberg table in a JDBC catalog. The master is {@code speculating-local[2]} ({@link SpeculatingLocalCluster}): two one-core executors on
  * two "hosts", because plain {@code local[2]} never launches a speculative copy. One Spark session, one ledger and
  * one sweeper (stale after 3 s) serve every test; each test loads its own day.
  */
@@ -167,6 +179,127 @@ class SparkLoadTest {
                 .containsExactlyInAnyOrderElementsOf(zombies);
         assertThat(zombies).noneMatch(Files::exists);
         assertSameRows(day);
+    }
+
+    @Test
+    void aFileSourcesPartitionsAreSparkTasksReadingTheirListedFilesAndASpeculativeCopyKeepsEachLineOnce()
+            throws Exception {
+        // Six drop files of one hour, each a run of ids of its own (file f holds f*1000 .. f*1000+299+f*50).
+        Path drops = dir.resolve("drops");
+        Map<String, long[]> fileIds = new TreeMap<>();
+        for (int f = 0; f < 6; f++) {
+            String name = "d_20261130-14" + f + "0/part-0.json";
+            long first = f * 1_000L;
+            long count = 300 + f * 50L;
+            Path file = drops.resolve(name);
+            Files.createDirectories(file.getParent());
+            StringBuilder lines = new StringBuilder();
+            for (long id = first; id < first + count; id++) {
+                lines.append("{\"id\": ").append(id).append(", \"note\": ")
+                        .append(id % 7 == 0 ? "null" : "\"n" + id + "\"").append(", \"amount\": ")
+                        .append(id % 100).append('.').append(id % 9).append("}\n");
+            }
+            Files.writeString(file, lines);
+            fileIds.put(name, new long[] {first, first + count - 1});
+        }
+        List<Long> lineIds = fileIds.values().stream()
+                .flatMap(r -> LongStream.rangeClosed(r[0], r[1]).boxed()).sorted().toList();
+        String yaml = """
+                job_key: FILES_SPEC
+                source:
+                  files:
+                    root: "%s"
+                    format: ndjson
+                    group_by: hour
+                    partitions: 3
+                    columns:
+                      - {name: id, type: bigint}
+                      - {name: note, type: string}
+                      - {name: amount, type: "decimal(10,2)"}
+                target:
+                  table: lake.events
+                  business_key_column: load_key
+                  catalog:
+                    type: jdbc
+                    uri: "%s"
+                    warehouse: "%s"
+                    jdbc.user: "%s"
+                    jdbc.password: "%s"
+                staging:
+                  root: "%s"
+                  rows_per_chunk: 100
+                validation:
+                  sum: [amount]
+                """.formatted(drops.toUri(), lake.uri(), lake.warehouse(), lake.properties().get("jdbc.user"),
+                lake.properties().get("jdbc.password"), dir.resolve("stage").toUri());
+        TaskHook stall = (ledger, partitionId, attempt) -> "0001".equals(partitionId) && attempt.attemptNumber() == 0
+                ? new StallingLedger(ledger, StallingLedger.Fault.STALL) : ledger;
+        ExecutorSettings executors = new ExecutorSettings(ledger.baseUrl(), ledger.workerToken,
+                Duration.ofMillis(500), Duration.ofMillis(200));
+
+        SparkLoad.Result result = new SparkLoad(JavaSparkContext.fromSparkContext(spark.sparkContext()), client,
+                executors, catalogs, Map.of(), stall)
+                .run(JobSpecLoader.parse(Path.of("files.yaml"), yaml), yaml, "2026/11/30/14");
+
+        RunView run = result.run();
+        assertThat(run.status()).as("run %s", run).isEqualTo(RunStatus.SUCCESS);
+        assertThat(run.partitions()).hasSize(3);
+        List<Path> staged = files(run.hdfsRunPath(), "part-0001-");
+        assertThat(writers(staged)).as("both attempts of task 1 wrote files: %s", staged)
+                .anyMatch(w -> w.endsWith("a0")).anyMatch(w -> w.endsWith("a1"));
+        List<String> published = client.files(run.runId()).stream().map(StagedFile::hdfsPath).toList();
+        assertThat(writers(published.stream().filter(p -> p.contains("part-0001-")).map(SparkLoadTest::path)
+                .toList())).as("exactly one attempt's files are the partition's committed ones")
+                .hasSize(1).allMatch(w -> w.endsWith("a1"));
+
+        // Each task read exactly the files the driver listed for its partition: its published chunks hold the ids
+        // of those files' lines, each once, and no other.
+        Map<String, List<String>> listed = listedFiles(run.runId());
+        assertThat(listed.values().stream().flatMap(List::stream).sorted().toList()).as("every file listed once")
+                .isEqualTo(List.copyOf(fileIds.keySet()));
+        TargetCatalog catalog = TargetCatalog.open(lake);
+        try {
+            Table events = catalog.loadTable(TableIdentifier.parse("lake.events"));
+            List<Long> tableIds = new ArrayList<>();
+            try (var records = IcebergGenerics.read(events).where(Expressions.equal("load_key", "2026-11-30T14"))
+                    .build()) {
+                records.forEach(r -> tableIds.add((Long) r.getField("id")));
+            }
+            Collections.sort(tableIds);
+            assertThat(tableIds).as("each line's row once").isEqualTo(lineIds);
+            Schema ids = events.schema().select("id");
+            for (var p : run.partitions()) {
+                List<Long> expected = listed.get(p.partitionId()).stream().map(fileIds::get)
+                        .flatMap(r -> LongStream.rangeClosed(r[0], r[1]).boxed()).sorted().toList();
+                List<Long> read = new ArrayList<>();
+                for (String file : published.stream().filter(f -> f.contains("part-" + p.partitionId() + "-"))
+                        .toList()) {
+                    try (CloseableIterable<Record> rows = Parquet.read(events.io().newInputFile(file)).project(ids)
+                            .createReaderFunc(type -> GenericParquetReaders.buildReader(ids, type)).build()) {
+                        rows.forEach(r -> read.add((Long) r.getField("id")));
+                    }
+                }
+                Collections.sort(read);
+                assertThat(read).as("partition %s's published rows: the lines of its listed files %s",
+                        p.partitionId(), listed.get(p.partitionId())).isEqualTo(expected);
+            }
+        } finally {
+            catalog.close();
+        }
+    }
+
+    /** The files the driver's listing gave each partition (its manifest sourceRef), by partition id. */
+    private static Map<String, List<String>> listedFiles(UUID runId) throws Exception {
+        Map<String, List<String>> listed = new TreeMap<>();
+        try (var c = ledger.db.connect(); var s = c.createStatement();
+             var rs = s.executeQuery("SELECT partition_id, source_ref FROM loadgate.load_partition WHERE run_id = '"
+                     + runId + "'")) {
+            while (rs.next()) {
+                listed.put(rs.getString(1), SnapshotFile.decode(rs.getString(2))
+                        .stream().map(SnapshotFile::path).toList());
+            }
+        }
+        return listed;
     }
 
     @Test
