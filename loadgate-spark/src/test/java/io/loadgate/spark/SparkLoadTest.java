@@ -12,6 +12,7 @@ import io.loadgate.ledger.run.StagePath;
 import io.loadgate.ledger.sweeper.Sweep;
 import io.loadgate.ledger.sweeper.SweepThresholds;
 import io.loadgate.ledger.testing.TestDatabases;
+import io.loadgate.server.lakehouse.Lakehouse;
 import io.loadgate.server.testing.TestLedger;
 import io.loadgate.spark.PartitionResult.Role;
 import io.loadgate.worker.cleanup.Cleaner;
@@ -86,6 +87,7 @@ class SparkLoadTest {
     private static LedgerClient client;
     private static TestDatabases.TestDatabase source;
     private static CatalogConfig lake;
+    private static Lakehouse lakehouse;
     private static TargetCatalogs catalogs;
     private static SparkSession spark;
     private static ScheduledExecutorService sweeper;
@@ -93,13 +95,17 @@ class SparkLoadTest {
     @BeforeAll
     static void start() throws Exception {
         Path stage = dir.resolve("stage");
+        TestDatabases.TestDatabase lakeDatabase = TestDatabases.create();
+        lake = CatalogConfig.jdbc(lakeDatabase.jdbcUrl(), lakeDatabase.user(), lakeDatabase.password(),
+                dir.resolve("warehouse"));
+        // The ledger serves the jobs' catalog over the Iceberg REST protocol too, as loadgate server serves its own.
+        lakehouse = Lakehouse.jdbc(lakeDatabase.jdbcUrl(), lakeDatabase.user(), lakeDatabase.password(),
+                dir.resolve("warehouse"));
         ledger = new TestLedger(new LedgerSettings(List.of(StagePath.parse(stage.toUri().toString())),
-                LedgerSettings.RecoveryMode.REISSUE, 3));
+                LedgerSettings.RecoveryMode.REISSUE, 3), lakehouse);
         client = HttpLedgerClient.create(LedgerClientConfig.builder(ledger.baseUrl(),
                 LedgerToken.of(ledger.workerToken)).build());
         source = TestDatabases.create();
-        TestDatabases.TestDatabase lakehouse = TestDatabases.create();
-        lake = CatalogConfig.jdbc(lakehouse.jdbcUrl(), lakehouse.user(), lakehouse.password(), dir.resolve("warehouse"));
         catalogs = new TargetCatalogs(Optional.empty(), dir.resolve("warehouse"));
         ItemsTable.create(source);
         Sweep sweep = new Sweep(ledger.ledger.database(), ledger.ledger.settings());
@@ -122,7 +128,7 @@ class SparkLoadTest {
     }
 
     @AfterAll
-    static void stop() {
+    static void stop() throws IOException {
         if (spark != null) {
             spark.stop();
         }
@@ -134,6 +140,9 @@ class SparkLoadTest {
         }
         if (ledger != null) {
             ledger.close();
+        }
+        if (lakehouse != null) {
+            lakehouse.close();
         }
     }
 
@@ -159,8 +168,9 @@ class SparkLoadTest {
         assertThat(writers(part1Published)).as("exactly one attempt's files are the partition's committed ones")
                 .hasSize(1).allMatch(w -> w.endsWith("a1"));
         assertSameRows(day);
-        IcebergReadBack.Read read = IcebergReadBack.read(lake.uri(), lake.properties().get("jdbc.user"),
-                lake.properties().get("jdbc.password"), dir.resolve("warehouse"), TABLE, day);
+        IcebergReadBack.Read read = IcebergReadBack.read(IcebergReadBack.SparkCatalog.jdbc(lake.uri(),
+                lake.properties().get("jdbc.user"), lake.properties().get("jdbc.password"), dir.resolve("warehouse")),
+                TABLE, day);
         assertThat(read.rows()).as("Spark reads the published table through iceberg-spark-runtime and the same catalog")
                 .isEqualTo(ItemsTable.rows(source, day));
         assertThat(read.dataFiles().stream().map(SparkLoadTest::path).toList())
@@ -361,6 +371,25 @@ class SparkLoadTest {
         List<String> expected = ItemsTable.rows(source, day);
         assertThat(checksum(read)).as("checksum of all values").isEqualTo(checksum(expected));
         assertThat(read).as("each source row once, read by Spark's JDBC source").isEqualTo(expected);
+    }
+
+    @Test
+    void sparkReadsTheLoadedTableThroughTheLedgersRestCatalogWithTheViewerToken() throws Exception {
+        LocalDate day = LocalDate.of(2026, 12, 6);
+        addRows(day, 400_001, 3_000);
+        SparkLoad.Result result = load("REST", day, TaskHook.NONE, "");
+        assertThat(result.run().status()).as("run %s", result.run()).isEqualTo(RunStatus.SUCCESS);
+
+        // The README's spark-sql line: catalog lake, type rest, uri http://ledger/iceberg, token the viewer's.
+        IcebergReadBack.Read read = IcebergReadBack.read(IcebergReadBack.SparkCatalog.rest(
+                ledger.baseUrl() + "/iceberg", ledger.viewerToken), TABLE, day);
+
+        List<String> expected = ItemsTable.rows(source, day);
+        assertThat(checksum(read.rows())).as("checksum of all values").isEqualTo(checksum(expected));
+        assertThat(read.rows()).as("each source row once, read by Spark through the REST catalog")
+                .isEqualTo(expected);
+        assertThat(read.dataFiles().stream().map(SparkLoadTest::path).toList()).as("the run's files are the table's")
+                .containsAll(client.files(result.run().runId()).stream().map(f -> path(f.hdfsPath())).toList());
     }
 
     @Test
