@@ -3,11 +3,7 @@ package io.loadgate.spark;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.testing.ItemsTable;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -15,8 +11,6 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
@@ -92,35 +86,22 @@ public final class IcebergReadBack {
 
     /** Runs the read in a child JVM and returns what it printed. */
     static Read read(SparkCatalog catalog, String table, LocalDate day) throws IOException, InterruptedException {
-        String classPath = Arrays.stream(System.getProperty("surefire.test.class.path",
-                        System.getProperty("java.class.path")).split(java.io.File.pathSeparator))
-                .filter(entry -> !entry.matches(".*/org/apache/iceberg/iceberg-(api|core|common|data|parquet|bundled-guava)/.*"))
-                .collect(Collectors.joining(java.io.File.pathSeparator));
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                .filter(a -> a.startsWith("--add-opens") || a.startsWith("-D") && !a.startsWith("-Dbasedir")
-                        || a.startsWith("-XX:+IgnoreUnrecognized")).toList());
-        command.addAll(List.of("-cp", classPath, IcebergReadBack.class.getName(), catalog.name(), table,
-                day.toString()));
-        catalog.properties().forEach((key, value) -> command.add(key + "=" + value));
-        Process child = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        List<String> args = new ArrayList<>(List.of(catalog.name(), table, day.toString()));
+        catalog.properties().forEach((key, value) -> args.add(key + "=" + value));
+        ChildJvm.Ended child = ChildJvm.run(
+                entry -> !entry.matches(".*/org/apache/iceberg/iceberg-(api|core|common|data|parquet|bundled-guava)/.*"),
+                IcebergReadBack.class.getName(), args);
+        if (child.exit() != 0) {
+            throw new IllegalStateException("the Spark read-back failed (exit " + child.exit() + ")");
+        }
         List<String> rows = new ArrayList<>();
         List<String> files = new ArrayList<>();
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
-                StandardCharsets.UTF_8))) {
-            for (String line = out.readLine(); line != null; line = out.readLine()) {
-                if (line.startsWith("ROW ")) {
-                    rows.add(line.substring(4));
-                } else if (line.startsWith("FILE ")) {
-                    files.add(line.substring(5));
-                }
+        for (String line : child.output()) {
+            if (line.startsWith("ROW ")) {
+                rows.add(line.substring(4));
+            } else if (line.startsWith("FILE ")) {
+                files.add(line.substring(5));
             }
-        }
-        if (!child.waitFor(150, TimeUnit.SECONDS) || child.exitValue() != 0) {
-            child.destroyForcibly();
-            throw new IllegalStateException("the Spark read-back failed (exit " + (child.isAlive() ? "none"
-                    : child.exitValue()) + ")");
         }
         Collections.sort(rows);
         return new Read(rows, files);

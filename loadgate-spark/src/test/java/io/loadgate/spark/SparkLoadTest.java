@@ -393,6 +393,29 @@ class SparkLoadTest {
     }
 
     @Test
+    void sparkSubmitRunsSparkLoadMainWithTheReadmesArguments() throws Exception {
+        LocalDate day = LocalDate.of(2026, 12, 7);
+        addRows(day, 500_001, 2_000);
+        Path job = dir.resolve("submit.yaml");
+        Files.writeString(job, jobYaml("SUBMIT", ""));
+        Path tokens = dir.resolve("submit-tokens");
+        Files.writeString(tokens, "worker=" + ledger.workerToken + "\n");
+
+        // spark-submit's own entry point, as the README's line runs it; the class path is the tests' own, so the
+        // primary resource is spark-internal (none) rather than the module's jar, which a test run has not built.
+        // The UI stays off: the tests' class path has servlet 6, Spark's UI wants its own 5.
+        ChildJvm.Ended submit = ChildJvm.run(entry -> true, "org.apache.spark.deploy.SparkSubmit", List.of(
+                "--master", "local[2]", "--class", SparkLoadMain.class.getName(), "--conf", "spark.speculation=true",
+                "--conf", "spark.ui.enabled=false", "spark-internal",
+                job.toString(), "--business-key", day.toString(), "--ledger", ledger.baseUrl(),
+                "--token-file", tokens.toString()));
+
+        assertThat(submit.exit()).as("exit of SparkLoadMain under SparkSubmit: %s", submit.output()).isZero();
+        assertThat(submit.output()).anyMatch(line -> line.matches("run [0-9a-f-]{36} SUCCESS"));
+        assertSameRows(day);
+    }
+
+    @Test
     void aMariaDbSourceIsRefusedBeforeAnyRun() {
         String yaml = jobYaml("MARIA", "").replace(source.jdbcUrl(), "jdbc:mariadb://127.0.0.1:3306/test");
         SparkLoad load = new SparkLoad(JavaSparkContext.fromSparkContext(spark.sparkContext()), client,
