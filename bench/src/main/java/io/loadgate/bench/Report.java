@@ -61,6 +61,7 @@ record Report(ZonedDateTime time, Bench.Machine machine, Bench.Options options, 
      */
     private String sparkTable(double ceiling) {
         int partitions = spark.get(0).partitions();
+        // The plain load of as many partitions, not the "+ transforms" one.
         LoadResult workers = loads.stream().filter(r -> r.partitions() == partitions && !r.label().contains("+"))
                 .findFirst().orElse(null);
         SparkBench.Result jdbc = spark.stream().filter(r -> r.extractNanos() == null).findFirst().orElse(null);
