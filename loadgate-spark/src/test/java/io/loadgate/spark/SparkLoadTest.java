@@ -323,7 +323,9 @@ class SparkLoadTest {
                 .singleElement().satisfies(p -> assertThat(p.attemptCount()).as("claimed again").isEqualTo(2));
         assertThat(result.tasks()).filteredOn(t -> t.partitionId().equals("0002")).singleElement()
                 .satisfies(t -> {
-                    assertThat(t.attempt().attemptNumber()).as("Spark's retry").isEqualTo(1);
+                    // Spark's retry is attempt 1, or 2 when the dying attempt was slow enough first for a
+                    // speculative copy to take number 1 (seen on a less loaded machine).
+                    assertThat(t.attempt().attemptNumber()).as("a later attempt than the one that died").isPositive();
                     assertThat(t.role()).isEqualTo(Role.OWNER);
                 });
         assertSameRows(day);
