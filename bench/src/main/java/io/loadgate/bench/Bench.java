@@ -29,15 +29,16 @@ public final class Bench {
     }
 
     record Options(long rows, List<Integer> partitions, Path home, Path results, String server, boolean warmup,
-                   boolean breakdown, boolean transforms) {
+                   boolean breakdown, boolean transforms, boolean spark) {
     }
 
     public static void main(String[] args) throws Exception {
         Options options = parse(args);
         String user = "postgres";
-        String sourceUrl = options.server() + BenchTable.DATABASE;
-        Machine machine = Machine.describe(sourceUrl, user);
+        String sourceUrl = options.server() + BenchTable.database(options.rows());
+        Machine machine = Machine.describe(options.server(), user);
         System.out.println("machine: " + machine.oneLine());
+        LoadAverage loadAverage = LoadAverage.start();
 
         BenchTable.ensure(options.server(), user, options.rows());
         freshHome(options.home());
@@ -49,6 +50,7 @@ public final class Bench {
         }
 
         List<LoadResult> loads = new ArrayList<>();
+        List<SparkBench.Result> spark = List.of();
         try (BenchLoadgate loadgate = BenchLoadgate.start(options.home(),
                 options.partitions().stream().mapToInt(Integer::intValue).max().orElse(2))) {
             Path stage = options.home().resolve("stage");
@@ -71,6 +73,11 @@ public final class Bench {
                 System.out.printf("load with %d partitions and row transforms ...%n", partitions);
                 loads.add(load(loadgate, sourceUrl, stage, partitions, true));
             }
+            if (options.spark()) {
+                // Last: it stops the workers' pool. Spark's [N] is the fewest partitions, the workers' load to match.
+                spark = SparkBench.measure(loadgate, sourceUrl, stage,
+                        options.partitions().stream().mapToInt(Integer::intValue).min().orElse(2), options.rows());
+            }
         }
         System.out.println("COPY ceiling again, after the loads:");
         copies.add(copy(sourceUrl, user));
@@ -81,7 +88,9 @@ public final class Bench {
             passes = Breakdown.measure(sourceUrl, user, options.home().resolve("breakdown"));
         }
 
-        Report report = new Report(ZonedDateTime.now(ZoneOffset.UTC), machine, options, copies, loads, passes);
+        loadAverage.close();
+        Report report = new Report(ZonedDateTime.now(ZoneOffset.UTC), machine, options, copies, loads, spark, passes,
+                loadAverage.summary());
         System.out.println();
         System.out.println(report.table());
         report.prependTo(options.results());
@@ -131,7 +140,7 @@ public final class Bench {
     }
 
     private static Options parse(String[] args) {
-        long rows = 5_000_000;
+        long rows = BenchTable.DEFAULT_ROWS;
         List<Integer> partitions = List.of(2, 4);
         Path home = Path.of("/tmp/loadgate-bench");
         Path results = Path.of("bench/RESULTS.md");
@@ -139,6 +148,7 @@ public final class Bench {
         boolean warmup = true;
         boolean breakdown = true;
         boolean transforms = false;
+        boolean spark = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rows" -> rows = Long.parseLong(args[++i]);
@@ -149,24 +159,25 @@ public final class Bench {
                 case "--no-warmup" -> warmup = false;
                 case "--no-breakdown" -> breakdown = false;
                 case "--transforms" -> transforms = true;
+                case "--spark" -> spark = true;
                 default -> {
                     System.err.println("""
                             usage: bench/run [--rows N] [--partitions 2,4] [--home DIR] [--results FILE]
                                              [--server jdbc:postgresql://127.0.0.1:5432/] [--no-warmup] [--no-breakdown]
-                                             [--transforms]""");
+                                             [--transforms] [--spark]""");
                     System.exit(2);
                 }
             }
         }
-        return new Options(rows, partitions, home, results, server, warmup, breakdown, transforms);
+        return new Options(rows, partitions, home, results, server, warmup, breakdown, transforms, spark);
     }
 
     /** What the figures were measured on. */
     record Machine(int cpus, String cpuModel, long memoryKib, String postgres, String jvm, long maxHeapMib,
                    String host) {
-        static Machine describe(String sourceUrl, String user) throws Exception {
+        static Machine describe(String serverUrl, String user) throws Exception {
             String postgres;
-            try (Connection c = DriverManager.getConnection(sourceUrl.replaceAll("/[^/]*$", "/postgres"), user, "");
+            try (Connection c = DriverManager.getConnection(serverUrl + "postgres", user, "");
                  Statement s = c.createStatement();
                  ResultSet rs = s.executeQuery("SELECT version()")) {
                 rs.next();

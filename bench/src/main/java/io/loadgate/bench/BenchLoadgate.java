@@ -55,11 +55,13 @@ final class BenchLoadgate implements AutoCloseable {
     private final Worker worker;
     private final Map<String, String> environment;
     private final Path home;
+    private final String token;
 
-    private BenchLoadgate(LoadgateServer server, LedgerClient http, TargetCatalogs catalogs,
+    private BenchLoadgate(LoadgateServer server, LedgerClient http, String token, TargetCatalogs catalogs,
                           Map<String, String> environment, Path home, int threads) {
         this.server = server;
         this.http = http;
+        this.token = token;
         this.catalogs = catalogs;
         this.environment = environment;
         this.home = home;
@@ -109,7 +111,7 @@ final class BenchLoadgate implements AutoCloseable {
                     + server.port(), LedgerToken.of(token)).build());
             TargetCatalogs catalogs = new TargetCatalogs(Optional.of(CatalogConfig.jdbc(
                     embedded.jdbcUrl("lakehouse"), embedded.user(), "", warehouse)), warehouse);
-            return new BenchLoadgate(server, http, catalogs, Map.copyOf(env), home, workerThreads);
+            return new BenchLoadgate(server, http, token, catalogs, Map.copyOf(env), home, workerThreads);
         } catch (RuntimeException e) {
             server.close();
             throw e;
@@ -118,6 +120,35 @@ final class BenchLoadgate implements AutoCloseable {
 
     Path home() {
         return home;
+    }
+
+    /**
+     * Stops the worker pool (its leased dispatches are released), so that the loads that follow are executed only by
+     * what runs them (Spark tasks): a pool that leases every dispatch type would take their extractions too.
+     */
+    void stopWorkers() {
+        worker.stop(Duration.ofSeconds(10));
+    }
+
+    String ledgerUrl() {
+        return "http://127.0.0.1:" + server.port();
+    }
+
+    /** A worker token of this ledger (Spark's tasks claim with it). */
+    String workerToken() {
+        return token;
+    }
+
+    LedgerClient ledger() {
+        return http;
+    }
+
+    TargetCatalogs catalogs() {
+        return catalogs;
+    }
+
+    Map<String, String> environment() {
+        return environment;
     }
 
     /**

@@ -14,7 +14,9 @@ import java.time.LocalDate;
  * business-key filter selects the whole table, as a daily load of a daily table would.
  */
 final class BenchTable {
+    /** The default size's database; another size has its own, so that runs of two sizes never remake each other's. */
     static final String DATABASE = "bench";
+    static final long DEFAULT_ROWS = 5_000_000;
     static final String TABLE = "public.bench_rows";
     static final LocalDate DAY = LocalDate.of(2025, 1, 15);
     static final String COLUMNS = "id, qty, amount, business_day, note, created_at";
@@ -44,17 +46,23 @@ final class BenchTable {
     private BenchTable() {
     }
 
-    /** Makes sure the table holds {@code rows} rows; returns true if it (re)made them. */
+    /** {@code bench} for the default 5,000,000 rows, {@code bench_<rows>} for another size. */
+    static String database(long rows) {
+        return rows == DEFAULT_ROWS ? DATABASE : DATABASE + "_" + rows;
+    }
+
+    /** Makes sure the table (in {@link #database}) holds {@code rows} rows; returns true if it (re)made them. */
     static boolean ensure(String serverUrl, String user, long rows) throws SQLException {
+        String database = database(rows);
         try (Connection admin = DriverManager.getConnection(serverUrl + "postgres", user, "");
              Statement s = admin.createStatement()) {
-            try (ResultSet rs = s.executeQuery("SELECT 1 FROM pg_database WHERE datname = '" + DATABASE + "'")) {
+            try (ResultSet rs = s.executeQuery("SELECT 1 FROM pg_database WHERE datname = '" + database + "'")) {
                 if (!rs.next()) {
-                    s.execute("CREATE DATABASE " + DATABASE);
+                    s.execute("CREATE DATABASE " + database);
                 }
             }
         }
-        try (Connection c = DriverManager.getConnection(serverUrl + DATABASE, user, "")) {
+        try (Connection c = DriverManager.getConnection(serverUrl + database, user, "")) {
             if (matches(c, rows)) {
                 return false;
             }

@@ -16,7 +16,7 @@ import java.util.function.ToLongFunction;
  */
 record LoadResult(String label, int partitions, long rows, long chunkFiles, long wallNanos, long extractWorkerNanos,
                   long extractLedgerNanos, Map<String, Long> phases, long ledgerNanos, long ledgerCalls,
-                  Map<String, long[]> byMethod, long followerNanos, long followerCalls) {
+                  Map<String, long[]> byMethod, long followerNanos, long followerCalls, long afterExtractNanos) {
 
     double wallSeconds() {
         return wallNanos / 1e9;
@@ -34,6 +34,11 @@ record LoadResult(String label, int partitions, long rows, long chunkFiles, long
     /** The ledger's view: the run's startedAt to its extractCompletedAt (includes manifest and dispatch latency). */
     double extractLedgerRowsPerSecond() {
         return rows / (extractLedgerNanos / 1e9);
+    }
+
+    /** The ledger's view of what follows extraction: extractCompletedAt to completedAt. */
+    double afterExtractSeconds() {
+        return afterExtractNanos / 1e9;
     }
 
     double ledgerShare() {
@@ -78,7 +83,8 @@ record LoadResult(String label, int partitions, long rows, long chunkFiles, long
         long extractLedger = Duration.between(end.startedAt(), end.extractCompletedAt()).toNanos();
         long chunks = calls.stream().filter(c -> c.method().equals("reportChunk") && !c.failed()).count();
         return new LoadResult(label, partitions, end.extractedCount(), chunks, succeeded - start, lastChunk - firstClaim,
-                extractLedger, phases, ledgerNanos, ledgerCalls, byMethod, followerNanos, followerCalls.size());
+                extractLedger, phases, ledgerNanos, ledgerCalls, byMethod, followerNanos, followerCalls.size(),
+                Duration.between(end.extractCompletedAt(), end.completedAt()).toNanos());
     }
 
     private static long first(List<Call> calls, String method, ToLongFunction<Call> time) {

@@ -11,7 +11,7 @@ import java.util.stream.Collectors;
 
 /** The run's figures as Markdown: printed, and put at the top of RESULTS.md above earlier runs. */
 record Report(ZonedDateTime time, Bench.Machine machine, Bench.Options options, List<CopyBaseline.Measurement> copies,
-              List<LoadResult> loads, List<Breakdown.Pass> passes) {
+              List<LoadResult> loads, List<SparkBench.Result> spark, List<Breakdown.Pass> passes, String loadAverage) {
     static final String HEADER = """
             # Loadgate benchmark results
 
@@ -42,12 +42,57 @@ record Report(ZonedDateTime time, Bench.Machine machine, Bench.Options options, 
             out.append(row("%s: whole load (submit → success)".formatted(r.label()),
                     r.loadRowsPerSecond(), ceiling, ""));
         }
+        if (!spark.isEmpty()) {
+            out.append(sparkTable(ceiling));
+        }
         out.append("\n| load | rows | chunk files | whole load | ledger calls | time in ledger calls | share | goal |\n"
                 + "|---|---:|---:|---:|---:|---:|---:|---|\n");
         for (LoadResult r : loads) {
             out.append("| %s | %,d | %d | %.2f s | %d | %.0f ms | %.2f%% | < 2%% %s |\n".formatted(
                     r.label(), r.rows(), r.chunkFiles(), r.wallSeconds(), r.ledgerCalls(), r.ledgerNanos() / 1e6,
                     100 * r.ledgerShare(), r.ledgerShare() < 0.02 ? "met" : "**missed**"));
+        }
+        return out.toString();
+    }
+
+    /**
+     * The Spark loads beside the workers' load of as many partitions: × COPY and × the workers' load (issue 13's goals:
+     * Loadgate-on-Spark's extraction within 0.8× of the workers', its verified load faster than Spark's JDBC job).
+     */
+    private String sparkTable(double ceiling) {
+        int partitions = spark.get(0).partitions();
+        // The plain load of as many partitions, not the "+ transforms" one.
+        LoadResult workers = loads.stream().filter(r -> r.partitions() == partitions && !r.label().contains("+"))
+                .findFirst().orElse(null);
+        SparkBench.Result jdbc = spark.stream().filter(r -> r.extractNanos() == null).findFirst().orElse(null);
+        StringBuilder out = new StringBuilder("\n| engine (same table, same run) | extraction rows/s | × COPY | × workers'"
+                + " extraction | whole job rows/s | × COPY | × workers' whole load | whole job (s) | extraction (s) |"
+                + " after extraction (s) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        if (workers != null) {
+            out.append("| Loadgate workers, %s | %,.0f | %.2f | 1.00 | %,.0f | %.2f | 1.00 | %.1f | %.1f | %.1f |\n"
+                    .formatted(workers.label(), workers.extractLedgerRowsPerSecond(),
+                            workers.extractLedgerRowsPerSecond() / ceiling, workers.loadRowsPerSecond(),
+                            workers.loadRowsPerSecond() / ceiling, workers.wallSeconds(),
+                            workers.extractLedgerNanos() / 1e9, workers.afterExtractSeconds()));
+        }
+        for (SparkBench.Result r : spark) {
+            Double extract = r.extractRowsPerSecond();
+            out.append("| %s | %s | %s | %s | %,.0f | %.2f | %s | %.1f | %s | %s |\n".formatted(r.label(),
+                    extract == null ? "–" : "%,.0f".formatted(extract),
+                    extract == null ? "–" : "%.2f".formatted(extract / ceiling),
+                    extract == null || workers == null ? "–"
+                            : "%.2f".formatted(extract / workers.extractLedgerRowsPerSecond()),
+                    r.loadRowsPerSecond(), r.loadRowsPerSecond() / ceiling,
+                    workers == null ? "–" : "%.2f".formatted(r.loadRowsPerSecond() / workers.loadRowsPerSecond()),
+                    r.wallNanos() / 1e9, r.extractNanos() == null ? "–" : "%.1f".formatted(r.extractNanos() / 1e9),
+                    r.afterNanos() == null ? "–" : "%.1f".formatted(r.afterNanos() / 1e9)));
+        }
+        if (jdbc != null) {
+            spark.stream().filter(r -> r.extractNanos() != null).forEach(r -> out.append(
+                    "\n%s: whole verified load / Spark's unverified JDBC → Parquet job: %.2f× its rate%s".formatted(
+                            r.label(), r.loadRowsPerSecond() / jdbc.loadRowsPerSecond(),
+                            r.loadRowsPerSecond() > jdbc.loadRowsPerSecond() ? " (faster)" : " (slower)")));
+            out.append('\n');
         }
         return out.toString();
     }
@@ -61,8 +106,9 @@ record Report(ZonedDateTime time, Bench.Machine machine, Bench.Options options, 
         out.append("## ").append(Bench.date(time)).append(" — ").append("%,d rows".formatted(options.rows()))
                 .append(", nproc ").append(machine.cpus()).append("\n\n");
         out.append("Machine: ").append(machine.oneLine()).append(".  \n");
+        out.append("1-minute load average during the run: ").append(loadAverage).append(".  \n");
         out.append("Source: `%s` in database `%s`, 6 columns (bigint key = split column, int, numeric(12,2), date = the"
-                .formatted(BenchTable.TABLE, BenchTable.DATABASE)).append(" business key, one day for all rows, text,")
+                .formatted(BenchTable.TABLE, BenchTable.database(options.rows()))).append(" business key, one day for all rows, text,")
                 .append(" timestamptz); ledger and Iceberg JDBC catalog on the embedded PostgreSQL of `")
                 .append(options.home()).append("`, Parquet zstd, 1,000,000 rows per chunk, one pool of ")
                 .append(options.partitions().stream().mapToInt(Integer::intValue).max().orElse(2))

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.StepApi.StagedFile;
 import io.loadgate.ledger.LedgerSettings;
@@ -13,6 +14,7 @@ import io.loadgate.ledger.run.StagePath;
 import io.loadgate.ledger.sweeper.Sweep;
 import io.loadgate.ledger.sweeper.SweepThresholds;
 import io.loadgate.ledger.testing.TestDatabases;
+import io.loadgate.server.lakehouse.Lakehouse;
 import io.loadgate.server.testing.TestLedger;
 import io.loadgate.spark.PartitionResult.Role;
 import io.loadgate.worker.cleanup.Cleaner;
@@ -28,6 +30,7 @@ import io.loadgate.worker.ledger.LedgerClientConfig;
 import io.loadgate.worker.ledger.LedgerToken;
 import io.loadgate.worker.publish.CatalogConfig;
 import io.loadgate.worker.publish.TargetCatalog;
+import io.loadgate.worker.source.files.SnapshotFile;
 import io.loadgate.worker.testing.ItemsTable;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -39,12 +42,22 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.parquet.Parquet;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -55,8 +68,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Loadgate on real Spark in this process, against a real ledger, a PostgreSQL source and an Iceberg table in a JDBC
- * catalog. The master is {@code speculating-local[2]} ({@link SpeculatingLocalCluster}): two one-core executors on
+ * Loadgate on real Spark in this process, against a real ledger, a PostgreSQL source (and a drop of files) and an
+ * Iceberg table in a JDBC catalog. The master is {@code speculating-local[2]} ({@link SpeculatingLocalCluster}): two one-core executors on
  * two "hosts", because plain {@code local[2]} never launches a speculative copy. One Spark session, one ledger and
  * one sweeper (stale after 3 s) serve every test; each test loads its own day.
  */
@@ -75,6 +88,7 @@ class SparkLoadTest {
     private static LedgerClient client;
     private static TestDatabases.TestDatabase source;
     private static CatalogConfig lake;
+    private static Lakehouse lakehouse;
     private static TargetCatalogs catalogs;
     private static SparkSession spark;
     private static ScheduledExecutorService sweeper;
@@ -82,13 +96,17 @@ class SparkLoadTest {
     @BeforeAll
     static void start() throws Exception {
         Path stage = dir.resolve("stage");
+        TestDatabases.TestDatabase lakeDatabase = TestDatabases.create();
+        lake = CatalogConfig.jdbc(lakeDatabase.jdbcUrl(), lakeDatabase.user(), lakeDatabase.password(),
+                dir.resolve("warehouse"));
+        // The ledger serves the jobs' catalog over the Iceberg REST protocol too, as loadgate server serves its own.
+        lakehouse = Lakehouse.jdbc(lakeDatabase.jdbcUrl(), lakeDatabase.user(), lakeDatabase.password(),
+                dir.resolve("warehouse"));
         ledger = new TestLedger(new LedgerSettings(List.of(StagePath.parse(stage.toUri().toString())),
-                LedgerSettings.RecoveryMode.REISSUE, 3));
+                LedgerSettings.RecoveryMode.REISSUE, 3), lakehouse);
         client = HttpLedgerClient.create(LedgerClientConfig.builder(ledger.baseUrl(),
                 LedgerToken.of(ledger.workerToken)).build());
         source = TestDatabases.create();
-        TestDatabases.TestDatabase lakehouse = TestDatabases.create();
-        lake = CatalogConfig.jdbc(lakehouse.jdbcUrl(), lakehouse.user(), lakehouse.password(), dir.resolve("warehouse"));
         catalogs = new TargetCatalogs(Optional.empty(), dir.resolve("warehouse"));
         ItemsTable.create(source);
         Sweep sweep = new Sweep(ledger.ledger.database(), ledger.ledger.settings());
@@ -111,7 +129,7 @@ class SparkLoadTest {
     }
 
     @AfterAll
-    static void stop() {
+    static void stop() throws IOException {
         if (spark != null) {
             spark.stop();
         }
@@ -123,6 +141,9 @@ class SparkLoadTest {
         }
         if (ledger != null) {
             ledger.close();
+        }
+        if (lakehouse != null) {
+            lakehouse.close();
         }
     }
 
@@ -148,8 +169,9 @@ class SparkLoadTest {
         assertThat(writers(part1Published)).as("exactly one attempt's files are the partition's committed ones")
                 .hasSize(1).allMatch(w -> w.endsWith("a1"));
         assertSameRows(day);
-        IcebergReadBack.Read read = IcebergReadBack.read(lake.uri(), lake.properties().get("jdbc.user"),
-                lake.properties().get("jdbc.password"), dir.resolve("warehouse"), TABLE, day);
+        IcebergReadBack.Read read = IcebergReadBack.read(IcebergReadBack.SparkCatalog.jdbc(lake.uri(),
+                lake.properties().get("jdbc.user"), lake.properties().get("jdbc.password"), dir.resolve("warehouse")),
+                TABLE, day);
         assertThat(read.rows()).as("Spark reads the published table through iceberg-spark-runtime and the same catalog")
                 .isEqualTo(ItemsTable.rows(source, day));
         assertThat(read.dataFiles().stream().map(SparkLoadTest::path).toList())
@@ -168,6 +190,127 @@ class SparkLoadTest {
                 .containsExactlyInAnyOrderElementsOf(zombies);
         assertThat(zombies).noneMatch(Files::exists);
         assertSameRows(day);
+    }
+
+    @Test
+    void aFileSourcesPartitionsAreSparkTasksReadingTheirListedFilesAndASpeculativeCopyKeepsEachLineOnce()
+            throws Exception {
+        // Six drop files of one hour, each a run of ids of its own (file f holds f*1000 .. f*1000+299+f*50).
+        Path drops = dir.resolve("drops");
+        Map<String, long[]> fileIds = new TreeMap<>();
+        for (int f = 0; f < 6; f++) {
+            String name = "d_20261130-14" + f + "0/part-0.json";
+            long first = f * 1_000L;
+            long count = 300 + f * 50L;
+            Path file = drops.resolve(name);
+            Files.createDirectories(file.getParent());
+            StringBuilder lines = new StringBuilder();
+            for (long id = first; id < first + count; id++) {
+                lines.append("{\"id\": ").append(id).append(", \"note\": ")
+                        .append(id % 7 == 0 ? "null" : "\"n" + id + "\"").append(", \"amount\": ")
+                        .append(id % 100).append('.').append(id % 9).append("}\n");
+            }
+            Files.writeString(file, lines);
+            fileIds.put(name, new long[] {first, first + count - 1});
+        }
+        List<Long> lineIds = fileIds.values().stream()
+                .flatMap(r -> LongStream.rangeClosed(r[0], r[1]).boxed()).sorted().toList();
+        String yaml = """
+                job_key: FILES_SPEC
+                source:
+                  files:
+                    root: "%s"
+                    format: ndjson
+                    group_by: hour
+                    partitions: 3
+                    columns:
+                      - {name: id, type: bigint}
+                      - {name: note, type: string}
+                      - {name: amount, type: "decimal(10,2)"}
+                target:
+                  table: lake.events
+                  business_key_column: load_key
+                  catalog:
+                    type: jdbc
+                    uri: "%s"
+                    warehouse: "%s"
+                    jdbc.user: "%s"
+                    jdbc.password: "%s"
+                staging:
+                  root: "%s"
+                  rows_per_chunk: 100
+                validation:
+                  sum: [amount]
+                """.formatted(drops.toUri(), lake.uri(), lake.warehouse(), lake.properties().get("jdbc.user"),
+                lake.properties().get("jdbc.password"), dir.resolve("stage").toUri());
+        TaskHook stall = (ledger, partitionId, attempt) -> "0001".equals(partitionId) && attempt.attemptNumber() == 0
+                ? new StallingLedger(ledger, StallingLedger.Fault.STALL) : ledger;
+        ExecutorSettings executors = new ExecutorSettings(ledger.baseUrl(), ledger.workerToken,
+                Duration.ofMillis(500), Duration.ofMillis(200));
+
+        SparkLoad.Result result = new SparkLoad(JavaSparkContext.fromSparkContext(spark.sparkContext()), client,
+                executors, catalogs, Map.of(), stall)
+                .run(JobSpecLoader.parse(Path.of("files.yaml"), yaml), yaml, "2026/11/30/14");
+
+        RunView run = result.run();
+        assertThat(run.status()).as("run %s", run).isEqualTo(RunStatus.SUCCESS);
+        assertThat(run.partitions()).hasSize(3);
+        List<Path> staged = files(run.hdfsRunPath(), "part-0001-");
+        assertThat(writers(staged)).as("both attempts of task 1 wrote files: %s", staged)
+                .anyMatch(w -> w.endsWith("a0")).anyMatch(w -> w.endsWith("a1"));
+        List<String> published = client.files(run.runId()).stream().map(StagedFile::hdfsPath).toList();
+        assertThat(writers(published.stream().filter(p -> p.contains("part-0001-")).map(SparkLoadTest::path)
+                .toList())).as("exactly one attempt's files are the partition's committed ones")
+                .hasSize(1).allMatch(w -> w.endsWith("a1"));
+
+        // Each task read exactly the files the driver listed for its partition: its published chunks hold the ids
+        // of those files' lines, each once, and no other.
+        Map<String, List<String>> listed = listedFiles(run.runId());
+        assertThat(listed.values().stream().flatMap(List::stream).sorted().toList()).as("every file listed once")
+                .isEqualTo(List.copyOf(fileIds.keySet()));
+        TargetCatalog catalog = TargetCatalog.open(lake);
+        try {
+            Table events = catalog.loadTable(TableIdentifier.parse("lake.events"));
+            List<Long> tableIds = new ArrayList<>();
+            try (var records = IcebergGenerics.read(events).where(Expressions.equal("load_key", "2026-11-30T14"))
+                    .build()) {
+                records.forEach(r -> tableIds.add((Long) r.getField("id")));
+            }
+            Collections.sort(tableIds);
+            assertThat(tableIds).as("each line's row once").isEqualTo(lineIds);
+            Schema ids = events.schema().select("id");
+            for (var p : run.partitions()) {
+                List<Long> expected = listed.get(p.partitionId()).stream().map(fileIds::get)
+                        .flatMap(r -> LongStream.rangeClosed(r[0], r[1]).boxed()).sorted().toList();
+                List<Long> read = new ArrayList<>();
+                for (String file : published.stream().filter(f -> f.contains("part-" + p.partitionId() + "-"))
+                        .toList()) {
+                    try (CloseableIterable<Record> rows = Parquet.read(events.io().newInputFile(file)).project(ids)
+                            .createReaderFunc(type -> GenericParquetReaders.buildReader(ids, type)).build()) {
+                        rows.forEach(r -> read.add((Long) r.getField("id")));
+                    }
+                }
+                Collections.sort(read);
+                assertThat(read).as("partition %s's published rows: the lines of its listed files %s",
+                        p.partitionId(), listed.get(p.partitionId())).isEqualTo(expected);
+            }
+        } finally {
+            catalog.close();
+        }
+    }
+
+    /** The files the driver's listing gave each partition (its manifest sourceRef), by partition id. */
+    private static Map<String, List<String>> listedFiles(RunId runId) throws Exception {
+        Map<String, List<String>> listed = new TreeMap<>();
+        try (var c = ledger.db.connect(); var s = c.createStatement();
+             var rs = s.executeQuery("SELECT partition_id, source_ref FROM loadgate.load_partition WHERE run_id = '"
+                     + runId + "'")) {
+            while (rs.next()) {
+                listed.put(rs.getString(1), SnapshotFile.decode(rs.getString(2))
+                        .stream().map(SnapshotFile::path).toList());
+            }
+        }
+        return listed;
     }
 
     @Test
@@ -236,6 +379,48 @@ class SparkLoadTest {
         List<String> expected = ItemsTable.rows(source, day);
         assertThat(checksum(read)).as("checksum of all values").isEqualTo(checksum(expected));
         assertThat(read).as("each source row once, read by Spark's JDBC source").isEqualTo(expected);
+    }
+
+    @Test
+    void sparkReadsTheLoadedTableThroughTheLedgersRestCatalogWithTheViewerToken() throws Exception {
+        LocalDate day = LocalDate.of(2026, 12, 6);
+        addRows(day, 400_001, 3_000);
+        SparkLoad.Result result = load("REST", day, TaskHook.NONE, "");
+        assertThat(result.run().status()).as("run %s", result.run()).isEqualTo(RunStatus.SUCCESS);
+
+        // The README's spark-sql line: catalog lake, type rest, uri http://ledger/iceberg, token the viewer's.
+        IcebergReadBack.Read read = IcebergReadBack.read(IcebergReadBack.SparkCatalog.rest(
+                ledger.baseUrl() + "/iceberg", ledger.viewerToken), TABLE, day);
+
+        List<String> expected = ItemsTable.rows(source, day);
+        assertThat(checksum(read.rows())).as("checksum of all values").isEqualTo(checksum(expected));
+        assertThat(read.rows()).as("each source row once, read by Spark through the REST catalog")
+                .isEqualTo(expected);
+        assertThat(read.dataFiles().stream().map(SparkLoadTest::path).toList()).as("the run's files are the table's")
+                .containsAll(client.files(result.run().runId()).stream().map(f -> path(f.hdfsPath())).toList());
+    }
+
+    @Test
+    void sparkSubmitRunsSparkLoadMainWithTheReadmesArguments() throws Exception {
+        LocalDate day = LocalDate.of(2026, 12, 7);
+        addRows(day, 500_001, 2_000);
+        Path job = dir.resolve("submit.yaml");
+        Files.writeString(job, jobYaml("SUBMIT", ""));
+        Path tokens = dir.resolve("submit-tokens");
+        Files.writeString(tokens, "worker=" + ledger.workerToken + "\n");
+
+        // spark-submit's own entry point, as the README's line runs it; the class path is the tests' own, so the
+        // primary resource is spark-internal (none) rather than the module's jar, which a test run has not built.
+        // The UI stays off: the tests' class path has servlet 6, Spark's UI wants its own 5.
+        ChildJvm.Ended submit = ChildJvm.run(entry -> true, "org.apache.spark.deploy.SparkSubmit", List.of(
+                "--master", "local[2]", "--class", SparkLoadMain.class.getName(), "--conf", "spark.speculation=true",
+                "--conf", "spark.ui.enabled=false", "spark-internal",
+                job.toString(), "--business-key", day.toString(), "--ledger", ledger.baseUrl(),
+                "--token-file", tokens.toString()));
+
+        assertThat(submit.exit()).as("exit of SparkLoadMain under SparkSubmit: %s", submit.output()).isZero();
+        assertThat(submit.output()).anyMatch(line -> line.matches("run [0-9a-f-]{36} SUCCESS"));
+        assertSameRows(day);
     }
 
     @Test

@@ -20,6 +20,7 @@ import io.loadgate.server.dispatch.NotificationListener;
 import io.loadgate.server.dispatch.WorkerLeases;
 import io.loadgate.server.http.ApiServer;
 import io.loadgate.server.http.Json;
+import io.loadgate.server.lakehouse.Lakehouse;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -33,6 +34,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /** A real ledger for tests: its own PostgreSQL database, the real HTTP API on a loopback port, a token per role. */
@@ -45,6 +47,7 @@ public final class TestLedger implements AutoCloseable {
     /** Replaced by {@link #startApi} after {@link #stopApi}. */
     public volatile ApiServer server;
     private final ApiServer.Wiring wiring;
+    private final Optional<Lakehouse> lakehouse;
     private int stoppedPort;
     public final NotificationHub hub = new NotificationHub();
     public final NotificationListener listener;
@@ -65,6 +68,19 @@ public final class TestLedger implements AutoCloseable {
 
     /** A ledger whose connection pool reaches its database at {@code poolUrl} of the database's URL (a proxy). */
     public TestLedger(LedgerSettings settings, UnaryOperator<String> poolUrl) {
+        this(settings, poolUrl, Optional.empty());
+    }
+
+    /**
+     * A ledger whose API also serves {@code lakehouse} as the Iceberg REST catalog at {@code /iceberg}, as
+     * {@code loadgate server} serves its own. The caller closes the lakehouse.
+     */
+    public TestLedger(LedgerSettings settings, Lakehouse lakehouse) {
+        this(settings, UnaryOperator.identity(), Optional.of(lakehouse));
+    }
+
+    private TestLedger(LedgerSettings settings, UnaryOperator<String> poolUrl, Optional<Lakehouse> lakehouse) {
+        this.lakehouse = lakehouse;
         db = TestDatabases.create();
         dataSource = ConnectionPool.open(poolUrl.apply(db.jdbcUrl()), db.user(), db.password(), 30);
         LedgerSchema.migrate(dataSource);
@@ -78,7 +94,7 @@ public final class TestLedger implements AutoCloseable {
                 Dispatcher.policy(DispatchConfig.defaults()));
         wiring = new ApiServer.Wiring(ledger, authenticator, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
                 leases);
-        server = ApiServer.start(wiring, "127.0.0.1", 0);
+        server = ApiServer.start(wiring, "127.0.0.1", 0, null, lakehouse);
     }
 
     /** Stops the HTTP API, as a killed ledger process would be seen; the database keeps every row. */
@@ -89,7 +105,7 @@ public final class TestLedger implements AutoCloseable {
 
     /** Starts a new HTTP API over the same database on the port the stopped one had. */
     public void startApi() {
-        server = ApiServer.start(wiring, "127.0.0.1", stoppedPort);
+        server = ApiServer.start(wiring, "127.0.0.1", stoppedPort, null, lakehouse);
     }
 
     public String baseUrl() {
