@@ -86,6 +86,11 @@ public abstract class ForwardingLedgerClient implements LedgerClient {
     }
 
     @Override
+    public List<io.loadgate.api.LoadedKey> loadedDirectories(String jobKey) {
+        return around("loadedDirectories", () -> delegate.loadedDirectories(jobKey));
+    }
+
+    @Override
     public List<Event> events(UUID runId, long afterEventId, int limit) {
         return around("events", () -> delegate.events(runId, afterEventId, limit));
     }

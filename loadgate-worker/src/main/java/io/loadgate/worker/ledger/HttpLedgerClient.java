@@ -17,6 +17,8 @@ import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchApi.Lease;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
 import io.loadgate.api.ErrorCode;
+import io.loadgate.api.JobKey;
+import io.loadgate.api.LoadedKey;
 import io.loadgate.api.OperatorApi;
 import io.loadgate.api.OperatorApi.Cancel;
 import io.loadgate.api.OperatorApi.Cleanup;
@@ -214,6 +216,12 @@ public final class HttpLedgerClient implements LedgerClient {
         query.put("status", filter.status());
         query.put("limit", filter.limit());
         return execute(get("/v1/runs" + query(query), listOf(RunView.class)));
+    }
+
+    @Override
+    public List<LoadedKey> loadedDirectories(String jobKey) {
+        requireNonNull(jobKey, "jobKey is null");
+        return execute(get("/v1/jobs/" + JobKey.of(jobKey).value() + "/loaded-directories", listOf(LoadedKey.class)));
     }
 
     @Override

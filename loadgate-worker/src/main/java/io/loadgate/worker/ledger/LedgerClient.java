@@ -113,6 +113,12 @@ public interface LedgerClient {
     /** {@code GET /v1/runs/{runId}/events}: up to {@code limit} (1..10,000) events after {@code afterEventId}, oldest first. */
     List<Event> events(UUID runId, long afterEventId, int limit);
 
+    /**
+     * {@code GET /v1/jobs/{jobKey}/loaded-directories} (extension): per business key of the job with a SUCCESS run,
+     * its latest one and the source directories it loaded (recorded with its SUCCESS). 422 for a malformed job key.
+     */
+    List<io.loadgate.api.LoadedKey> loadedDirectories(String jobKey);
+
     /** Every event of a run, oldest first, read page by page with {@link #events}. */
     default List<Event> allEvents(UUID runId) {
         List<Event> all = new java.util.ArrayList<>();
