@@ -93,6 +93,7 @@ class GoldenRoundTripTest {
         isList("cleanup.candidates", null, OperatorApi.CleanupCandidate.class);
         is("cleanup.skipped", OperatorApi.CleanupSkipped.class, OperatorApi.CleanupResult.class);
         is("cleanup", OperatorApi.Cleanup.class, OperatorApi.CleanupResult.class);
+        isList("jobs.loaded-directories", null, LoadedKey.class);
     }
 
     static Stream<String> cases() {
