@@ -9,6 +9,7 @@ import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecException;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
+import io.loadgate.worker.metrics.WorkerMetrics;
 import io.loadgate.worker.source.SourceException;
 import io.loadgate.worker.source.SourceUnavailableException;
 import io.loadgate.worker.submit.RunFollower;
@@ -34,6 +35,9 @@ import picocli.CommandLine.Parameters;
         description = {"Loads one business key of a job exactly once: plan at one snapshot, extract, validate, publish.",
                 "'loadgate load' is the same command under the name of its phase (after 'loadgate setup'): the one a",
                 "scheduler runs for each new business key.",
+                "A file job (source.files) loads without --business-key every due key whose directories are not all",
+                "loaded yet, oldest first, one run each (a late directory makes its key due again): the command a",
+                "scheduler runs every hour. It stops at the first failure unless --keep-going.",
                 "Without --ledger, runs the ledger and workers in this process on $LOADGATE_HOME.",
                 "Exit 0 on SUCCESS; 2 bad job, options or business key; 3 ledger unreachable; 4 an active run exists;",
                 "5 source unreachable; 130/143 interrupted (SIGINT/SIGTERM) and the run cancelled;",
@@ -43,9 +47,13 @@ final class RunCommand implements Callable<Integer> {
     @Parameters(paramLabel = "JOB.yaml", description = "the job spec")
     Path jobFile;
 
-    @Option(names = "--business-key", required = true, paramLabel = "KEY",
-            description = "the business key to load, e.g. a date (bound to :business_key in the job's filter)")
+    @Option(names = "--business-key", paramLabel = "KEY",
+            description = "the business key to load, e.g. a date (bound to :business_key in the job's filter);"
+                    + " required unless the job reads files")
     String businessKey;
+
+    @Option(names = "--keep-going", description = "without --business-key: load every due key even after one failed")
+    boolean keepGoing;
 
     @Option(names = "--threads", paramLabel = "N", defaultValue = "4",
             description = "worker threads when running in this process (default: ${DEFAULT-VALUE})")
@@ -74,6 +82,12 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Logging.quietUnlessAsked();
         JobSpec job = JobInput.load(jobFile);
+        if (businessKey == null) {
+            return loadDue(job);
+        }
+        if (keepGoing) {
+            throw new CliException("--keep-going is for a load without --business-key", LedgerOptions.EXIT_USAGE);
+        }
         JobInput.businessKey(job, "--business-key", businessKey);
         checkThreads(threads);
         catalogOptions.requireLedger(ledgerOptions);
@@ -113,6 +127,41 @@ final class RunCommand implements Callable<Integer> {
                                 false, interruption);
             }
             // Returned only now, once this process's workers, ledger and database have stopped.
+            return exit;
+        }
+    }
+
+    /** Without a key: a file job's due keys (see {@link DueLoad}); a table job still needs its key. */
+    private int loadDue(JobSpec job) throws InterruptedException {
+        if (job.source().files() == null) {
+            throw new CliException("Missing required option: '--business-key=KEY' (only a job reading files"
+                    + " loads its due keys without one)", LedgerOptions.EXIT_USAGE);
+        }
+        checkThreads(threads);
+        catalogOptions.requireLedger(ledgerOptions);
+        if (noWait || cancelOnInterrupt) {
+            throw new CliException("--no-wait and --cancel-on-interrupt need --business-key", LedgerOptions.EXIT_USAGE);
+        }
+        String yaml = JobInput.text(jobFile);
+        // The CLI process is not scraped; the worker's registry is where a long-lived caller would export it.
+        WorkerMetrics metrics = WorkerMetrics.off();
+        if (ledgerOptions.ledgerGiven()) {
+            LedgerClient client = ledgerOptions.workerClient(ledgerRetry);
+            try (Interruption interruption = Interruption.install(Interruption.Mode.LEAVE);
+                 TargetCatalogs catalogs = catalogOptions.openOrHome()) {
+                return new DueLoad(client, new SourceCache(System.getenv()), catalogs, job, yaml,
+                        c -> ledgerOptions.call(c, l -> l.loadedDirectories(job.jobKey())), metrics)
+                        .run(keepGoing, interruption);
+            }
+        }
+        try (Interruption interruption = Interruption.install(Interruption.Mode.FINISH_OR_CANCEL)) {
+            int exit;
+            try (LocalLoadgate local = LocalLoadgate.start(threads)) {
+                interruption.cancelWith(local.operatorClient());
+                exit = new DueLoad(local.client(), local.sources(), local.catalogs(), job, yaml,
+                        c -> ledgerOptions.call(c, l -> l.loadedDirectories(job.jobKey())), metrics)
+                        .run(keepGoing, interruption);
+            }
             return exit;
         }
     }
