@@ -3,6 +3,8 @@ package io.loadgate.cli;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.LoadedKey;
+import io.loadgate.api.RunApi.RunFilter;
+import io.loadgate.api.RunApi.RunView;
 import io.loadgate.worker.execution.SourceCache;
 import io.loadgate.worker.execution.TargetCatalogs;
 import io.loadgate.worker.job.JobSpec;
@@ -32,18 +34,18 @@ final class DueLoad {
     private final TargetCatalogs catalogs;
     private final JobSpec job;
     private final String yaml;
-    private final Function<LedgerClient, List<LoadedKey>> loaded;
+    private final LedgerOptions ledgerOptions;
     private final WorkerMetrics metrics;
 
-    /** {@code loaded} reads the ledger's loaded-directories of the job (wrapped by the caller's error handling). */
+    /** {@code ledgerOptions} explains the ledger's errors (unreachable: exit 3). */
     DueLoad(LedgerClient client, SourceCache sources, TargetCatalogs catalogs, JobSpec job, String yaml,
-            Function<LedgerClient, List<LoadedKey>> loaded, WorkerMetrics metrics) {
+            LedgerOptions ledgerOptions, WorkerMetrics metrics) {
         this.client = requireNonNull(client, "client is null");
         this.sources = requireNonNull(sources, "sources is null");
         this.catalogs = requireNonNull(catalogs, "catalogs is null");
         this.job = requireNonNull(job, "job is null");
         this.yaml = requireNonNull(yaml, "yaml is null");
-        this.loaded = requireNonNull(loaded, "loaded is null");
+        this.ledgerOptions = requireNonNull(ledgerOptions, "ledgerOptions is null");
         this.metrics = requireNonNull(metrics, "metrics is null");
     }
 
@@ -66,7 +68,7 @@ final class DueLoad {
         List<DueKey> due;
         try {
             source = new FileSource(job.source().files(), new Configuration(), Clock.systemUTC());
-            due = DueKeys.of(job.source().files().groupBy(), source.directories(), loaded.apply(client));
+            due = DueKeys.of(job.source().files().groupBy(), source.directories(), loaded());
         } catch (SourceException e) {
             throw new CliException(e.getMessage(), RunOutcome.SOURCE_UNAVAILABLE);
         }
@@ -76,6 +78,16 @@ final class DueLoad {
         }
         List<Outcome> outcomes = new ArrayList<>();
         for (int i = 0; i < due.size() && !interruption.interrupted(); i++) {
+            // The key's latest run first, then the watermark: a run seen ended here has its SUCCESS (and its
+            // directories) visible to the read after, so a key another load has just loaded is not due any more.
+            String name = due.get(i).key().toString();
+            Optional<RunView> previous = ledger(c -> c.listRuns(new RunFilter(job.jobKey(), name, null, 1))).stream()
+                    .findFirst();
+            if (previous.isPresent() && previous.get().status().isActive()) {
+                outcomes.add(print(new Outcome(due.get(i), null, "another run is loading it: "
+                        + previous.get().runId(), 0)));
+                continue;
+            }
             Optional<DueKey> still = stillDue(source, due.get(i));
             if (still.isEmpty()) {
                 outcomes.add(print(new Outcome(due.get(i), null, "loaded by another load meanwhile", 0)));
@@ -87,16 +99,18 @@ final class DueLoad {
                     + ": the key is loaded again with all its directories)"));
             Outcome outcome;
             try {
-                RunCommand.Ended ended = RunCommand.load(client, sources, catalogs, job, yaml, key.key().toString(),
-                        interruption);
+                // Once per snapshot after the run seen: a load that planned the same directories after the same
+                // run meanwhile made the run this one follows (the ledger's idempotent create), never a second.
+                RunCommand.Ended ended = RunCommand.loadOncePerSnapshot(client, sources, catalogs, job, yaml,
+                        key.key().toString(), previous.map(RunView::runId).orElse(null), interruption);
                 outcome = new Outcome(key, ended, null, ended.exitCode(interruption));
                 if (outcome.exitCode() == 0 && !key.late().isEmpty()) {
                     metrics.lateDirectories(job.jobKey()).increment(key.late().size());
                 }
             } catch (CliException e) {
                 if (e.exitCode() == RunOutcome.ACTIVE_RUN_EXISTS) {
-                    // Another load (or an operator's run) is loading this key: not this load's failure; the next
-                    // load finds the key loaded, or due again if that run failed.
+                    // Another load (or an operator's run) started this key since: not this load's failure; the
+                    // next load finds the key loaded, or due again if that run failed.
                     outcome = new Outcome(key, null, "another run is loading it: " + e.getMessage(), 0);
                 } else {
                     System.err.println("loadgate: " + key.key() + ": " + e.getMessage());
@@ -112,6 +126,14 @@ final class DueLoad {
         return interruption.interrupted() ? interruption.exitCode() : exit;
     }
 
+    private <T> T ledger(Function<LedgerClient, T> call) {
+        return ledgerOptions.call(client, call);
+    }
+
+    private List<LoadedKey> loaded() {
+        return ledger(c -> c.loadedDirectories(job.jobKey()));
+    }
+
     private static Outcome print(Outcome outcome) {
         System.out.println(outcome.line());
         return outcome;
@@ -119,7 +141,7 @@ final class DueLoad {
 
     /** The key as due now: another load may have loaded it since the first listing. */
     private Optional<DueKey> stillDue(FileSource source, DueKey key) {
-        return DueKeys.of(job.source().files().groupBy(), source.directories(key.key()), loaded.apply(client))
+        return DueKeys.of(job.source().files().groupBy(), source.directories(key.key()), loaded())
                 .stream().findFirst();
     }
 

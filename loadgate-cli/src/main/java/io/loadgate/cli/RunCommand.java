@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -150,7 +151,7 @@ final class RunCommand implements Callable<Integer> {
             try (Interruption interruption = Interruption.install(Interruption.Mode.LEAVE);
                  TargetCatalogs catalogs = catalogOptions.openOrHome()) {
                 return new DueLoad(client, new SourceCache(System.getenv()), catalogs, job, yaml,
-                        c -> ledgerOptions.call(c, l -> l.loadedDirectories(job.jobKey())), metrics)
+                        ledgerOptions, metrics)
                         .run(keepGoing, interruption);
             }
         }
@@ -159,7 +160,7 @@ final class RunCommand implements Callable<Integer> {
             try (LocalLoadgate local = LocalLoadgate.start(threads)) {
                 interruption.cancelWith(local.operatorClient());
                 exit = new DueLoad(local.client(), local.sources(), local.catalogs(), job, yaml,
-                        c -> ledgerOptions.call(c, l -> l.loadedDirectories(job.jobKey())), metrics)
+                        ledgerOptions, metrics)
                         .run(keepGoing, interruption);
             }
             return exit;
@@ -199,7 +200,8 @@ final class RunCommand implements Callable<Integer> {
         if (!returnAfterExtraction) {
             return load(client, sources, catalogs, job, yaml, businessKey, interruption).exitCode(interruption);
         }
-        Optional<RunSubmitter.Submission> submitted = submit(client, sources, catalogs, job, yaml, businessKey);
+        Optional<RunSubmitter.Submission> submitted = submit(client, sources, catalogs, job, businessKey,
+                s -> s.submit(job, yaml, businessKey));
         if (submitted.isEmpty()) {
             return RunOutcome.exitCode(RunStatus.FAILED_MANIFEST);
         }
@@ -219,7 +221,25 @@ final class RunCommand implements Callable<Integer> {
      */
     static Ended load(LedgerClient client, SourceCache sources, TargetCatalogs catalogs, JobSpec job, String yaml,
                       String businessKey, Interruption interruption) throws InterruptedException {
-        Optional<RunSubmitter.Submission> submitted = submit(client, sources, catalogs, job, yaml, businessKey);
+        return load(client, sources, catalogs, job, businessKey, s -> s.submit(job, yaml, businessKey), interruption);
+    }
+
+    /**
+     * {@link #load(LedgerClient, SourceCache, TargetCatalogs, JobSpec, String, String, Interruption)} at most once
+     * per snapshot of the key after {@code previousRun} (see {@link RunSubmitter#submitOncePerSnapshot}): a load
+     * that planned the same snapshot as another follows that one's run.
+     */
+    static Ended loadOncePerSnapshot(LedgerClient client, SourceCache sources, TargetCatalogs catalogs, JobSpec job,
+                                     String yaml, String businessKey, UUID previousRun, Interruption interruption)
+            throws InterruptedException {
+        return load(client, sources, catalogs, job, businessKey,
+                s -> s.submitOncePerSnapshot(job, yaml, businessKey, previousRun), interruption);
+    }
+
+    private static Ended load(LedgerClient client, SourceCache sources, TargetCatalogs catalogs, JobSpec job,
+                              String businessKey, Function<RunSubmitter, RunSubmitter.Submission> submit,
+                              Interruption interruption) throws InterruptedException {
+        Optional<RunSubmitter.Submission> submitted = submit(client, sources, catalogs, job, businessKey, submit);
         if (submitted.isEmpty()) {
             return new Ended(null, RunStatus.FAILED_MANIFEST, 0);
         }
@@ -238,13 +258,12 @@ final class RunCommand implements Callable<Integer> {
 
     /** The submitted run, holding its snapshot; empty when the ledger refused the plan (already printed). */
     private static Optional<RunSubmitter.Submission> submit(LedgerClient client, SourceCache sources,
-                                                            TargetCatalogs catalogs, JobSpec job, String yaml,
-                                                            String businessKey) {
+                                                            TargetCatalogs catalogs, JobSpec job, String businessKey,
+                                                            Function<RunSubmitter, RunSubmitter.Submission> submit) {
         RunSubmitter.Submission submission;
         try {
-            submission = new RunSubmitter(client, sources, System.getenv(),
-                    new TargetChecks(new Targets(catalogs, System.getenv(), new Configuration())))
-                    .submit(job, yaml, businessKey);
+            submission = submit.apply(new RunSubmitter(client, sources, System.getenv(),
+                    new TargetChecks(new Targets(catalogs, System.getenv(), new Configuration()))));
         } catch (SourceUnavailableException e) {
             throw new CliException(e.getMessage(), RunOutcome.SOURCE_UNAVAILABLE);
         } catch (JobSpecException | SourceException | TargetCheckException e) {

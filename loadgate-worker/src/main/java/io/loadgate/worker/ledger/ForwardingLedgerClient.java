@@ -61,8 +61,8 @@ public abstract class ForwardingLedgerClient implements LedgerClient {
     protected abstract <T> T around(String method, Supplier<T> call);
 
     @Override
-    public CreatedRun createRun(CreateRun request, OnLostResponse onLostResponse) {
-        return around("createRun", () -> delegate.createRun(request, onLostResponse));
+    public CreatedRun createRun(CreateRun request, OnLostResponse onLostResponse, String idempotencyKey) {
+        return around("createRun", () -> delegate.createRun(request, onLostResponse, idempotencyKey));
     }
 
     @Override

@@ -147,13 +147,13 @@ public final class HttpLedgerClient implements LedgerClient {
     // ---- runs
 
     @Override
-    public CreatedRun createRun(CreateRun request, OnLostResponse onLostResponse) {
+    public CreatedRun createRun(CreateRun request, OnLostResponse onLostResponse, String idempotencyKey) {
         requireNonNull(request, "request is null");
         requireNonNull(onLostResponse, "onLostResponse is null");
         // One key for every attempt of this create, so that the ledger answers a retry (or a copy of the request
         // that a proxy duplicated) with the run the first attempt made, rather than a second run or a 409.
         Call call = new Call("POST", "/v1/runs", request, type(RunApi.RunCreated.class), Repeat.REPEATABLE,
-                config.requestTimeout(), UUID.randomUUID().toString());
+                config.requestTimeout(), idempotencyKey == null ? UUID.randomUUID().toString() : idempotencyKey);
         Attempts attempts = new Attempts();
         try {
             RunApi.RunCreated created = execute(call, attempts);

@@ -1,0 +1,172 @@
+package io.loadgate.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loadgate.worker.execution.SourceCache;
+import io.loadgate.worker.execution.TargetCatalogs;
+import io.loadgate.worker.job.JobSpec;
+import io.loadgate.worker.ledger.HttpLedgerClient;
+import io.loadgate.worker.ledger.LedgerClientConfig;
+import io.loadgate.worker.ledger.LedgerToken;
+import io.loadgate.worker.metrics.WorkerMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code loadgate load JOB.yaml} without a key for a file job: the watermark of loaded directories, late directories,
+ * and loads that run at once or are killed, on real files, the real ledger and an Iceberg table.
+ */
+@Timeout(600)
+class DueLoadTest {
+    @TempDir
+    static Path dir;
+    private static JobFixture fixture;
+
+    @BeforeAll
+    static void start() throws Exception {
+        fixture = new JobFixture(dir);
+    }
+
+    @AfterAll
+    static void stop() {
+        fixture.close();
+    }
+
+    /** {@code count} lines {@code {"id": n}} from {@code first} in {@code root/directory/part-0.json}. */
+    static void lines(Path root, String directory, long first, int count) throws IOException {
+        Files.createDirectories(root.resolve(directory));
+        StringBuilder text = new StringBuilder();
+        for (long id = first; id < first + count; id++) {
+            text.append("{\"id\": ").append(id).append("}\n");
+        }
+        Files.writeString(root.resolve(directory).resolve("part-0.json"), text);
+    }
+
+    private static long runs(String jobKey, String where) {
+        return fixture.ledger.count("SELECT count(*) FROM loadgate.load_run WHERE job_key = '" + jobKey + "'"
+                + where);
+    }
+
+    @Test
+    void loadsTheDueHoursOldestFirstThenOnlyALateDirectorysHour() throws Exception {
+        Path root = dir.resolve("drops-late");
+        lines(root, "d_20261130-1500", 100, 2);
+        lines(root, "d_20261130-1400", 0, 3);
+        lines(root, "d_20261130-1410", 10, 4);
+        // Created by Camus, not filled yet: carries nothing and makes no key due.
+        Files.createDirectories(root.resolve("d_20261130-1600"));
+        Path job = fixture.fileJob("FILES_LATE", "files_late", root);
+
+        var first = fixture.run("load", job.toString());
+
+        assertThat(first.exit()).as(first.toString()).isZero();
+        assertThat(first.out().indexOf("load 1/2: FILES_LATE business key 2026-11-30T14"))
+                .as(first.toString()).isPositive()
+                .isLessThan(first.out().indexOf("load 2/2: FILES_LATE business key 2026-11-30T15"));
+        assertThat(first.out()).contains("Loaded FILES_LATE: 2 of 2 due keys loaded, 0 failed, 0 skipped.");
+        assertThat(fixture.rowsBy("files_late", "load_key")).isEqualTo(Map.of("2026-11-30T14", 7L,
+                "2026-11-30T15", 2L));
+
+        var again = fixture.run("load", job.toString());
+        assertThat(again.exit()).as(again.toString()).isZero();
+        assertThat(again.out()).contains("Nothing to load for FILES_LATE: every due directory is loaded.");
+        assertThat(runs("FILES_LATE", "")).isEqualTo(2);
+
+        // A late directory of 14:00 and the 16:00 directory filled: both hours due, 14:00 replaced whole.
+        lines(root, "d_20261130-1450", 20, 5);
+        lines(root, "d_20261130-1600", 200, 1);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        var client = HttpLedgerClient.create(LedgerClientConfig.builder(fixture.ledger.baseUrl(),
+                LedgerToken.of(fixture.ledger.workerToken)).build());
+        JobSpec spec = JobInput.load(job);
+        int exit;
+        var out = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream stdout = System.out;
+        try (TargetCatalogs catalogs = new TargetCatalogs(Optional.empty(), dir.resolve("warehouse"));
+             Interruption interruption = Interruption.install(Interruption.Mode.LEAVE)) {
+            System.setOut(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
+            exit = new DueLoad(client, new SourceCache(Map.of()), catalogs, spec, JobInput.text(job),
+                    new LedgerOptions(), new WorkerMetrics(registry)).run(false, interruption);
+        } finally {
+            System.setOut(stdout);
+        }
+        String late = out.toString(java.nio.charset.StandardCharsets.UTF_8);
+
+        assertThat(exit).as(late).isZero();
+        assertThat(late).contains("business key 2026-11-30T14 (late: d_20261130-1450",
+                "Loaded FILES_LATE: 2 of 2 due keys loaded, 0 failed, 0 skipped, 1 late directories caught.");
+        assertThat(late.lines().filter(l -> l.startsWith("2026-11-30T14 ") && l.endsWith("late: d_20261130-1450")))
+                .as(late).isNotEmpty();
+        assertThat(late).doesNotContain("2026-11-30T15 ");
+        assertThat(registry.get("loadgate_late_directories").tag("job", "FILES_LATE").counter().count())
+                .isEqualTo(1.0);
+        assertThat(fixture.rowsBy("files_late", "load_key")).as("nothing lost, nothing doubled")
+                .isEqualTo(Map.of("2026-11-30T14", 12L, "2026-11-30T15", 2L, "2026-11-30T16", 1L));
+        assertThat(client.loadedDirectories("FILES_LATE")).filteredOn(k -> k.businessKey().equals("2026-11-30T14"))
+                .singleElement().satisfies(k -> assertThat(k.directories())
+                        .containsExactly("d_20261130-1400", "d_20261130-1410", "d_20261130-1450"));
+    }
+
+    @Test
+    void aTableJobStillNeedsItsKey() throws Exception {
+        var result = fixture.run("load", fixture.job("FILES_TABLE", "files_table").toString());
+        assertThat(result.exit()).as(result.toString()).isEqualTo(2);
+        assertThat(result.errLines()).as(result.toString()).hasSize(1);
+        assertThat(result.err()).contains("Missing required option: '--business-key=KEY'");
+        assertThat(runs("FILES_TABLE", "")).isZero();
+    }
+
+    @Test
+    void twoLoadsAtOnceLoadEveryHourOnceAndAKilledLoadLeavesNothingLocked() throws Exception {
+        Path root = dir.resolve("drops-race");
+        for (int hour = 10; hour < 14; hour++) {
+            lines(root, "d_20261130-" + hour + "00", hour * 100L, 10);
+        }
+        Path job = fixture.fileJob("FILES_RACE", "files_race", root);
+        String[] load = {"load", job.toString(), "--ledger", fixture.ledger.baseUrl(), "--token-file",
+                fixture.tokens.toString()};
+        Path home = dir.resolve("unused-home");
+        CliProcess a = CliProcess.start(dir, home, load);
+        CliProcess b = CliProcess.start(dir, home, load);
+
+        assertThat(a.exit()).as(a.toString()).isZero();
+        assertThat(b.exit()).as(b.toString()).isZero();
+        assertThat(runs("FILES_RACE", " AND status = 'SUCCESS'")).as(a + "\n" + b).isEqualTo(4);
+        assertThat(runs("FILES_RACE", "")).as("no run of a key twice\n" + a + "\n" + b).isEqualTo(4);
+        assertThat(fixture.rowsBy("files_race", "load_key")).isEqualTo(Map.of("2026-11-30T10", 10L,
+                "2026-11-30T11", 10L, "2026-11-30T12", 10L, "2026-11-30T13", 10L));
+
+        // Two more hours; the load is killed (SIGKILL: no handler runs) once its first run exists.
+        lines(root, "d_20261130-1400", 1400, 10);
+        lines(root, "d_20261130-1500", 1500, 10);
+        CliProcess killed = CliProcess.start(dir, home, load);
+        Awaitility.await().atMost(Duration.ofSeconds(120)).until(() -> killed.runId() != null
+                || !killed.process().isAlive());
+        killed.signal("KILL");
+        killed.process().waitFor();
+        var after = fixture.run("load", job.toString());
+        assertThat(after.exit()).as(killed + "\n" + after).isZero();
+        // The killed load's run went on in the workers; once it ended, nothing is due and nothing is held.
+        Awaitility.await().atMost(Duration.ofSeconds(120)).until(() -> runs("FILES_RACE",
+                " AND completed_at IS NULL") == 0);
+        var last = fixture.run("load", job.toString());
+        assertThat(last.exit()).as(last.toString()).isZero();
+        assertThat(last.out()).as(killed + "\n" + after + "\n" + last).contains("Nothing to load for FILES_RACE");
+        String all = killed + "\n" + after + "\n" + last + "\n" + fixture.ledger.get("/v1/runs?jobKey=FILES_RACE").body();
+        assertThat(runs("FILES_RACE", " AND status = 'SUCCESS'")).as(all).isEqualTo(6);
+        assertThat(runs("FILES_RACE", "")).as(all).isEqualTo(6);
+        assertThat(fixture.rowsBy("files_race", "load_key")).containsEntry("2026-11-30T14", 10L)
+                .containsEntry("2026-11-30T15", 10L).hasSize(6);
+    }
+}
