@@ -24,11 +24,12 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code loadgate load JOB.yaml} without a key for a file job: the watermark of loaded directories, late directories,
- * and loads that run at once or are killed, on real files, the real ledger and an Iceberg table.
+ * The commands of a file job (Thrive's phases): {@code load} without a key (the watermark of loaded directories, late
+ * directories, loads that run at once or are killed), {@code replay --dirs-file} and {@code rollback
+ * --partitions-file}, on real files, the real ledger and an Iceberg table.
  */
 @Timeout(600)
-class DueLoadTest {
+class FileJobCommandsTest {
     @TempDir
     static Path dir;
     private static JobFixture fixture;
@@ -168,5 +169,78 @@ class DueLoadTest {
         assertThat(runs("FILES_RACE", "")).as(all).isEqualTo(6);
         assertThat(fixture.rowsBy("files_race", "load_key")).containsEntry("2026-11-30T14", 10L)
                 .containsEntry("2026-11-30T15", 10L).hasSize(6);
+    }
+
+    @Test
+    void replayTakesThrivesReplaydirsAndRollbackItsPartitionsFileBothRefusedWhileAKeyIsActive() throws Exception {
+        Path root = dir.resolve("drops-thrive");
+        lines(root, "d_20261130-0100", 0, 3);
+        lines(root, "d_20261130-0110", 10, 2);
+        lines(root, "d_20261130-0200", 20, 4);
+        lines(root, "d_20261130-0300", 30, 1);
+        Path job = fixture.fileJob("FILES_THRIVE", "files_thrive", root);
+        assertThat(fixture.run("load", job.toString()).exit()).isZero();
+        Map<String, Long> all = Map.of("2026-11-30T01", 5L, "2026-11-30T02", 4L, "2026-11-30T03", 1L);
+        assertThat(fixture.rowsBy("files_thrive", "load_key")).isEqualTo(all);
+        Path dirs = Files.writeString(dir.resolve("replaydirs.txt"), """
+                d_20261130-0200
+                # the source resent these
+                d_20261130-0110
+                d_20261130-0110
+                """);
+        Path partitions = Files.writeString(dir.resolve("partitions.txt"), "2026/11/30/03\n2015/10/03/19\n"
+                + "2026/11/30/01\n");
+
+        // A run of 02:00 is active: neither file is taken, and nothing runs.
+        Map<String, Object> busy = io.loadgate.server.testing.Runs.create("FILES_THRIVE", "2026-11-30T02");
+        busy.put("hdfsRoot", dir.resolve("stage").toUri().toString());
+        String busyRun = fixture.ledger.post("/v1/runs", busy).text("runId");
+        var replayRefused = fixture.run("replay", job.toString(), "--dirs-file", dirs.toString());
+        Files.writeString(dir.resolve("busy.txt"), "2026/11/30/03\n2026/11/30/02\n");
+        var rollbackRefused = fixture.run("rollback", job.toString(), "--partitions-file", dir.resolve("busy.txt")
+                .toString(), "--reason", "source resent the hour", "--yes");
+
+        assertThat(replayRefused.exit()).as(replayRefused.toString()).isEqualTo(RunOutcome.ACTIVE_RUN_EXISTS);
+        assertThat(replayRefused.errLines()).as(replayRefused.toString()).hasSize(1);
+        assertThat(replayRefused.err()).contains("active run " + busyRun, "2026-11-30T02");
+        assertThat(replayRefused.out()).doesNotContain("== replay");
+        assertThat(rollbackRefused.exit()).as(rollbackRefused.toString()).isEqualTo(RunOutcome.ACTIVE_RUN_EXISTS);
+        assertThat(rollbackRefused.errLines()).as(rollbackRefused.toString()).hasSize(1);
+        assertThat(runs("FILES_THRIVE", "")).isEqualTo(4);
+        assertThat(fixture.rowsBy("files_thrive", "load_key")).as("03:00 not rolled back").isEqualTo(all);
+        assertThat(fixture.ledger.send("POST", "/v1/runs/" + busyRun + "/cancel",
+                Map.of("reason", "made by the test"), fixture.ledger.operatorToken).status()).isEqualTo(200);
+
+        var missing = fixture.run("replay", job.toString(), "--dirs-file", Files.writeString(
+                dir.resolve("missing.txt"), "d_20261130-0100\nd_20261130-0500\n").toString());
+        assertThat(missing.exit()).as(missing.toString()).isEqualTo(2);
+        assertThat(missing.errLines()).hasSize(1);
+        assertThat(missing.err()).contains("d_20261130-0500 is not a due directory");
+        var replayed = fixture.run("replay", job.toString(), "--dirs-file", dirs.toString());
+
+        assertThat(replayed.exit()).as(replayed.toString()).isZero();
+        assertThat(replayed.out()).contains("replay 1/2: FILES_THRIVE business key 2026-11-30T01 (for d_20261130-0110)",
+                "replay 2/2: FILES_THRIVE business key 2026-11-30T02 (for d_20261130-0200)",
+                "Replayed FILES_THRIVE: 2 of 2 business keys succeeded, 0 failed.");
+        assertThat(runs("FILES_THRIVE", " AND status = 'SUCCESS'")).isEqualTo(5);
+        assertThat(fixture.rowsBy("files_thrive", "load_key")).as("replaced, not doubled").isEqualTo(all);
+
+        var badLine = fixture.run("rollback", job.toString(), "--partitions-file", Files.writeString(
+                dir.resolve("bad.txt"), "2026/11/30/01\nyesterday\n").toString(), "--reason", "source resent it",
+                "--yes");
+        assertThat(badLine.exit()).as(badLine.toString()).isEqualTo(2);
+        assertThat(badLine.err()).contains("line 2");
+        var rolledBack = fixture.run("rollback", job.toString(), "--partitions-file", partitions.toString(),
+                "--reason", "source resent the hours", "--yes");
+
+        assertThat(rolledBack.exit()).as(rolledBack.toString()).isZero();
+        assertThat(rolledBack.out()).contains("Business key 2015-10-03T19 has no rows in",
+                "nothing to roll back", "ROLLED_BACK on run");
+        assertThat(rolledBack.out().indexOf("2015-10-03T19")).as("oldest first")
+                .isLessThan(rolledBack.out().indexOf("Removed"));
+        assertThat(fixture.rowsBy("files_thrive", "load_key")).isEqualTo(Map.of("2026-11-30T02", 4L));
+        // A rolled-back hour keeps its directories loaded: the hourly load does not bring it back.
+        var after = fixture.run("load", job.toString());
+        assertThat(after.out()).as(after.toString()).contains("Nothing to load for FILES_THRIVE");
     }
 }
