@@ -108,7 +108,7 @@ public final class Runs {
         return stagingValidated(ledger, jobKey, businessKey, manifest(30));
     }
 
-    private static String stagingValidated(TestLedger ledger, String jobKey, String businessKey,
+    public static String stagingValidated(TestLedger ledger, String jobKey, String businessKey,
                                            Map<String, Object> manifest) {
         String runId = extracting(ledger, jobKey, businessKey, manifest);
         UUID token = UUID.randomUUID();
