@@ -7,6 +7,8 @@ CREATE TABLE load_run_directory (
     job_key      text NOT NULL,
     business_key text NOT NULL,
     directory    text NOT NULL,
+    -- Late: the key had a SUCCESS before this one, which did not load this directory (it appeared afterwards).
+    late         boolean NOT NULL DEFAULT false,
     PRIMARY KEY (run_id, directory)
 );
 CREATE INDEX load_run_directory_job ON load_run_directory (job_key, business_key);

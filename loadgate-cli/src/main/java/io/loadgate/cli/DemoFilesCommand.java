@@ -2,9 +2,7 @@ package io.loadgate.cli;
 
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecLoader;
-import io.loadgate.worker.metrics.WorkerMetrics;
 import io.loadgate.worker.source.files.CamusLayout;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -54,20 +52,17 @@ final class DemoFilesCommand implements Callable<Integer> {
             JobSpec job = JobSpecLoader.parse(jobFile, yaml);
             System.out.printf("Generated %d hours of Camus directories under %s: %,d lines, one of them malformed;"
                     + " %s is held back.%n%n", HOURS, root, lines, CamusLayout.name(late));
-            WorkerMetrics metrics = new WorkerMetrics(new SimpleMeterRegistry());
-            int exit = load(local, job, yaml, metrics, interruption);
+            int exit = load(local, job, yaml, interruption);
             if (exit != 0) {
                 return exit;
             }
             System.out.printf("%nThe late directory %s appears in hour %s, already loaded (Thrive would skip it"
                     + " for good):%n%n", CamusLayout.name(late), late.toLocalDate() + "T" + late.getHour());
             write(root, late, 900_000);
-            exit = load(local, job, yaml, metrics, interruption);
+            exit = load(local, job, yaml, interruption);
             if (exit != 0) {
                 return exit;
             }
-            System.out.printf("%nloadgate_late_directories_total{job=\"%s\"} %.0f%n", job.jobKey(),
-                    metrics.lateDirectories(job.jobKey()).count());
             readBack(local, job);
             System.out.println("The job spec is in " + jobFile + "; load it every hour with: bin/loadgate load "
                     + jobFile);
@@ -75,10 +70,10 @@ final class DemoFilesCommand implements Callable<Integer> {
         }
     }
 
-    private static int load(LocalLoadgate local, JobSpec job, String yaml, WorkerMetrics metrics,
-                            Interruption interruption) throws InterruptedException {
+    private static int load(LocalLoadgate local, JobSpec job, String yaml, Interruption interruption)
+            throws InterruptedException {
         System.out.println("$ loadgate load " + job.jobKey().toLowerCase(java.util.Locale.ROOT) + ".yaml");
-        return new DueLoad(local.client(), local.sources(), local.catalogs(), job, yaml, new LedgerOptions(), metrics)
+        return new DueLoad(local.client(), local.sources(), local.catalogs(), job, yaml, new LedgerOptions())
                 .run(false, interruption);
     }
 

@@ -9,7 +9,6 @@ import io.loadgate.worker.execution.SourceCache;
 import io.loadgate.worker.execution.TargetCatalogs;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.ledger.LedgerClient;
-import io.loadgate.worker.metrics.WorkerMetrics;
 import io.loadgate.worker.source.SourceException;
 import io.loadgate.worker.source.files.DueKeys;
 import io.loadgate.worker.source.files.DueKeys.DueKey;
@@ -35,18 +34,16 @@ final class DueLoad {
     private final JobSpec job;
     private final String yaml;
     private final LedgerOptions ledgerOptions;
-    private final WorkerMetrics metrics;
 
     /** {@code ledgerOptions} explains the ledger's errors (unreachable: exit 3). */
     DueLoad(LedgerClient client, SourceCache sources, TargetCatalogs catalogs, JobSpec job, String yaml,
-            LedgerOptions ledgerOptions, WorkerMetrics metrics) {
+            LedgerOptions ledgerOptions) {
         this.client = requireNonNull(client, "client is null");
         this.sources = requireNonNull(sources, "sources is null");
         this.catalogs = requireNonNull(catalogs, "catalogs is null");
         this.job = requireNonNull(job, "job is null");
         this.yaml = requireNonNull(yaml, "yaml is null");
         this.ledgerOptions = requireNonNull(ledgerOptions, "ledgerOptions is null");
-        this.metrics = requireNonNull(metrics, "metrics is null");
     }
 
     /** One key's line; {@code ended} null when no run of this load ran for it. */
@@ -103,10 +100,8 @@ final class DueLoad {
                 // run meanwhile made the run this one follows (the ledger's idempotent create), never a second.
                 RunCommand.Ended ended = RunCommand.loadOncePerSnapshot(client, sources, catalogs, job, yaml,
                         key.key().toString(), previous.map(RunView::runId).orElse(null), interruption);
+                // The ledger counts the late directories (loadgate_late_directories_total) with the SUCCESS.
                 outcome = new Outcome(key, ended, null, ended.exitCode(interruption));
-                if (outcome.exitCode() == 0 && !key.late().isEmpty()) {
-                    metrics.lateDirectories(job.jobKey()).increment(key.late().size());
-                }
             } catch (CliException e) {
                 if (e.exitCode() == RunOutcome.ACTIVE_RUN_EXISTS) {
                     // Another load (or an operator's run) started this key since: not this load's failure; the

@@ -9,7 +9,6 @@ import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecException;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
-import io.loadgate.worker.metrics.WorkerMetrics;
 import io.loadgate.worker.source.SourceException;
 import io.loadgate.worker.source.SourceUnavailableException;
 import io.loadgate.worker.submit.RunFollower;
@@ -144,14 +143,12 @@ final class RunCommand implements Callable<Integer> {
             throw new CliException("--no-wait and --cancel-on-interrupt need --business-key", LedgerOptions.EXIT_USAGE);
         }
         String yaml = JobInput.text(jobFile);
-        // The CLI process is not scraped; the worker's registry is where a long-lived caller would export it.
-        WorkerMetrics metrics = WorkerMetrics.off();
         if (ledgerOptions.ledgerGiven()) {
             LedgerClient client = ledgerOptions.workerClient(ledgerRetry);
             try (Interruption interruption = Interruption.install(Interruption.Mode.LEAVE);
                  TargetCatalogs catalogs = catalogOptions.openOrHome()) {
                 return new DueLoad(client, new SourceCache(System.getenv()), catalogs, job, yaml,
-                        ledgerOptions, metrics)
+                        ledgerOptions)
                         .run(keepGoing, interruption);
             }
         }
@@ -160,7 +157,7 @@ final class RunCommand implements Callable<Integer> {
             try (LocalLoadgate local = LocalLoadgate.start(threads)) {
                 interruption.cancelWith(local.operatorClient());
                 exit = new DueLoad(local.client(), local.sources(), local.catalogs(), job, yaml,
-                        ledgerOptions, metrics)
+                        ledgerOptions)
                         .run(keepGoing, interruption);
             }
             return exit;

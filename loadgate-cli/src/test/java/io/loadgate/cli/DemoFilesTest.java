@@ -22,7 +22,6 @@ class DemoFilesTest {
                 .contains("Loaded DEMO_EVENTS: 3 of 3 due keys loaded, 0 failed, 0 skipped.")
                 .contains("business key 2026-11-29T10 (late: d_20261129-1050")
                 .contains("Loaded DEMO_EVENTS: 1 of 1 due keys loaded, 0 failed, 0 skipped, 1 late directories caught.")
-                .contains("loadgate_late_directories_total{job=\"DEMO_EVENTS\"} 1")
                 // Six directories of 50 lines an hour, the malformed line kept aside.
                 .contains("  2026-11-29T10  300 rows", "  2026-11-29T11  300 rows", "  2026-11-29T12  300 rows");
     }

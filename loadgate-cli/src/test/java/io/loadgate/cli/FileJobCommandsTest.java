@@ -2,20 +2,16 @@ package io.loadgate.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.loadgate.worker.execution.SourceCache;
-import io.loadgate.worker.execution.TargetCatalogs;
-import io.loadgate.worker.job.JobSpec;
+import io.loadgate.server.metrics.LedgerGauges;
 import io.loadgate.worker.ledger.HttpLedgerClient;
 import io.loadgate.worker.ledger.LedgerClientConfig;
 import io.loadgate.worker.ledger.LedgerToken;
-import io.loadgate.worker.metrics.WorkerMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Optional;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -87,33 +83,27 @@ class FileJobCommandsTest {
         // A late directory of 14:00 and the 16:00 directory filled: both hours due, 14:00 replaced whole.
         lines(root, "d_20261130-1450", 20, 5);
         lines(root, "d_20261130-1600", 200, 1);
-        SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        var client = HttpLedgerClient.create(LedgerClientConfig.builder(fixture.ledger.baseUrl(),
-                LedgerToken.of(fixture.ledger.workerToken)).build());
-        JobSpec spec = JobInput.load(job);
-        int exit;
-        var out = new java.io.ByteArrayOutputStream();
-        java.io.PrintStream stdout = System.out;
-        try (TargetCatalogs catalogs = new TargetCatalogs(Optional.empty(), dir.resolve("warehouse"));
-             Interruption interruption = Interruption.install(Interruption.Mode.LEAVE)) {
-            System.setOut(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
-            exit = new DueLoad(client, new SourceCache(Map.of()), catalogs, spec, JobInput.text(job),
-                    new LedgerOptions(), new WorkerMetrics(registry)).run(false, interruption);
-        } finally {
-            System.setOut(stdout);
-        }
-        String late = out.toString(java.nio.charset.StandardCharsets.UTF_8);
+        var lateLoad = fixture.run("load", job.toString());
 
-        assertThat(exit).as(late).isZero();
+        String late = lateLoad.out();
+        assertThat(lateLoad.exit()).as(lateLoad.toString()).isZero();
         assertThat(late).contains("business key 2026-11-30T14 (late: d_20261130-1450",
                 "Loaded FILES_LATE: 2 of 2 due keys loaded, 0 failed, 0 skipped, 1 late directories caught.");
         assertThat(late.lines().filter(l -> l.startsWith("2026-11-30T14 ") && l.endsWith("late: d_20261130-1450")))
                 .as(late).isNotEmpty();
         assertThat(late).doesNotContain("2026-11-30T15 ");
-        assertThat(registry.get("loadgate_late_directories").tag("job", "FILES_LATE").counter().count())
-                .isEqualTo(1.0);
+        // The ledger counted it with the SUCCESS: its /metrics has loadgate_late_directories_total{job_key}.
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (LedgerGauges gauges = LedgerGauges.start(fixture.ledger.ledger.views(), registry,
+                Duration.ofMillis(100))) {
+            Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(registry
+                    .find("loadgate_late_directories").tag("job_key", "FILES_LATE").functionCounter())
+                    .isNotNull().satisfies(c -> assertThat(c.count()).isEqualTo(1.0)));
+        }
         assertThat(fixture.rowsBy("files_late", "load_key")).as("nothing lost, nothing doubled")
                 .isEqualTo(Map.of("2026-11-30T14", 12L, "2026-11-30T15", 2L, "2026-11-30T16", 1L));
+        var client = HttpLedgerClient.create(LedgerClientConfig.builder(fixture.ledger.baseUrl(),
+                LedgerToken.of(fixture.ledger.workerToken)).build());
         assertThat(client.loadedDirectories("FILES_LATE")).filteredOn(k -> k.businessKey().equals("2026-11-30T14"))
                 .singleElement().satisfies(k -> assertThat(k.directories())
                         .containsExactly("d_20261130-1400", "d_20261130-1410", "d_20261130-1450"));

@@ -8,9 +8,11 @@ import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.run.RunRow;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 
@@ -28,8 +30,15 @@ public final class Watermarks {
             SELECT source_ref FROM load_partition WHERE run_id = ? AND source_ref IS NOT NULL ORDER BY partition_id
             """;
     private static final String INSERT = """
-            INSERT INTO load_run_directory (run_id, job_key, business_key, directory) VALUES (?, ?, ?, ?)
+            INSERT INTO load_run_directory (run_id, job_key, business_key, directory, late) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT DO NOTHING
+            """;
+    // The key's SUCCESS before this one (the run being recorded is not SUCCESS yet) and the directories it loaded.
+    private static final String PREVIOUS = """
+            SELECT p.run_id, d.directory
+              FROM (SELECT run_id FROM load_run WHERE job_key = ? AND business_key = ? AND status = 'SUCCESS'
+                     ORDER BY completed_at DESC, run_id DESC LIMIT 1) p
+              LEFT JOIN load_run_directory d ON d.run_id = p.run_id
             """;
     // Per key, its latest SUCCESS by completion (run id breaking a tie, so the answer is stable), with its directories.
     private static final String LOADED = """
@@ -49,7 +58,8 @@ public final class Watermarks {
 
     /**
      * Records the directories {@code run} loaded; called in the transaction that moves it to SUCCESS, with its row
-     * locked. A run not planned by a file source records nothing.
+     * locked. A run not planned by a file source records nothing. A directory is late when the key had a SUCCESS
+     * before, which did not load it: it appeared after its key was loaded ({@code loadgate_late_directories_total}).
      */
     public static void recordSuccess(Tx tx, RunRow run) throws SQLException {
         if (run.snapshotRef() == null || !run.snapshotRef().startsWith(FILE_SNAPSHOT_PREFIX)) {
@@ -59,8 +69,13 @@ public final class Watermarks {
         for (String sourceRef : tx.query(SOURCE_REFS, rs -> rs.getString(1), run.runId())) {
             directories.addAll(directories(sourceRef));
         }
+        List<String[]> previous = tx.query(PREVIOUS, rs -> new String[] {rs.getString(1), rs.getString(2)},
+                run.jobKey(), run.businessKey());
+        Set<String> loadedBefore = new HashSet<>();
+        previous.stream().filter(p -> p[1] != null).forEach(p -> loadedBefore.add(p[1]));
         for (String directory : directories) {
-            tx.update(INSERT, run.runId(), run.jobKey(), run.businessKey(), directory);
+            boolean late = !previous.isEmpty() && !loadedBefore.contains(directory);
+            tx.update(INSERT, run.runId(), run.jobKey(), run.businessKey(), directory, late);
         }
     }
 

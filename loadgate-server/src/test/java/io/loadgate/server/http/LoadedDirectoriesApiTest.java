@@ -62,6 +62,17 @@ class LoadedDirectoriesApiTest {
         assertThat(keys.get(1).get("businessKey").asText()).isEqualTo("2026-11-30T15");
         assertThat(keys.get(1).get("directories").size()).isZero();
         assertThat(ledger.get("/v1/jobs/NO_SUCH_JOB/loaded-directories").body().size()).isZero();
+
+        // The hour loaded again with its late directory: only that one is late, and the answer is the new run's.
+        String again = Runs.succeeded(ledger, "WM_FILES", "2026-11-30T14",
+                Runs.filesManifest("d_20261130-1400/part-0.json", "d_20261130-1410/part-0.json",
+                        "d_20261130-1450/part-0.json"));
+        assertThat(ledger.count("SELECT count(*) FROM loadgate.load_run_directory WHERE late")).isEqualTo(1);
+        assertThat(ledger.count("SELECT count(*) FROM loadgate.load_run_directory WHERE late AND run_id = '" + again
+                + "' AND directory = 'd_20261130-1450'")).isEqualTo(1);
+        JsonNode now = ledger.get("/v1/jobs/WM_FILES/loaded-directories").body();
+        assertThat(now.get(0).get("runId").asText()).isEqualTo(again);
+        assertThat(now.get(0).get("directories").size()).isEqualTo(3);
     }
 
     @Test

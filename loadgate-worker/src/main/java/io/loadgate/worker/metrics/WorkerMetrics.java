@@ -83,15 +83,6 @@ public final class WorkerMetrics {
                 .tag("job", job).tag("outcome", outcome.name()).register(registry).increment();
     }
 
-    /**
-     * Directories of a file job that appeared after their key had been loaded (Thrive would have skipped them), found
-     * by {@code loadgate load} without a key and loaded with their key again; exported as
-     * {@code loadgate_late_directories_total}.
-     */
-    public Counter lateDirectories(String job) {
-        return counter("loadgate_late_directories", "directories that appeared after their key was loaded", job);
-    }
-
     Timer ledgerCall(String method, boolean failed) {
         return Timer.builder("loadgate_worker_ledger_calls").description("calls to the ledger's API, by method")
                 .tag("method", method).tag("outcome", failed ? "error" : "ok").register(registry);
