@@ -50,6 +50,16 @@ class FileJobCommandsTest {
         Files.writeString(root.resolve(directory).resolve("part-0.json"), text);
     }
 
+    /** The run each key's summary line names. */
+    private static Map<String, String> keyRuns(String out) {
+        Map<String, String> runs = new java.util.TreeMap<>();
+        var m = java.util.regex.Pattern.compile("(?m)^(2026-11-30T[0-9]{2}) +([0-9a-f-]{36}) ").matcher(out);
+        while (m.find()) {
+            runs.put(m.group(1), m.group(2));
+        }
+        return runs;
+    }
+
     private static long runs(String jobKey, String where) {
         return fixture.ledger.count("SELECT count(*) FROM loadgate.load_run WHERE job_key = '" + jobKey + "'"
                 + where);
@@ -135,6 +145,13 @@ class FileJobCommandsTest {
         assertThat(b.exit()).as(b.toString()).isZero();
         assertThat(runs("FILES_RACE", " AND status = 'SUCCESS'")).as(a + "\n" + b).isEqualTo(4);
         assertThat(runs("FILES_RACE", "")).as("no run of a key twice\n" + a + "\n" + b).isEqualTo(4);
+        // A key both loads reached is one run: the second followed the first's (its create came back idempotent).
+        Map<String, String> runOfA = keyRuns(a.stdout());
+        keyRuns(b.stdout()).forEach((key, run) -> {
+            if (runOfA.containsKey(key)) {
+                assertThat(run).as(key + "\n" + a + "\n" + b).isEqualTo(runOfA.get(key));
+            }
+        });
         assertThat(fixture.rowsBy("files_race", "load_key")).isEqualTo(Map.of("2026-11-30T10", 10L,
                 "2026-11-30T11", 10L, "2026-11-30T12", 10L, "2026-11-30T13", 10L));
 

@@ -25,7 +25,7 @@ public final class DueKeys {
      * A due key: every due directory of it now ({@code directories}, oldest first, what its run will load) and, when
      * it had been loaded, the ones that run did not load ({@code late}); empty {@code late} for a key never loaded.
      */
-    public record DueKey(FileKey key, List<String> directories, List<String> late, boolean loadedBefore) {
+    public record DueKey(FileKey key, List<String> directories, List<String> late) {
         public DueKey {
             requireNonNull(key, "key is null");
             directories = List.copyOf(directories);
@@ -54,8 +54,7 @@ public final class DueKeys {
                     List<String> missing = e.getValue().stream().filter(d -> done == null || !done.contains(d))
                             .toList();
                     if (!missing.isEmpty()) {
-                        due.add(new DueKey(e.getKey(), e.getValue(), done == null ? List.of() : missing,
-                                done != null));
+                        due.add(new DueKey(e.getKey(), e.getValue(), done == null ? List.of() : missing));
                     }
                 });
         return List.copyOf(due);

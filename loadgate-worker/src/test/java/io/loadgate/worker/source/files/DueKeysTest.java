@@ -36,7 +36,6 @@ class DueKeysTest {
             assertThat(k.key()).isEqualTo(FileKey.of(FileGrouping.HOUR, LocalDateTime.of(2026, 11, 30, 14, 0)));
             assertThat(k.directories()).containsExactly("d_20261130-1400", "d_20261130-1410");
             assertThat(k.late()).isEmpty();
-            assertThat(k.loadedBefore()).isFalse();
         });
     }
 
@@ -50,7 +49,6 @@ class DueKeysTest {
             assertThat(k.key().toString()).isEqualTo("2026-11-30");
             assertThat(k.directories()).containsExactly("d_20261130-0000", "d_20261130-2350");
             assertThat(k.late()).containsExactly("d_20261130-2350");
-            assertThat(k.loadedBefore()).isTrue();
         });
     }
 }
