@@ -136,8 +136,12 @@ final class DueLoad {
 
     /** The key as due now: another load may have loaded it since the first listing. */
     private Optional<DueKey> stillDue(FileSource source, DueKey key) {
-        return DueKeys.of(job.source().files().groupBy(), source.directories(key.key()), loaded())
-                .stream().findFirst();
+        try {
+            return DueKeys.of(job.source().files().groupBy(), source.directories(key.key()), loaded())
+                    .stream().findFirst();
+        } catch (SourceException e) {
+            throw new CliException(e.getMessage(), RunOutcome.SOURCE_UNAVAILABLE);
+        }
     }
 
     private int summarise(List<DueKey> due, List<Outcome> outcomes) {
