@@ -97,6 +97,7 @@ class GoldenRoundTripTest {
         is("cleanup", OperatorApi.Cleanup.class, OperatorApi.CleanupResult.class);
         is("monitor.history", null, MonitorHistory.class);
         is("jobs.keys", null, KeyHolders.class);
+        isList("jobs.loaded-directories", null, LoadedKey.class);
     }
 
     static Stream<String> cases() {

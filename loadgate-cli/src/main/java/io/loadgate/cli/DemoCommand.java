@@ -16,10 +16,11 @@ import org.apache.iceberg.io.CloseableIterable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-@Command(name = "demo", mixinStandardHelpOptions = true,
+@Command(name = "demo", mixinStandardHelpOptions = true, subcommands = DemoFilesCommand.class,
         description = {"Loads a generated orders table into an Iceberg table, end to end, on the embedded defaults:",
                 "the ledger and a 'demo' source database on the embedded PostgreSQL, one job, 4 partitions,",
-                "business key = yesterday. Run it twice: the second run replaces the day's partition."})
+                "business key = yesterday. Run it twice: the second run replaces the day's partition.",
+                "'loadgate demo files' shows file drops instead: Camus directories, a late one caught."})
 final class DemoCommand implements Callable<Integer> {
     @Option(names = "--rows", defaultValue = "1000000", description = "rows in the orders table (default: ${DEFAULT-VALUE})")
     long rows;

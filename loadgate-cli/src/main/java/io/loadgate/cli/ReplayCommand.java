@@ -1,18 +1,26 @@
 package io.loadgate.cli;
 
+import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.worker.execution.SourceCache;
 import io.loadgate.worker.execution.TargetCatalogs;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.ledger.LedgerClient;
+import io.loadgate.worker.source.SourceException;
+import io.loadgate.worker.source.files.FileKey;
+import io.loadgate.worker.source.files.FileSource;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import org.apache.hadoop.conf.Configuration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -23,7 +31,11 @@ import picocli.CommandLine.Parameters;
                 "replaces its key's partition in the target. Every key is checked before the first run starts.",
                 "Stops at the first run that does not succeed unless --keep-going. Prints one line per key and a",
                 "summary. Without --ledger, runs the ledger and workers in this process on $LOADGATE_HOME."},
-        footer = {"Keys file: one business key per line; blank lines and '#' comments are ignored; a key may appear",
+        footer = {"A file job (source.files) takes Thrive's replaydirs file instead (--dirs-file: one d_YYYYMMDD-HHMM",
+                "directory per line): each key those directories belong to is loaded again, whole. Every directory",
+                "must be a due one under the source's root, and the whole file is refused while one of its keys has",
+                "an active run (exit 4), before any run.",
+                "Keys file: one business key per line; blank lines and '#' comments are ignored; a key may appear",
                 "once. Exit codes: 0 every run succeeded; 2 bad job, options or key (nothing was run); 3 ledger",
                 "unreachable; otherwise the exit code of the first run that failed, as 'loadgate run' has them."})
 final class ReplayCommand implements Callable<Integer> {
@@ -35,6 +47,10 @@ final class ReplayCommand implements Callable<Integer> {
 
     @Option(names = "--keys-file", paramLabel = "FILE", description = "the business keys, one per line")
     Path keysFile;
+
+    @Option(names = "--dirs-file", paramLabel = "FILE",
+            description = "a file job's directories (d_20261130-1400), one per line: their keys are loaded again")
+    Path dirsFile;
 
     @Option(names = "--keep-going", description = "run every key even after a run failed")
     boolean keepGoing;
@@ -71,31 +87,78 @@ final class ReplayCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Logging.quietUnlessAsked();
         JobSpec job = JobInput.load(jobFile);
-        List<String> given = keys();
+        int given = (businessKeys.isEmpty() ? 0 : 1) + (keysFile == null ? 0 : 1) + (dirsFile == null ? 0 : 1);
+        if (given != 1) {
+            throw new CliException("give the keys either with --business-key, with --keys-file or with --dirs-file",
+                    LedgerOptions.EXIT_USAGE);
+        }
+        Map<String, List<String>> directories = dirsFile == null ? Map.of() : dueDirectories(job);
+        // A source on the embedded PostgreSQL answers only once the ledger is up: its keys are checked then.
+        List<String> named = dirsFile == null ? keys() : List.copyOf(directories.keySet());
+        List<String> checked = dirsFile == null ? JobInput.canonicalKeysBeforeLedger(job, named, ledgerOptions) : named;
         RunCommand.checkThreads(threads);
         catalogOptions.requireLedger(ledgerOptions);
         String yaml = JobInput.text(jobFile);
-        List<String> checked = JobInput.canonicalKeysBeforeLedger(job, given, ledgerOptions);
         if (ledgerOptions.ledgerGiven()) {
             LedgerClient client = ledgerOptions.workerClient(ledgerRetry);
+            refuseActive(client, job, directories.keySet());
             try (Interruption interruption = Interruption.install(Interruption.Mode.LEAVE);
                  TargetCatalogs catalogs = catalogOptions.openOrHome()) {
-                return replay(client, new SourceCache(System.getenv()), catalogs, job, yaml, checked, interruption);
+                return replay(client, new SourceCache(System.getenv()), catalogs, job, yaml, checked, directories,
+                        interruption);
             }
         }
         try (Interruption interruption = Interruption.install(Interruption.Mode.FINISH_OR_CANCEL)) {
             try (LocalLoadgate local = LocalLoadgate.start(threads)) {
                 interruption.cancelWith(local.operatorClient());
-                List<String> keys = checked != null ? checked : JobInput.canonicalKeys(job, given);
-                return replay(local.client(), local.sources(), local.catalogs(), job, yaml, keys, interruption);
+                refuseActive(local.client(), job, directories.keySet());
+                List<String> keys = checked != null ? checked : JobInput.canonicalKeys(job, named);
+                return replay(local.client(), local.sources(), local.catalogs(), job, yaml, keys, directories,
+                        interruption);
             }
         }
     }
 
-    private List<String> keys() {
-        if (!businessKeys.isEmpty() == (keysFile != null)) {
-            throw new CliException("give the keys either with --business-key or with --keys-file", LedgerOptions.EXIT_USAGE);
+    /**
+     * The keys of the replaydirs file, oldest first, each with the directories named for it; every one must be a due
+     * directory of the source now, or the replay would load a key without the data it was asked for.
+     */
+    private Map<String, List<String>> dueDirectories(JobSpec job) {
+        Map<FileKey, List<String>> named = FileKeysInput.directories(job, dirsFile);
+        Set<String> due;
+        try {
+            due = new FileSource(job.source().files(), new Configuration(), Clock.systemUTC()).directories().stream()
+                    .map(FileSource.SourceDirectory::name).collect(Collectors.toSet());
+        } catch (SourceException e) {
+            throw new CliException(e.getMessage(), RunOutcome.SOURCE_UNAVAILABLE);
         }
+        Map<String, List<String>> byKey = new LinkedHashMap<>();
+        named.forEach((key, names) -> {
+            for (String name : names) {
+                if (!due.contains(name)) {
+                    throw new CliException(dirsFile + ": directory " + name + " is not a due directory under "
+                            + job.source().files().root() + " (absent, or newer than source.files.processing_delay)",
+                            LedgerOptions.EXIT_USAGE);
+                }
+            }
+            byKey.put(key.toString(), names);
+        });
+        return byKey;
+    }
+
+    /** Refuses the whole replay, before any run, while one of {@code keys} has an active run. */
+    private void refuseActive(LedgerClient client, JobSpec job, Set<String> keys) {
+        for (String key : keys) {
+            ledgerOptions.call(client, c -> c.listRuns(new RunFilter(job.jobKey(), key, null, 1))).stream()
+                    .filter(r -> r.status().isActive()).findFirst().ifPresent(active -> {
+                        throw new CliException("job " + job.jobKey() + " has an active run " + active.runId() + " ("
+                                + active.status() + ") for " + key + "; replay once it has ended (nothing was run)",
+                                RunOutcome.ACTIVE_RUN_EXISTS);
+                    });
+        }
+    }
+
+    private List<String> keys() {
         if (keysFile == null) {
             Map<String, Integer> seen = new LinkedHashMap<>();
             for (String key : businessKeys) {
@@ -139,11 +202,13 @@ final class ReplayCommand implements Callable<Integer> {
     }
 
     private int replay(LedgerClient client, SourceCache sources, TargetCatalogs catalogs, JobSpec job, String yaml,
-                       List<String> keys, Interruption interruption) throws InterruptedException {
+                       List<String> keys, Map<String, List<String>> directories, Interruption interruption)
+            throws InterruptedException {
         List<Outcome> outcomes = new ArrayList<>();
         for (int i = 0; i < keys.size() && !interruption.interrupted(); i++) {
             String key = keys.get(i);
-            System.out.println("== replay " + (i + 1) + "/" + keys.size() + ": " + job.jobKey() + " business key " + key);
+            System.out.println("== replay " + (i + 1) + "/" + keys.size() + ": " + job.jobKey() + " business key " + key
+                    + (directories.containsKey(key) ? " (for " + String.join(" ", directories.get(key)) + ")" : ""));
             Outcome outcome;
             try {
                 RunCommand.Ended ended = RunCommand.load(client, sources, catalogs, job, yaml, key, interruption);

@@ -15,7 +15,9 @@ import io.loadgate.worker.target.TargetException;
 import io.loadgate.worker.target.Targets;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.apache.hadoop.conf.Configuration;
@@ -31,7 +33,10 @@ import picocli.CommandLine.Spec;
                 "summary says loadgate.rollback=true, the key, the job and the reason) and records it as a",
                 "ROLLED_BACK event of the key's latest successful run. Refused while the key has an active run.",
                 "Without --yes, only says what would be removed. Needs the operator token. Without --ledger, uses",
-                "the ledger and lakehouse catalog on $LOADGATE_HOME (then --catalog and --warehouse are refused)."},
+                "the ledger and lakehouse catalog on $LOADGATE_HOME (then --catalog and --warehouse are refused).",
+                "A file job takes Thrive's partitions file instead (--partitions-file: one hour 2015/10/03/19 or day",
+                "2015/10/03 per line, any order): every key is checked first, the whole file is refused while one",
+                "has an active run, and keys with nothing in the table are reported and skipped."},
         footer = "Exit codes: 0 rolled back, nothing to remove, or listed without --yes; 1 refused or failed (the line"
                 + " says why; nothing was removed unless it says so); 2 bad input; 3 the ledger is unreachable;"
                 + " 4 the key has an active run.")
@@ -42,8 +47,12 @@ final class RollbackCommand implements Callable<Integer> {
     @Parameters(paramLabel = "JOB.yaml", description = "the job spec")
     Path jobFile;
 
-    @Option(names = "--business-key", required = true, paramLabel = "KEY", description = "the business key to remove")
+    @Option(names = "--business-key", paramLabel = "KEY", description = "the business key to remove")
     String businessKey;
+
+    @Option(names = "--partitions-file", paramLabel = "FILE",
+            description = "a file job's keys to remove, one per line as Thrive writes them (2015/10/03/19)")
+    Path partitionsFile;
 
     @Option(names = "--reason", required = true, paramLabel = "TEXT",
             description = "why, for the snapshot summary and the run's events (at least " + Rollback.MIN_REASON
@@ -63,12 +72,17 @@ final class RollbackCommand implements Callable<Integer> {
     public Integer call() {
         Logging.quietUnlessAsked();
         JobSpec job = JobInput.load(jobFile);
-        JobInput.businessKey("--business-key", businessKey);
+        if ((businessKey == null) == (partitionsFile == null)) {
+            throw new CliException("give the key either with --business-key or with --partitions-file",
+                    LedgerOptions.EXIT_USAGE);
+        }
+        List<String> keys = partitionsFile == null ? List.of(JobInput.businessKey("--business-key", businessKey))
+                : FileKeysInput.partitions(job, partitionsFile);
         String why = JobInput.reason(reason, Rollback.MIN_REASON);
         if (ledgerOptions.ledgerGiven()) {
             LedgerClient client = ledgerOptions.client(LedgerOptions.Role.OPERATOR);
             try (TargetCatalogs catalogs = catalogOptions.open()) {
-                return rollback(client, catalogs, job, why);
+                return rollback(client, catalogs, job, keys, why);
             }
         }
         if (catalogOptions.given()) {
@@ -76,23 +90,51 @@ final class RollbackCommand implements Callable<Integer> {
                     + " catalog", LedgerOptions.EXIT_USAGE);
         }
         try (LocalLoadgate local = LocalLoadgate.start(0)) {
-            return rollback(local.operatorClient(), local.catalogs(), job, why);
+            return rollback(local.operatorClient(), local.catalogs(), job, keys, why);
         }
     }
 
-    private int rollback(LedgerClient client, TargetCatalogs catalogs, JobSpec job, String why) {
-        PrintWriter out = spec.commandLine().getOut();
+    /**
+     * Every key checked for an active run before the first is touched; then each key in turn. Returns 0, or the exit
+     * code of the first key that could not be rolled back (the others are still tried: each is its own commit).
+     */
+    private int rollback(LedgerClient client, TargetCatalogs catalogs, JobSpec job, List<String> given, String why) {
         Target target = new Targets(catalogs, System.getenv(), new Configuration()).forJob(job);
-        businessKey = JobInput.canonicalKey(target, job, businessKey);
+        List<String> keys = partitionsFile != null ? given
+                : List.of(JobInput.canonicalKey(target, job, given.get(0)));
         // Newest first: the first active run blocks, the first SUCCESS is the run whose rows the partition holds.
-        List<RunView> runs = ledgerOptions.call(client, c -> c.listRuns(new RunFilter(job.jobKey(), businessKey,
-                null, 1000)));
-        Optional<RunView> active = runs.stream().filter(r -> r.status().isActive()).findFirst();
-        if (active.isPresent()) {
-            throw new CliException("job " + job.jobKey() + " has an active run " + active.get().runId() + " ("
-                    + active.get().status() + ") for " + businessKey + "; roll back once it has ended",
-                    RunOutcome.ACTIVE_RUN_EXISTS);
+        Map<String, List<RunView>> runs = new LinkedHashMap<>();
+        for (String key : keys) {
+            List<RunView> ofKey = ledgerOptions.call(client, c -> c.listRuns(new RunFilter(job.jobKey(), key,
+                    null, 1000)));
+            Optional<RunView> active = ofKey.stream().filter(r -> r.status().isActive()).findFirst();
+            if (active.isPresent()) {
+                throw new CliException("job " + job.jobKey() + " has an active run " + active.get().runId() + " ("
+                        + active.get().status() + ") for " + key + "; roll back once it has ended"
+                        + (keys.size() > 1 ? " (nothing was rolled back)" : ""), RunOutcome.ACTIVE_RUN_EXISTS);
+            }
+            runs.put(key, ofKey);
         }
+        if (keys.size() == 1) {
+            return rollback(client, target, job, keys.get(0), runs.get(keys.get(0)), why);
+        }
+        int exit = 0;
+        for (String key : keys) {
+            try {
+                rollback(client, target, job, key, runs.get(key), why);
+            } catch (CliException e) {
+                PrintWriter out = spec.commandLine().getOut();
+                out.println(key + ": not rolled back: " + e.getMessage());
+                out.flush();
+                exit = exit == 0 ? e.exitCode() : exit;
+            }
+        }
+        return exit;
+    }
+
+    private int rollback(LedgerClient client, Target target, JobSpec job, String businessKey, List<RunView> runs,
+                         String why) {
+        PrintWriter out = spec.commandLine().getOut();
         Optional<PendingRollback> found;
         try {
             found = target.rollback(businessKey);
@@ -110,7 +152,7 @@ final class RollbackCommand implements Callable<Integer> {
             out.flush();
             return 0;
         }
-        RunView published = latestSuccess(job, runs);
+        RunView published = latestSuccess(job, businessKey, runs);
         String what = found.get().describe() + " (published by run " + published.runId() + ")";
         if (!yes) {
             out.println("Would remove " + what + ". Nothing changed; pass --yes to roll back.");
@@ -127,7 +169,7 @@ final class RollbackCommand implements Callable<Integer> {
     }
 
 
-    private RunView latestSuccess(JobSpec job, List<RunView> runs) {
+    private static RunView latestSuccess(JobSpec job, String businessKey, List<RunView> runs) {
         return runs.stream().filter(r -> r.status() == RunStatus.SUCCESS).findFirst()
                 .orElseThrow(() -> new CliException("the ledger has no successful run of " + job.jobKey() + " for "
                         + businessKey + " to record a rollback on; nothing removed", LedgerOptions.EXIT_REFUSED));

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -34,6 +35,9 @@ import picocli.CommandLine.Parameters;
         description = {"Loads one business key of a job exactly once: plan at one snapshot, extract, validate, publish.",
                 "'loadgate load' is the same command under the name of its phase (after 'loadgate setup'): the one a",
                 "scheduler runs for each new business key.",
+                "A file job (source.files) loads without --business-key every due key whose directories are not all",
+                "loaded yet, oldest first, one run each (a late directory makes its key due again): the command a",
+                "scheduler runs every hour. It stops at the first failure unless --keep-going.",
                 "Without --ledger, runs the ledger and workers in this process on $LOADGATE_HOME.",
                 "Exit 0 on SUCCESS; 2 bad job, options or business key; 3 ledger unreachable; 4 an active run exists;",
                 "5 source unreachable; 130/143 interrupted (SIGINT/SIGTERM) and the run cancelled;",
@@ -43,9 +47,13 @@ final class RunCommand implements Callable<Integer> {
     @Parameters(paramLabel = "JOB.yaml", description = "the job spec")
     Path jobFile;
 
-    @Option(names = "--business-key", required = true, paramLabel = "KEY",
-            description = "the business key to load, e.g. a date (bound to :business_key in the job's filter)")
+    @Option(names = "--business-key", paramLabel = "KEY",
+            description = "the business key to load, e.g. a date (bound to :business_key in the job's filter);"
+                    + " required unless the job reads files")
     String businessKey;
+
+    @Option(names = "--keep-going", description = "without --business-key: load every due key even after one failed")
+    boolean keepGoing;
 
     @Option(names = "--threads", paramLabel = "N", defaultValue = "4",
             description = "worker threads when running in this process (default: ${DEFAULT-VALUE})")
@@ -74,6 +82,12 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Logging.quietUnlessAsked();
         JobSpec job = JobInput.load(jobFile);
+        if (businessKey == null) {
+            return loadDue(job);
+        }
+        if (keepGoing) {
+            throw new CliException("--keep-going is for a load without --business-key", LedgerOptions.EXIT_USAGE);
+        }
         JobInput.businessKey(job, "--business-key", businessKey);
         checkThreads(threads);
         catalogOptions.requireLedger(ledgerOptions);
@@ -103,6 +117,39 @@ final class RunCommand implements Callable<Integer> {
                                 false, interruption);
             }
             // Returned only now, once this process's workers, ledger and database have stopped.
+            return exit;
+        }
+    }
+
+    /** Without a key: a file job's due keys (see {@link DueLoad}); a table job still needs its key. */
+    private int loadDue(JobSpec job) throws InterruptedException {
+        if (job.source().files() == null) {
+            throw new CliException("Missing required option: '--business-key=KEY' (only a job reading files"
+                    + " loads its due keys without one)", LedgerOptions.EXIT_USAGE);
+        }
+        checkThreads(threads);
+        catalogOptions.requireLedger(ledgerOptions);
+        if (noWait || cancelOnInterrupt) {
+            throw new CliException("--no-wait and --cancel-on-interrupt need --business-key", LedgerOptions.EXIT_USAGE);
+        }
+        String yaml = JobInput.text(jobFile);
+        if (ledgerOptions.ledgerGiven()) {
+            LedgerClient client = ledgerOptions.workerClient(ledgerRetry);
+            try (Interruption interruption = Interruption.install(Interruption.Mode.LEAVE);
+                 TargetCatalogs catalogs = catalogOptions.openOrHome()) {
+                return new DueLoad(client, new SourceCache(System.getenv()), catalogs, job, yaml,
+                        ledgerOptions)
+                        .run(keepGoing, interruption);
+            }
+        }
+        try (Interruption interruption = Interruption.install(Interruption.Mode.FINISH_OR_CANCEL)) {
+            int exit;
+            try (LocalLoadgate local = LocalLoadgate.start(threads)) {
+                interruption.cancelWith(local.operatorClient());
+                exit = new DueLoad(local.client(), local.sources(), local.catalogs(), job, yaml,
+                        ledgerOptions)
+                        .run(keepGoing, interruption);
+            }
             return exit;
         }
     }
@@ -140,7 +187,8 @@ final class RunCommand implements Callable<Integer> {
         if (!returnAfterExtraction) {
             return load(client, sources, catalogs, job, yaml, businessKey, interruption).exitCode(interruption);
         }
-        Optional<RunSubmitter.Submission> submitted = submit(client, sources, catalogs, job, yaml, businessKey);
+        Optional<RunSubmitter.Submission> submitted = submit(client, sources, catalogs, job, businessKey,
+                s -> s.submit(job, yaml, businessKey));
         if (submitted.isEmpty()) {
             return RunOutcome.exitCode(RunStatus.FAILED_MANIFEST);
         }
@@ -160,7 +208,25 @@ final class RunCommand implements Callable<Integer> {
      */
     static Ended load(LedgerClient client, SourceCache sources, TargetCatalogs catalogs, JobSpec job, String yaml,
                       String businessKey, Interruption interruption) throws InterruptedException {
-        Optional<RunSubmitter.Submission> submitted = submit(client, sources, catalogs, job, yaml, businessKey);
+        return load(client, sources, catalogs, job, businessKey, s -> s.submit(job, yaml, businessKey), interruption);
+    }
+
+    /**
+     * {@link #load(LedgerClient, SourceCache, TargetCatalogs, JobSpec, String, String, Interruption)} at most once
+     * per snapshot of the key after {@code previousRun} (see {@link RunSubmitter#submitOncePerSnapshot}): a load
+     * that planned the same snapshot as another follows that one's run.
+     */
+    static Ended loadOncePerSnapshot(LedgerClient client, SourceCache sources, TargetCatalogs catalogs, JobSpec job,
+                                     String yaml, String businessKey, RunId previousRun, Interruption interruption)
+            throws InterruptedException {
+        return load(client, sources, catalogs, job, businessKey,
+                s -> s.submitOncePerSnapshot(job, yaml, businessKey, previousRun), interruption);
+    }
+
+    private static Ended load(LedgerClient client, SourceCache sources, TargetCatalogs catalogs, JobSpec job,
+                              String businessKey, Function<RunSubmitter, RunSubmitter.Submission> submit,
+                              Interruption interruption) throws InterruptedException {
+        Optional<RunSubmitter.Submission> submitted = submit(client, sources, catalogs, job, businessKey, submit);
         if (submitted.isEmpty()) {
             return new Ended(null, RunStatus.FAILED_MANIFEST, 0);
         }
@@ -179,13 +245,12 @@ final class RunCommand implements Callable<Integer> {
 
     /** The submitted run, holding its snapshot; empty when the ledger refused the plan (already printed). */
     private static Optional<RunSubmitter.Submission> submit(LedgerClient client, SourceCache sources,
-                                                            TargetCatalogs catalogs, JobSpec job, String yaml,
-                                                            String businessKey) {
+                                                            TargetCatalogs catalogs, JobSpec job, String businessKey,
+                                                            Function<RunSubmitter, RunSubmitter.Submission> submit) {
         RunSubmitter.Submission submission;
         try {
-            submission = new RunSubmitter(client, sources, System.getenv(),
-                    new TargetChecks(new Targets(catalogs, System.getenv(), new Configuration())))
-                    .submit(job, yaml, businessKey);
+            submission = submit.apply(new RunSubmitter(client, sources, System.getenv(),
+                    new TargetChecks(new Targets(catalogs, System.getenv(), new Configuration()))));
         } catch (SourceUnavailableException e) {
             throw new CliException(e.getMessage(), RunOutcome.SOURCE_UNAVAILABLE);
         } catch (JobSpecException | SourceException | TargetCheckException e) {

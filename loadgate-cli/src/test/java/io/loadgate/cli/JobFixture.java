@@ -114,6 +114,44 @@ final class JobFixture implements AutoCloseable {
         return job(jobKey, table, "");
     }
 
+    /**
+     * A file job (NDJSON {@code {"id": n}} lines in Camus directories under {@code root}, grouped by hour) loading into
+     * {@code lake.<table>}, the hour in its derived {@code load_key} column.
+     */
+    Path fileJob(String jobKey, String table, Path root) throws Exception {
+        String yaml = """
+                job_key: %s
+                source:
+                  files:
+                    root: "%s"
+                    format: ndjson
+                    group_by: hour
+                    columns:
+                      - {name: id, type: bigint}
+                target:
+                  table: lake.%s
+                  business_key_column: load_key
+                  catalog: {type: jdbc, uri: "%s", jdbc.user: postgres, warehouse: "%s"}
+                staging:
+                  root: "%s"
+                transform:
+                  max_rejected: 1
+                """.formatted(jobKey, root.toUri(), table, lake.jdbcUrl(), dir.resolve("warehouse"),
+                dir.resolve("stage").toUri());
+        return Files.writeString(dir.resolve(jobKey + ".yaml"), yaml);
+    }
+
+    /** Rows per value of {@code column} (a string column) in the table's current snapshot. */
+    Map<String, Long> rowsBy(String table, String column) throws Exception {
+        Map<String, Long> rows = new TreeMap<>();
+        try (CloseableIterable<Record> records = IcebergGenerics.read(table(table)).build()) {
+            for (Record r : records) {
+                rows.merge(String.valueOf(r.getField(column)), 1L, Long::sum);
+            }
+        }
+        return rows;
+    }
+
     /** The same job publishing into the warehouse table {@code dw.<table>} of the {@code lake} database. */
     Path warehouseJob(String jobKey, String table) throws Exception {
         return warehouseJob(jobKey, table, "");

@@ -11,6 +11,7 @@ import io.loadgate.ledger.run.AttentionRules;
 import io.loadgate.ledger.run.RunViews;
 import io.loadgate.ledger.run.Runs;
 import io.loadgate.ledger.validation.Validations;
+import io.loadgate.ledger.watermark.Watermarks;
 
 /** The ledger's decisions and reads, wired once per process over one database. */
 public final class Ledger {
@@ -23,6 +24,7 @@ public final class Ledger {
     private final Publishing publishing;
     private final Cleanup cleanup;
     private final Rollbacks rollbacks;
+    private final Watermarks watermarks;
 
     public Ledger(Database database, LedgerSettings settings) {
         this(database, settings, AttentionRules.defaults());
@@ -39,6 +41,7 @@ public final class Ledger {
         this.publishing = new Publishing(database, settings.publishStale());
         this.cleanup = new Cleanup(database, settings.retention());
         this.rollbacks = new Rollbacks(database);
+        this.watermarks = new Watermarks(database);
     }
 
     public Database database() {
@@ -75,5 +78,9 @@ public final class Ledger {
 
     public Rollbacks rollbacks() {
         return rollbacks;
+    }
+
+    public Watermarks watermarks() {
+        return watermarks;
     }
 }

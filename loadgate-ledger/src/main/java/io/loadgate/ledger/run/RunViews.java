@@ -117,6 +117,10 @@ public final class RunViews {
             AttentionList.LATER_SUCCESS);
     // Per job, the share of the rows its SUCCESS runs of the last 24 hours read that did not reach the target (the
     // history's percentLoss over a sliding day).
+    /** Per job, the directories that appeared after their key was loaded (issue 11's watermark), ever. */
+    private static final String LATE_DIRECTORIES = """
+            SELECT job_key, count(*) FROM load_run_directory WHERE late GROUP BY job_key
+            """;
     private static final String JOB_LOSS = """
             SELECT r.job_key, 100.0 * (sum(f.read_rows) - sum(COALESCE(r.target_count, 0))) / sum(f.read_rows)
               FROM load_run r,
@@ -219,9 +223,11 @@ public final class RunViews {
                          long deadDispatchesOfActiveRuns, double oldestDueDispatchSeconds,
                          double oldestHeartbeatSeconds, long runningPartitions, long rejectedRows24h,
                          long cleanupSkippedRuns, long unsupersededFailedRuns, long stuckRuns,
-                         List<JobFreshness> jobs, Map<String, Double> percentLoss24h) {
+                         List<JobFreshness> jobs, Map<String, Double> percentLoss24h,
+                         Map<String, Long> lateDirectories) {
         public Vitals {
             jobs = List.copyOf(jobs);
+            lateDirectories = Map.copyOf(lateDirectories);
             percentLoss24h = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(percentLoss24h));
         }
     }
@@ -251,12 +257,13 @@ public final class RunViews {
             for (Map.Entry<String, Double> row : tx.query(JOB_LOSS, rs -> Map.entry(rs.getString(1), rs.getDouble(2)))) {
                 loss.put(row.getKey(), row.getValue());
             }
+            Map<String, Long> late = counts(tx, LATE_DIRECTORIES);
             long stuck = attention.read(tx, jobs).stream()
                     .filter(a -> a.kind() == OperatorApi.AttentionKind.STUCK_RUN).count();
             return tx.queryOne(VITALS, rs -> new Vitals(runs, dispatches, rs.getLong("publish_unknown"),
                     rs.getLong("dead_dispatches_of_active_runs"), rs.getDouble("oldest_due_dispatch_seconds"),
                     rs.getDouble("oldest_heartbeat_seconds"), rs.getLong("running_partitions"),
-                    rs.getLong("rejected_rows_24h"), rs.getLong("cleanup_skipped_runs"), rs.getLong("unsuperseded_failed_runs"), stuck, jobs, loss)).orElseThrow();
+                    rs.getLong("rejected_rows_24h"), rs.getLong("cleanup_skipped_runs"), rs.getLong("unsuperseded_failed_runs"), stuck, jobs, loss, late)).orElseThrow();
         });
     }
 

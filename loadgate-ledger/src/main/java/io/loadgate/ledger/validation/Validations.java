@@ -15,6 +15,7 @@ import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.dispatch.Outbox;
 import io.loadgate.ledger.run.RunRow;
 import io.loadgate.ledger.run.RunTransitions;
+import io.loadgate.ledger.watermark.Watermarks;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.sql.ResultSet;
@@ -236,6 +237,8 @@ public final class Validations {
             if (targetCount != null) {
                 tx.update(SET_TARGET_COUNT, targetCount, runId);
             }
+            // In the same transaction as the SUCCESS: a key is never loaded without its directories recorded.
+            Watermarks.recordSuccess(tx, run);
             RunTransitions.transition(tx, runId, RunStatus.PUBLISHED, RunStatus.SUCCESS, actor);
             return new Verdict(true, RunStatus.SUCCESS, List.of());
         });

@@ -30,6 +30,17 @@ final class RunRoutes {
         routes.get("/v1/runs/{runId}", ApiServer.READERS, ctx -> ApiServer.ok(ctx, ledger.views()
                 .run(ApiServer.runId(ctx)).orElseThrow(() -> RunTransitions.notFound(ctx.pathParam("runId")))));
         routes.get("/v1/runs/{runId}/events", ApiServer.READERS, ctx -> events(ctx, ledger));
+        routes.get("/v1/jobs/{jobKey}/loaded-directories", ApiServer.READERS, ctx -> loadedDirectories(ctx, ledger));
+    }
+
+    /** The watermark of a file job (extension): per key, its latest SUCCESS run and the directories it loaded. */
+    private static void loadedDirectories(Context ctx, Ledger ledger) {
+        String jobKey = ctx.pathParam("jobKey");
+        if (!Formats.JOB_KEY.matcher(jobKey).matches()) {
+            throw new LedgerException.Invalid(ErrorCode.REQUEST_INVALID, "invalid path", Map.of("errors",
+                    List.of(RequestBody.error("jobKey", "must match " + Formats.JOB_KEY.pattern()))));
+        }
+        ApiServer.ok(ctx, ledger.watermarks().loaded(jobKey));
     }
 
     private static void create(Context ctx, Ledger ledger) {

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.loadgate.api.DispatchStatus;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.run.RunViews;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
@@ -40,6 +41,8 @@ public final class LedgerGauges implements AutoCloseable {
     private final AtomicLong cleanupSkippedRuns = new AtomicLong();
     private final AtomicLong unsupersededFailedRuns = new AtomicLong();
     private final AtomicLong stuckRuns = new AtomicLong();
+    private final Map<String, AtomicLong> lateDirectories = new java.util.concurrent.ConcurrentHashMap<>();
+    private final MeterRegistry registry;
     private final MultiGauge lastSuccessAge;
     private final MultiGauge expectedFreshness;
     private final MultiGauge percentLoss;
@@ -47,6 +50,7 @@ public final class LedgerGauges implements AutoCloseable {
 
     private LedgerGauges(RunViews views, MeterRegistry registry) {
         this.views = requireNonNull(views, "views is null");
+        this.registry = registry;
         for (RunStatus status : RunStatus.values()) {
             AtomicLong value = new AtomicLong();
             runs.put(status, value);
@@ -123,6 +127,15 @@ public final class LedgerGauges implements AutoCloseable {
                     Tags.of("job_key", job.jobKey()), job.lastSuccessAge().toMillis() / 1000.0)).toList(), true);
             percentLoss.register(vitals.percentLoss24h().entrySet().stream().map(e -> MultiGauge.Row.of(
                     Tags.of("job_key", e.getKey()), e.getValue())).toList(), true);
+            // A counter read from the ledger's own record, so it counts whoever ran the load and survives restarts;
+            // one per job as its first late directory appears.
+            vitals.lateDirectories().forEach((job, count) -> lateDirectories.computeIfAbsent(job, j -> {
+                AtomicLong value = new AtomicLong();
+                FunctionCounter.builder("loadgate_late_directories", value, AtomicLong::get).tag("job_key", j)
+                        .description("directories of file jobs that appeared after their key was loaded, loaded"
+                                + " with their key again").register(registry);
+                return value;
+            }).set(count));
             up.set(1);
         } catch (Throwable e) {
             // A failed read must not end the timer: the gauge says the ledger is down, the next pass tries again.

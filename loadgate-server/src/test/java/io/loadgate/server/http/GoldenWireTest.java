@@ -16,6 +16,7 @@ import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunApi;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.StepApi;
+import io.loadgate.server.testing.Runs;
 import io.loadgate.server.testing.TestLedger;
 import java.io.IOException;
 import java.io.InputStream;
@@ -196,6 +197,14 @@ class GoldenWireTest {
         step("partitions.chunks.mapped", "POST", partitionG + "/chunks", "worker",
                 new PartitionApi.ChunkReport(tokenG, 0, 1, "0000", ledger.get("/v1/runs/" + runG).text("hdfsRunPath")
                         + "/part-0000-0.parquet", 12, 120, "c7", ChunkKind.DATA, 10L, 1L, 12L), 200);
+        // Job FILES: two hours of a file source loaded, the first twice (a late directory): the watermark holds
+        // each hour's latest SUCCESS and the directories it loaded.
+        Runs.succeeded(ledger, "FILES", "2026-11-30T14", Runs.filesManifest("d_20261130-1400/part-0.json"));
+        Runs.succeeded(ledger, "FILES", "2026-11-30T14", Runs.filesManifest("d_20261130-1400/part-0.json",
+                "d_20261130-1450/part-0.json.gz"));
+        Runs.succeeded(ledger, "FILES", "2026-11-30T15", Runs.filesManifest("d_20261130-1500/part-0.json",
+                "d_20261130-1500/part-1.json"));
+        step("jobs.loaded-directories", "GET", "/v1/jobs/FILES/loaded-directories", "viewer", null, 200);
         assertThat(cases).isGreaterThan(30);
     }
 

@@ -61,20 +61,56 @@ public final class Runs {
         return runId;
     }
 
+    /**
+     * A file source's manifest (snapshotRef {@code files:...}) of one 30-row partition whose sourceRef lists
+     * {@code paths} ({@code d_20261130-1400/part-0.json}), the 30 lines on the first.
+     */
+    public static Map<String, Object> filesManifest(String... paths) {
+        List<String> items = new ArrayList<>();
+        for (int i = 0; i < paths.length; i++) {
+            items.add(paths[i] + ",100,1764511200000," + (i == 0 ? 30 : 0));
+        }
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("partitionId", "0000");
+        p.put("upperInclusive", false);
+        p.put("isNullPartition", false);
+        p.put("expectedRowCount", 30);
+        p.put("sourceRef", String.join(";", items));
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("snapshotRef", "files:sha256:" + "0".repeat(64));
+        body.put("sourceCount", 30);
+        body.put("sourceNullSplitCount", 0);
+        body.put("plannedPartitionCount", 1);
+        body.put("sourceMetrics", Map.of("COUNT", "30"));
+        body.put("sourceMetricsVersion", "v1");
+        body.put("partitions", List.of(p));
+        return body;
+    }
+
     /** Creates a run of one 30-row partition for the key and registers its manifest: EXTRACTING. */
     public static String extracting(TestLedger ledger, String jobKey, String businessKey) {
+        return extracting(ledger, jobKey, businessKey, manifest(30));
+    }
+
+    /** {@link #extracting(TestLedger, String, String)} with {@code manifest}, one partition of 30 rows. */
+    public static String extracting(TestLedger ledger, String jobKey, String businessKey, Map<String, Object> manifest) {
         var created = ledger.post("/v1/runs", create(jobKey, businessKey));
         assertThat(created.status()).as(created.toString()).isEqualTo(200);
         String runId = created.text("runId");
-        var manifest = ledger.post("/v1/runs/" + runId + "/manifest", manifest(30));
-        assertThat(manifest.status()).as(manifest.toString()).isEqualTo(200);
+        var registered = ledger.post("/v1/runs/" + runId + "/manifest", manifest);
+        assertThat(registered.status()).as(registered.toString()).isEqualTo(200);
         remember(ledger, runId);
         return runId;
     }
 
     /** {@link #extracting}, then its rows extracted and staged, validated: STAGING_VALIDATED. */
     public static String stagingValidated(TestLedger ledger, String jobKey, String businessKey) {
-        String runId = extracting(ledger, jobKey, businessKey);
+        return stagingValidated(ledger, jobKey, businessKey, manifest(30));
+    }
+
+    public static String stagingValidated(TestLedger ledger, String jobKey, String businessKey,
+                                           Map<String, Object> manifest) {
+        String runId = extracting(ledger, jobKey, businessKey, manifest);
         UUID token = UUID.randomUUID();
         ledger.post("/v1/runs/" + runId + "/partitions/0000/claim", claim(token));
         ledger.post("/v1/runs/" + runId + "/partitions/0000/chunks", chunk(runId, token, "0000", 0, 1, 30));
@@ -96,7 +132,12 @@ public final class Runs {
 
     /** A run of the key taken all the way to SUCCESS. */
     public static String succeeded(TestLedger ledger, String jobKey, String businessKey) {
-        String runId = stagingValidated(ledger, jobKey, businessKey);
+        return succeeded(ledger, jobKey, businessKey, manifest(30));
+    }
+
+    /** {@link #succeeded(TestLedger, String, String)} with {@code manifest}, one partition of 30 rows. */
+    public static String succeeded(TestLedger ledger, String jobKey, String businessKey, Map<String, Object> manifest) {
+        String runId = stagingValidated(ledger, jobKey, businessKey, manifest);
         UUID token = publishing(ledger, runId);
         ledger.post("/v1/runs/" + runId + "/publish/result", Map.of("publishToken", token.toString(),
                 "outcome", "PUBLISHED", "targetRef", "snapshot-1"));

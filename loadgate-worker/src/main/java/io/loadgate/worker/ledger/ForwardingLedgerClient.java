@@ -66,8 +66,8 @@ public abstract class ForwardingLedgerClient implements LedgerClient {
     protected abstract <T> T around(String method, Supplier<T> call);
 
     @Override
-    public CreatedRun createRun(CreateRun request, OnLostResponse onLostResponse) {
-        return around("createRun", () -> delegate.createRun(request, onLostResponse));
+    public CreatedRun createRun(CreateRun request, OnLostResponse onLostResponse, String idempotencyKey) {
+        return around("createRun", () -> delegate.createRun(request, onLostResponse, idempotencyKey));
     }
 
     @Override
@@ -88,6 +88,11 @@ public abstract class ForwardingLedgerClient implements LedgerClient {
     @Override
     public List<RunView> listRuns(RunFilter filter) {
         return around("listRuns", () -> delegate.listRuns(filter));
+    }
+
+    @Override
+    public List<io.loadgate.api.LoadedKey> loadedDirectories(String jobKey) {
+        return around("loadedDirectories", () -> delegate.loadedDirectories(jobKey));
     }
 
     @Override

@@ -19,6 +19,8 @@ import io.loadgate.api.DispatchApi.LeasedDispatch;
 import io.loadgate.api.ErrorCode;
 import io.loadgate.api.KeyHolders;
 import io.loadgate.api.MonitorHistory;
+import io.loadgate.api.JobKey;
+import io.loadgate.api.LoadedKey;
 import io.loadgate.api.OperatorApi;
 import io.loadgate.api.OperatorApi.Cancel;
 import io.loadgate.api.OperatorApi.Cleanup;
@@ -149,13 +151,13 @@ public final class HttpLedgerClient implements LedgerClient {
     // ---- runs
 
     @Override
-    public CreatedRun createRun(CreateRun request, OnLostResponse onLostResponse) {
+    public CreatedRun createRun(CreateRun request, OnLostResponse onLostResponse, String idempotencyKey) {
         requireNonNull(request, "request is null");
         requireNonNull(onLostResponse, "onLostResponse is null");
         // One key for every attempt of this create, so that the ledger answers a retry (or a copy of the request
         // that a proxy duplicated) with the run the first attempt made, rather than a second run or a 409.
         Call call = new Call("POST", "/v1/runs", request, type(RunApi.RunCreated.class), Repeat.REPEATABLE,
-                config.requestTimeout(), UUID.randomUUID().toString());
+                config.requestTimeout(), idempotencyKey == null ? UUID.randomUUID().toString() : idempotencyKey);
         Attempts attempts = new Attempts();
         try {
             RunApi.RunCreated created = execute(call, attempts);
@@ -218,6 +220,12 @@ public final class HttpLedgerClient implements LedgerClient {
         query.put("status", filter.status());
         query.put("limit", filter.limit());
         return execute(get("/v1/runs" + query(query), listOf(RunView.class)));
+    }
+
+    @Override
+    public List<LoadedKey> loadedDirectories(String jobKey) {
+        requireNonNull(jobKey, "jobKey is null");
+        return execute(get("/v1/jobs/" + JobKey.of(jobKey).value() + "/loaded-directories", listOf(LoadedKey.class)));
     }
 
     @Override

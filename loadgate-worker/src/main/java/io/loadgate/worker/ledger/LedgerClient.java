@@ -94,7 +94,17 @@ public interface LedgerClient {
      * this request would have produced; otherwise, and always when no earlier attempt may have reached the ledger,
      * the 409 is thrown. Other errors: 422 {@code INVALID_HDFS_ROOT}, 422 {@code REQUEST_INVALID}.
      */
-    CreatedRun createRun(CreateRun request, OnLostResponse onLostResponse);
+    default CreatedRun createRun(CreateRun request, OnLostResponse onLostResponse) {
+        return createRun(request, onLostResponse, null);
+    }
+
+    /**
+     * {@link #createRun(CreateRun, OnLostResponse)} with the caller's own {@code Idempotency-Key} instead of a fresh
+     * one, or a fresh one when null: a create that this key (with the same token and request) made before returns
+     * that run as it is now, whatever its status, rather than a second run. 422 {@code IDEMPOTENCY_KEY_REUSED} when
+     * the key was used with another request.
+     */
+    CreatedRun createRun(CreateRun request, OnLostResponse onLostResponse, String idempotencyKey);
 
     /**
      * {@code POST /v1/runs/{runId}/manifest} (worker). Repeatable: the identical manifest again returns the same
@@ -117,6 +127,12 @@ public interface LedgerClient {
 
     /** {@code GET /v1/runs/{runId}/events}: up to {@code limit} (1..10,000) events after {@code afterEventId}, oldest first. */
     List<Event> events(RunId runId, long afterEventId, int limit);
+
+    /**
+     * {@code GET /v1/jobs/{jobKey}/loaded-directories} (extension): per business key of the job with a SUCCESS run,
+     * its latest one and the source directories it loaded (recorded with its SUCCESS). 422 for a malformed job key.
+     */
+    List<io.loadgate.api.LoadedKey> loadedDirectories(String jobKey);
 
     /** Every event of a run, oldest first, read page by page with {@link #events}. */
     default List<Event> allEvents(RunId runId) {

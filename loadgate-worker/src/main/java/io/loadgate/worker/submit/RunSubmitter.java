@@ -92,6 +92,34 @@ public final class RunSubmitter {
      * @throws TargetCheckException when the target cannot take the run; no run was created
      */
     public Submission submit(JobSpec job, String jobYaml, String businessKey) {
+        return submit(job, jobYaml, businessKey, plan -> null);
+    }
+
+    /**
+     * {@link #submit(JobSpec, String, String)}, at most once per snapshot after {@code previousRun} (the key's latest
+     * run the caller saw, or null for none): the create's Idempotency-Key is derived from the job, the key, the plan's
+     * snapshotRef and {@code previousRun}, so that a second caller that planned the same snapshot after the same run
+     * gets the first caller's run back (as it is now, even ended) instead of a second run of the same data. It is a
+     * compare-and-set on the key's history: a caller that saw a later run, or another snapshot, makes its own run.
+     */
+    public Submission submitOncePerSnapshot(JobSpec job, String jobYaml, String businessKey, RunId previousRun) {
+        return submit(job, jobYaml, businessKey,
+                plan -> onceKey(job.jobKey(), businessKey, plan.snapshotRef(), previousRun));
+    }
+
+    static String onceKey(String jobKey, String businessKey, String snapshotRef, RunId previousRun) {
+        try {
+            java.security.MessageDigest digest = java.security.MessageDigest.getInstance("SHA-256");
+            digest.update((jobKey + "\u0000" + businessKey + "\u0000" + snapshotRef + "\u0000" + previousRun)
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return "once-" + java.util.HexFormat.of().formatHex(digest.digest());
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+
+    private Submission submit(JobSpec job, String jobYaml, String businessKey,
+                              java.util.function.Function<SourcePlan, String> createKey) {
         Source source = Sources.forJob(job, environment);
         businessKey = source.canonicalKey(businessKey);
         SnapshotHolder snapshot = source.openSnapshot(businessKey);
@@ -112,7 +140,7 @@ public final class RunSubmitter {
             if (job.source().allowEmpty()) {
                 request = request.allowingEmptySource();
             }
-            CreatedRun created = ledger.createRun(request, OnLostResponse.ADOPT_ACTIVE_RUN);
+            CreatedRun created = ledger.createRun(request, OnLostResponse.ADOPT_ACTIVE_RUN, createKey.apply(plan));
             sources.register(created.runId(), source);
             ManifestAccepted accepted = ledger.registerManifest(created.runId(), manifest(plan));
             return new Submission(created.runId(), key, snapshot, plan, accepted, added);

@@ -1,0 +1,54 @@
+package io.loadgate.worker.source.files;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loadgate.api.LoadedKey;
+import io.loadgate.worker.job.FileGrouping;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.util.List;
+import java.util.UUID;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.Path;
+import org.junit.jupiter.api.Test;
+
+/** Which keys of a file job are due, from the listing and the ledger's loaded directories. */
+class DueKeysTest {
+    private static FileSource.SourceDirectory directory(String name, int files) {
+        List<FileStatus> statuses = new java.util.ArrayList<>();
+        for (int i = 0; i < files; i++) {
+            statuses.add(new FileStatus(10, false, 1, 10, 0, new Path("/drops/" + name + "/part-" + i + ".json")));
+        }
+        return new FileSource.SourceDirectory(name, CamusLayout.time(name).orElseThrow(), statuses);
+    }
+
+    private static LoadedKey loaded(String key, String... directories) {
+        return new LoadedKey(key, UUID.randomUUID(), Instant.EPOCH, List.of(directories));
+    }
+
+    @Test
+    void keysNeverLoadedAreDueOldestFirstAndEmptyDirectoriesDecideNothing() {
+        List<DueKeys.DueKey> due = DueKeys.of(FileGrouping.HOUR, List.of(directory("d_20261130-1400", 1),
+                directory("d_20261130-1410", 2), directory("d_20261130-1500", 1), directory("d_20261130-1600", 0)),
+                List.of(loaded("2026-11-30T15", "d_20261130-1500")));
+
+        assertThat(due).singleElement().satisfies(k -> {
+            assertThat(k.key()).isEqualTo(FileKey.of(FileGrouping.HOUR, LocalDateTime.of(2026, 11, 30, 14, 0)));
+            assertThat(k.directories()).containsExactly("d_20261130-1400", "d_20261130-1410");
+            assertThat(k.late()).isEmpty();
+        });
+    }
+
+    @Test
+    void aDirectoryTheKeysLatestSuccessDidNotLoadIsLateAndTheKeyLoadsWhole() {
+        List<DueKeys.DueKey> due = DueKeys.of(FileGrouping.DAY, List.of(directory("d_20261129-2350", 1),
+                directory("d_20261130-0000", 1), directory("d_20261130-2350", 1)),
+                List.of(loaded("2026-11-29", "d_20261129-2350"), loaded("2026-11-30", "d_20261130-0000")));
+
+        assertThat(due).singleElement().satisfies(k -> {
+            assertThat(k.key().toString()).isEqualTo("2026-11-30");
+            assertThat(k.directories()).containsExactly("d_20261130-0000", "d_20261130-2350");
+            assertThat(k.late()).containsExactly("d_20261130-2350");
+        });
+    }
+}
