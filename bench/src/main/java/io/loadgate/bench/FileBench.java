@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,7 +63,8 @@ final class FileBench {
     }
 
     /** The Spark child's times: session start, the warm-up pass, the timed job, and the rows it wrote. */
-    record SparkRun(long sessionMillis, long warmupMillis, long jobMillis, long rows, long jvmNanos) {
+    record SparkRun(long sessionMillis, long warmupMillis, long jobMillis, long jobCpuMillis, long rows,
+                    long jvmNanos) {
         double linesPerSecond() {
             return rows / (jobMillis / 1e3);
         }
@@ -87,6 +89,7 @@ final class FileBench {
             cats.add(cat(drops));
 
             LoadResult loaded;
+            long loadCpuNanos;
             try (BenchLoadgate loadgate = BenchLoadgate.start(options.home(), options.partitions())) {
                 Path stage = options.home().resolve("stage");
                 Files.createDirectories(stage);
@@ -94,8 +97,10 @@ final class FileBench {
                 loadgate.load("files warm-up", options.partitions(), jobYaml(options, "BENCH_FILES_WARMUP",
                         "lake.bench_files_warmup", stage), KEY.format(WARMUP_HOUR));
                 System.out.printf("load of %,d lines with %d partitions ...%n", drops.lines(), options.partitions());
+                long cpu = cpuNanos();
                 loaded = loadgate.load("files, %d partitions".formatted(options.partitions()), options.partitions(),
                         jobYaml(options, "BENCH_FILES", "lake.bench_files", stage), KEY.format(HOUR));
+                loadCpuNanos = cpuNanos() - cpu;
             }
             if (loaded.rows() != drops.lines()) {
                 throw new IllegalStateException("the load staged " + loaded.rows() + " rows of " + drops.lines()
@@ -115,7 +120,7 @@ final class FileBench {
             cats.add(cat(drops));
 
             String section = section(ZonedDateTime.now(ZoneOffset.UTC), machine, load.summary(), options, drops,
-                    cats, loaded, spark);
+                    cats, loaded, loadCpuNanos, spark);
             System.out.println();
             System.out.println(section);
             Report.prepend(options.results(), section);
@@ -275,16 +280,16 @@ final class FileBench {
         }
         int exit = child.waitFor();
         long jvmNanos = System.nanoTime() - start;
-        if (exit != 0 || !figures.keySet().containsAll(List.of("SESSION_MS", "WARMUP_MS", "JOB_MS", "ROWS"))) {
+        if (exit != 0 || !figures.keySet().containsAll(List.of("SESSION_MS", "WARMUP_MS", "JOB_MS", "JOB_CPU_MS", "ROWS"))) {
             throw new IllegalStateException("the Spark JVM exited " + exit + " having printed " + figures + "; see "
                     + options.home().resolve("spark.log"));
         }
         return new SparkRun(figures.get("SESSION_MS"), figures.get("WARMUP_MS"), figures.get("JOB_MS"),
-                figures.get("ROWS"), jvmNanos);
+                figures.get("JOB_CPU_MS"), figures.get("ROWS"), jvmNanos);
     }
 
     static String section(ZonedDateTime time, Bench.Machine machine, String loadAverage, Options options, Drops drops,
-                          List<CatPass> cats, LoadResult load, SparkRun spark) {
+                          List<CatPass> cats, LoadResult load, long loadCpuNanos, SparkRun spark) {
         double cat = cats.stream().mapToDouble(CatPass::linesPerSecond).max().orElseThrow();
         double sparkRate = spark.linesPerSecond();
         double whole = drops.lines() / load.wallSeconds();
@@ -322,9 +327,23 @@ final class FileBench {
                         spark.warmupMillis() / 1e3))
                 .append("%.1f s in all); `cat | wc -l` passes %s (two before the loads, one after).\n\n".formatted(
                         spark.jvmNanos() / 1e9, cats.stream().map(c -> "%.2f s".formatted(c.nanos() / 1e9)).toList()));
+        double loadCpu = loadCpuNanos / 1e9;
+        double sparkCpu = spark.jobCpuMillis() / 1e3;
+        out.append("CPU time of each side's JVM (all its threads, GC and JIT included; the ledger's embedded PostgreSQL,")
+                .append(" a process of its own, is not in Loadgate's): less sensitive to the other sessions than the")
+                .append(" wall.\n\n| side | CPU s | lines per CPU s | × Spark |\n|---|---:|---:|---:|\n")
+                .append("| Loadgate whole load | %.1f | %,.0f | %.2f |\n".formatted(loadCpu, drops.lines() / loadCpu,
+                        sparkCpu / loadCpu))
+                .append("| Spark job | %.1f | %,.0f | 1.00 |\n\n".formatted(sparkCpu, drops.lines() / sparkCpu));
         out.append("Loadgate's phases (from the worker's ledger calls):\n\n| phase | s |\n|---|---:|\n");
         load.phases().forEach((phase, nanos) -> out.append("| %s | %.2f |\n".formatted(phase, nanos / 1e9)));
         return out.append('\n').toString();
+    }
+
+    /** This JVM's CPU time, all threads: the ledger, the server and the workers of the in-process Loadgate. */
+    private static long cpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     private static String row(String name, double rate, double cat, double spark, String goal) {

@@ -1,17 +1,24 @@
 package io.loadgate.bench.spark;
 
+import java.lang.management.ManagementFactory;
 import org.apache.spark.sql.SparkSession;
 
 /**
  * What a user would otherwise run over the hour's files: {@code spark.read().schema(S).json(dirs).write().parquet(out)}
  * on {@code local[N]}, started by the file benchmark ({@code FileBench}) in this JVM of its own. A warm-up pass over
  * a small tree first (JIT, Spark's code generation), then the timed pass; the times go to stdout as
- * {@code NAME millis} lines for the parent to read, and the rows written are counted back from the Parquet footers.
+ * {@code NAME millis} lines for the parent to read (the job's wall and CPU time), and the rows written are counted back from the Parquet footers.
  *
  * <p>Args: master, schema (DDL), warm-up input glob, warm-up output, input glob, output.
  */
 public final class SparkJsonToParquet {
     private SparkJsonToParquet() {
+    }
+
+    /** This JVM's CPU time, all threads (GC and JIT included): what the job cost on a machine others share. */
+    private static long cpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     public static void main(String[] args) {
@@ -31,8 +38,10 @@ public final class SparkJsonToParquet {
             spark.read().schema(args[1]).json(args[2]).write().parquet(args[3]);
             System.out.println("WARMUP_MS " + (System.nanoTime() - warm) / 1_000_000);
             long job = System.nanoTime();
+            long cpu = cpuNanos();
             spark.read().schema(args[1]).json(args[4]).write().parquet(args[5]);
             System.out.println("JOB_MS " + (System.nanoTime() - job) / 1_000_000);
+            System.out.println("JOB_CPU_MS " + (cpuNanos() - cpu) / 1_000_000);
             System.out.println("ROWS " + spark.read().parquet(args[5]).count());
         } finally {
             spark.stop();
