@@ -33,6 +33,10 @@ public final class Bench {
     }
 
     public static void main(String[] args) throws Exception {
+        if (List.of(args).contains("--files")) {
+            FileBench.main(args);
+            return;
+        }
         Options options = parse(args);
         String user = "postgres";
         String sourceUrl = options.server() + BenchTable.database(options.rows());
@@ -118,7 +122,7 @@ public final class Bench {
     }
 
     /** The home is the benchmark's own: made fresh each run, and only removed when our marker says it is ours. */
-    private static void freshHome(Path home) throws IOException {
+    static void freshHome(Path home) throws IOException {
         if (Files.exists(home)) {
             if (!Files.exists(home.resolve(MARKER))) {
                 try (Stream<Path> entries = Files.list(home)) {

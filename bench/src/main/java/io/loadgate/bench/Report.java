@@ -163,10 +163,15 @@ record Report(ZonedDateTime time, Bench.Machine machine, Bench.Options options, 
     }
 
     void prependTo(Path results) throws IOException {
+        prepend(results, section());
+    }
+
+    /** Puts a run's section at the top of the runs in {@code results} (the file benchmark's too). */
+    static void prepend(Path results, String section) throws IOException {
         String existing = Files.exists(results) ? Files.readString(results, StandardCharsets.UTF_8) : HEADER;
         int at = existing.indexOf(RUNS);
-        String updated = at < 0 ? HEADER + "\n" + section() + existing
-                : existing.substring(0, at + RUNS.length()) + "\n" + section() + existing.substring(at + RUNS.length());
+        String updated = at < 0 ? HEADER + "\n" + section + existing
+                : existing.substring(0, at + RUNS.length()) + "\n" + section + existing.substring(at + RUNS.length());
         Files.writeString(results, updated, StandardCharsets.UTF_8);
     }
 

@@ -7,10 +7,11 @@ import io.loadgate.worker.source.ColumnType;
 import io.loadgate.worker.source.SourceColumn;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.time.DateTimeException;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
+import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -96,15 +97,66 @@ final class ColumnParser {
                 case DOUBLE -> finite(Double.parseDouble(text.trim()));
                 case BOOLEAN -> bool(text.trim());
                 case DECIMAL -> decimal(text.trim());
-                case DATE -> format == null ? LocalDate.parse(text.trim()) : LocalDate.parse(text.trim(), format);
-                case TIMESTAMP -> format == null ? LocalDateTime.parse(text.trim())
+                case DATE -> format == null ? isoDate(text.trim()) : LocalDate.parse(text.trim(), format);
+                case TIMESTAMP -> format == null ? isoDateTime(text.trim())
                         : LocalDateTime.parse(text.trim(), format);
                 case FLOAT, TIMESTAMPTZ, BINARY -> throw new IllegalStateException("no file column is " + column.type());
             };
-        } catch (NumberFormatException | DateTimeParseException | ArithmeticException e) {
+        } catch (NumberFormatException | DateTimeException | ArithmeticException e) {
             throw new IllegalArgumentException(column.name() + ": '" + shortened(text) + "' is not of type "
                     + typeName() + (format == null ? "" : " in the column's format"));
         }
+    }
+
+    /**
+     * {@code LocalDate.parse}, with the common {@code yyyy-MM-dd} read by hand: the formatter's general parse was
+     * the largest single cost of a file load's typed values (bench/RESULTS.md, issue 11). Values and refusals are
+     * the formatter's: {@code LocalDate.of} refuses what its strict resolver refuses (Feb 30, month 13).
+     */
+    static LocalDate isoDate(String text) {
+        LocalDate date = text.length() == 10 ? shapedDate(text) : null;
+        return date != null ? date : LocalDate.parse(text);
+    }
+
+    /**
+     * {@code LocalDateTime.parse}, with the common {@code yyyy-MM-ddTHH:mm:ss} read by hand, as {@link #isoDate};
+     * other ISO forms (no seconds, a fraction, a signed year) go to the formatter.
+     */
+    static LocalDateTime isoDateTime(String text) {
+        if (text.length() == 19 && text.charAt(10) == 'T' && text.charAt(13) == ':' && text.charAt(16) == ':') {
+            int hour = digits(text, 11, 13);
+            int minute = digits(text, 14, 16);
+            int second = digits(text, 17, 19);
+            LocalDate date = shapedDate(text);
+            if (date != null && (hour | minute | second) >= 0) {
+                return LocalDateTime.of(date, LocalTime.of(hour, minute, second));
+            }
+        }
+        return LocalDateTime.parse(text);
+    }
+
+    /** The date of {@code dddd-dd-dd} at the start of {@code text}; null when it has another shape. */
+    private static LocalDate shapedDate(String text) {
+        if (text.charAt(4) != '-' || text.charAt(7) != '-') {
+            return null;
+        }
+        int year = digits(text, 0, 4);
+        int month = digits(text, 5, 7);
+        int day = digits(text, 8, 10);
+        return (year | month | day) < 0 ? null : LocalDate.of(year, month, day);
+    }
+
+    /** The ASCII digits of {@code text[from, to)} as a number, or -1 if one is not a digit. */
+    private static int digits(String text, int from, int to) {
+        int value = 0;
+        for (int i = from; i < to; i++) {
+            int d = text.charAt(i) - '0';
+            if (d < 0 || d > 9) {
+                return -1;
+            }
+            value = value * 10 + d;
+        }
+        return value;
     }
 
     private BigDecimal decimal(String text) {
