@@ -6,7 +6,6 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZonedDateTime;
-import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -59,13 +58,18 @@ final class MonitorCommand implements Runnable {
         if (once || !ProgressDisplay.stdoutIsTerminal()) {
             snapshot(client, out, columns);
         } else {
-            List<String> loads = new MonitorTerminal(ledger, client, () -> ledger.client(LedgerOptions.Role.OPERATOR),
-                    Duration.ofSeconds(interval), commandLedger()).run();
-            if (!loads.isEmpty()) {
-                out.println("Loads not started from the monitor; run them where the job file is, its path for <JOB.yaml>:");
-                loads.forEach(command -> out.println("  " + command));
-                out.flush();
+            MonitorTerminal.Quit quit = new MonitorTerminal(ledger, client,
+                    () -> ledger.client(LedgerOptions.Role.OPERATOR), Duration.ofSeconds(interval), commandLedger())
+                    .run();
+            if (!quit.started().isEmpty()) {
+                out.println("Loads started from the monitor (one still running goes on; its log says how it ended):");
+                quit.started().forEach(line -> out.println("  " + line));
             }
+            if (!quit.declined().isEmpty()) {
+                out.println("Loads not started from the monitor; run them where the job file is, its path for <JOB.yaml>:");
+                quit.declined().forEach(command -> out.println("  " + command));
+            }
+            out.flush();
         }
     }
 

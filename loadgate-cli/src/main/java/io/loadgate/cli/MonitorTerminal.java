@@ -89,6 +89,14 @@ final class MonitorTerminal {
     /** The loads started from here, polled at each refresh until each has ended and said so. */
     private final List<MonitorLoad> loads = new ArrayList<>();
 
+    /** One line each: the commands to run by hand, and the loads started (which outlive the monitor). */
+    record Quit(List<String> declined, List<String> started) {
+        Quit {
+            declined = List.copyOf(declined);
+            started = List.copyOf(started);
+        }
+    }
+
     MonitorTerminal(LedgerOptions ledger, LedgerClient reader, Supplier<LedgerClient> operator, Duration interval,
                     String commandLedger) {
         this.ledger = requireNonNull(ledger, "ledger is null");
@@ -100,9 +108,9 @@ final class MonitorTerminal {
 
     /**
      * Until {@code q}, or Ctrl-C (Lanterna exits the JVM on it) or a signal: the hook gives the terminal back then.
-     * Returns the load commands the operator asked for, one line each, for the caller to print.
+     * Returns, for the caller to print, the load commands the operator declined and the loads started here.
      */
-    List<String> run() {
+    Quit run() {
         try (Screen screen = new DefaultTerminalFactory().setForceTextTerminal(true).createScreen()) {
             Thread restore = new Thread(() -> {
                 try {
@@ -122,7 +130,7 @@ final class MonitorTerminal {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        return List.copyOf(loadCommands);
+        return new Quit(loadCommands, loads.stream().map(MonitorLoad::started).toList());
     }
 
     private void watch(Screen screen) throws IOException, InterruptedException {
@@ -310,6 +318,7 @@ final class MonitorTerminal {
         }
     }
 
+    /** The key typed goes where a reason does: one prompt is open at a time. */
     private void loadKey(KeyStroke key) {
         switch (key.getKeyType()) {
             case Escape -> back("not started");

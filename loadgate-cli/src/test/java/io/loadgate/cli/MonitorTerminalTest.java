@@ -269,11 +269,12 @@ class MonitorTerminalTest {
             assertThat(Files.getPosixFilePermissions(log)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
             assertThat(Files.readString(log)).contains("SUCCESS");
 
-            // Once the terminal is given back, the declined command is printed where it can be copied.
+            // Once the terminal is given back, the load started and the declined command are printed there.
             tmux("set-option", "-t", "again", "remain-on-exit", "on");
             tmux("send-keys", "-t", "again", "q");
             String after = screen("again", s -> s.contains("Loads not started from the monitor"), err);
-            assertThat(after).contains("\n  " + command);
+            assertThat(after).contains("Loads started from the monitor", "\n  " + command,
+                    "\n  Load of " + job + " / 2026-11-26 started: pid ", ", log " + log + "\n");
             tmux("kill-session", "-t", "again");
             assertThat(Files.readString(err)).isEmpty();
         }
