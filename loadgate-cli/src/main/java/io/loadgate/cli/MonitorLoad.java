@@ -19,8 +19,10 @@ import java.util.regex.Pattern;
 /**
  * A load the monitor started: {@code loadgate load} of a run's job spec, as the ledger keeps it in the run's
  * parameters, for one business key, in a child process of this distribution that outlives the monitor. The spec and
- * the child's output are files under {@code $LOADGATE_HOME/monitor/}, readable by their owner only: the spec names
- * password variables, never passwords, but its JDBC URLs and catalog properties are the job author's to guard.
+ * the child's output are files under {@code $LOADGATE_HOME/monitor/}, readable by their owner only: the source's
+ * password and an hmac key are named as {@code *_env} variables (read from this environment), but a
+ * {@code target.catalog} may carry {@code jdbc.password} or {@code credential}, and a JDBC URL a {@code password=},
+ * as the job's author wrote them.
  */
 final class MonitorLoad {
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS")

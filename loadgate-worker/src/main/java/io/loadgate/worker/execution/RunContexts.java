@@ -34,7 +34,7 @@ public final class RunContexts {
         return new RunContext(run.runId(), run.businessKey(), job, URI.create(run.hdfsRunPath()));
     }
 
-    /** The job's YAML as the submitter sent it with the run (names of password variables, never passwords). */
+    /** The job's YAML as the submitter sent it with the run, the job file's text. */
     public static String jobSpecText(RunView run) {
         Object yaml = run.parameters().get(RunContext.JOB_SPEC_PARAMETER);
         if (!(yaml instanceof String text)) {
