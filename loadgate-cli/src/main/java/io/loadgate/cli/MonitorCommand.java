@@ -6,7 +6,6 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZonedDateTime;
-import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -18,8 +17,11 @@ import picocli.CommandLine.Spec;
                 + "24 hours, each with the command to run) and the active runs, redrawn in place every interval.",
                 "On a terminal: Up/Down selects an entry or a run; Enter shows the run in detail (Esc: back); r resolves "
                         + "it (PUBLISH_UNKNOWN), s resends its dead dispatch, c cancels it, each with a confirmation "
-                        + "(and a reason); l shows the command that loads a failed key again (printed again on quit); "
-                        + "g refreshes; q quits. Acting needs the operator token in the token file.",
+                        + "(and a reason); l loads a failed key (or, stale data, a key typed) again: confirmed, it starts "
+                        + "'loadgate load' of the job spec the ledger keeps with the run, in the background with this "
+                        + "environment and the token file's worker token, spec and log under $LOADGATE_HOME/monitor/ "
+                        + "(declined, its command is printed on quit); g refreshes; q quits. Acting needs the operator "
+                        + "token in the token file.",
                 "When stdout is not a terminal, or with --once, prints one snapshot and exits. Reads only: uses the "
                         + "viewer token, or the worker token when the token file has no viewer line."},
         footer = "Exit codes (one snapshot): 0 shown, 1 the ledger refused, 2 bad input, 3 the ledger is unreachable.")
@@ -56,13 +58,18 @@ final class MonitorCommand implements Runnable {
         if (once || !ProgressDisplay.stdoutIsTerminal()) {
             snapshot(client, out, columns);
         } else {
-            List<String> loads = new MonitorTerminal(ledger, client, () -> ledger.client(LedgerOptions.Role.OPERATOR),
-                    Duration.ofSeconds(interval), commandLedger()).run();
-            if (!loads.isEmpty()) {
-                out.println("The monitor showed these loads; run them where the job file is, its path for <JOB.yaml>:");
-                loads.forEach(command -> out.println("  " + command));
-                out.flush();
+            MonitorTerminal.Quit quit = new MonitorTerminal(ledger, client,
+                    () -> ledger.client(LedgerOptions.Role.OPERATOR), Duration.ofSeconds(interval), commandLedger())
+                    .run();
+            if (!quit.started().isEmpty()) {
+                out.println("Loads started from the monitor (one still running goes on; its log says how it ended):");
+                quit.started().forEach(line -> out.println("  " + line));
             }
+            if (!quit.declined().isEmpty()) {
+                out.println("Loads not started from the monitor; run them where the job file is, its path for <JOB.yaml>:");
+                quit.declined().forEach(command -> out.println("  " + command));
+            }
+            out.flush();
         }
     }
 

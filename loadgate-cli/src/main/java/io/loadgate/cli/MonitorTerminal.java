@@ -16,6 +16,9 @@ import io.loadgate.api.OperatorApi.Resolution;
 import io.loadgate.api.OperatorApi.Resolve;
 import io.loadgate.api.RunApi.RunChange;
 import io.loadgate.api.RunId;
+import io.loadgate.server.config.ConfigLoader;
+import io.loadgate.worker.execution.RunContexts;
+import io.loadgate.worker.job.JobSpecException;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
 import java.io.IOException;
@@ -35,8 +38,8 @@ import org.slf4j.LoggerFactory;
  * The live {@code loadgate monitor} on a terminal: the {@link MonitorScreen} laid out at the terminal's own size
  * (followed on resize), a selection over the attention entries and active runs, the selected run in detail (Enter),
  * and the operator's actions on it (resolve, resend, cancel), each confirmed, through the same ledger calls as the
- * commands. "Load again" only shows the command: a load needs its job file, which neither the monitor nor the
- * ledger has.
+ * commands. "Load again", confirmed, starts {@code loadgate load} of the job spec the ledger keeps with every run (see
+ * {@link MonitorLoad}); declined, it leaves the command to run by hand.
  */
 final class MonitorTerminal {
     private static final Logger LOG = LoggerFactory.getLogger(MonitorTerminal.class);
@@ -50,10 +53,10 @@ final class MonitorTerminal {
     private enum Action { RESOLVE, RESEND, CANCEL }
 
     /**
-     * Where a started action is: choosing the outcome (resolve only), typing the reason, confirming; or the command
-     * of a load again, shown until a key is pressed.
+     * Where a started action is: choosing the outcome (resolve only), typing the reason, confirming; or, for a load
+     * again, typing the business key (stale data names none) and confirming it with its command shown.
      */
-    private enum Step { NONE, OUTCOME, REASON, CONFIRM, LOAD_AGAIN }
+    private enum Step { NONE, OUTCOME, REASON, CONFIRM, KEY, LOAD_AGAIN }
 
     private final LedgerOptions ledger;
     private final LedgerClient reader;
@@ -79,8 +82,20 @@ final class MonitorTerminal {
     private RunDetail detail;
     private String detailProblem;
     private int detailTop;
-    /** The load commands shown, printed again once the terminal is given back, where they can be copied. */
+    /** The load commands declined, printed again once the terminal is given back, where they can be copied. */
     private final List<String> loadCommands = new ArrayList<>();
+    /** The business key of the load again being confirmed. */
+    private String loadKey;
+    /** The loads started from here, polled at each refresh until each has ended and said so. */
+    private final List<MonitorLoad> loads = new ArrayList<>();
+
+    /** One line each: the commands to run by hand, and the loads started (which outlive the monitor). */
+    record Quit(List<String> declined, List<String> started) {
+        Quit {
+            declined = List.copyOf(declined);
+            started = List.copyOf(started);
+        }
+    }
 
     MonitorTerminal(LedgerOptions ledger, LedgerClient reader, Supplier<LedgerClient> operator, Duration interval,
                     String commandLedger) {
@@ -93,9 +108,9 @@ final class MonitorTerminal {
 
     /**
      * Until {@code q}, or Ctrl-C (Lanterna exits the JVM on it) or a signal: the hook gives the terminal back then.
-     * Returns the load commands the operator asked for, one line each, for the caller to print.
+     * Returns, for the caller to print, the load commands the operator declined and the loads started here.
      */
-    List<String> run() {
+    Quit run() {
         try (Screen screen = new DefaultTerminalFactory().setForceTextTerminal(true).createScreen()) {
             Thread restore = new Thread(() -> {
                 try {
@@ -115,7 +130,7 @@ final class MonitorTerminal {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        return List.copyOf(loadCommands);
+        return new Quit(loadCommands, loads.stream().map(MonitorLoad::started).toList());
     }
 
     private void watch(Screen screen) throws IOException, InterruptedException {
@@ -149,6 +164,12 @@ final class MonitorTerminal {
     }
 
     private void refresh() {
+        for (MonitorLoad load : loads) {
+            String ended = load.endedOnce();
+            if (ended != null) {
+                message = ended;
+            }
+        }
         // One bad pass (the ledger down, a surprise in its answer) must not end the watch: show it and go on.
         try {
             summary = MonitorScreen.Summary.from(reader.monitorSummary().fields());
@@ -189,7 +210,8 @@ final class MonitorTerminal {
             case OUTCOME -> outcome(key);
             case REASON -> reason(key);
             case CONFIRM -> confirm(key);
-            case LOAD_AGAIN -> back("");
+            case KEY -> loadKey(key);
+            case LOAD_AGAIN -> confirmLoad(key);
         }
         return true;
     }
@@ -271,9 +293,8 @@ final class MonitorTerminal {
     }
 
     /**
-     * Shows the ledger's fix of a failed run or of stale data, a {@code loadgate run} of the job file. The monitor
-     * cannot run it: a load reads its job file, and the ledger keeps no job file's path, so the command names the
-     * file as the placeholder the ledger gives.
+     * The ledger's fix of a failed run or of stale data, a {@code loadgate run} of the job: asks for the key when the
+     * entry names none (stale data), then for a confirmation.
      */
     private void loadAgain(MonitorScreen.Target t) {
         if (t == null) {
@@ -286,13 +307,76 @@ final class MonitorTerminal {
             return;
         }
         target = t;
-        step = Step.LOAD_AGAIN;
         message = "";
-        // One line, never wrapped: the copy printed after the monitor ends must paste as it is.
-        String command = MonitorScreen.commandLines(MonitorScreen.words(a.fix()), commandLedger, Integer.MAX_VALUE)
-                .get(0).strip();
-        if (!loadCommands.contains(command)) {
-            loadCommands.add(command);
+        reason.setLength(0);
+        if (a.kind() == MonitorScreen.Kind.STALE_DATA) {
+            loadKey = null;
+            step = Step.KEY;
+        } else {
+            loadKey = a.businessKey();
+            step = Step.LOAD_AGAIN;
+        }
+    }
+
+    /** The key typed goes where a reason does: one prompt is open at a time. */
+    private void loadKey(KeyStroke key) {
+        switch (key.getKeyType()) {
+            case Escape -> back("not started");
+            case Backspace -> reason.setLength(Math.max(0, reason.length() - 1));
+            case Character -> reason.append(key.getCharacter());
+            case Enter -> {
+                if (reason.toString().isBlank()) {
+                    message = "type the business key to load";
+                } else {
+                    loadKey = reason.toString().strip();
+                    message = "";
+                    step = Step.LOAD_AGAIN;
+                }
+            }
+            default -> {
+                // other keys do nothing
+            }
+        }
+    }
+
+    private void confirmLoad(KeyStroke key) {
+        if (key.getKeyType() == KeyType.Character && key.getCharacter() == 'y') {
+            message = startLoad();
+            step = Step.NONE;
+            refresh();
+        } else if (key.getKeyType() == KeyType.Character || key.getKeyType() == KeyType.Escape
+                || key.getKeyType() == KeyType.Enter) {
+            // One line, never wrapped: the copy printed after the monitor ends must paste as it is.
+            String command = MonitorScreen.commandLines(loadWords(), commandLedger, Integer.MAX_VALUE).get(0).strip();
+            if (!loadCommands.contains(command)) {
+                loadCommands.add(command);
+            }
+            back("not started");
+        }
+    }
+
+    /** The command an operator would run by hand, the job file's path left to fill in. */
+    private List<String> loadWords() {
+        return List.of("loadgate", "run", "<" + target.attention().jobKey() + ".yaml>", "--business-key", loadKey);
+    }
+
+    /**
+     * Starts the load of the job as the entry's run had it (a failure's own run; for stale data the job's last
+     * successful run): its pid and log at once, its end at a later refresh.
+     */
+    private String startLoad() {
+        MonitorScreen.Attention a = target.attention();
+        try {
+            String yaml = RunContexts.jobSpecText(ledger.call(reader, c -> c.getRun(RunId.of(a.runId()))));
+            MonitorLoad load = MonitorLoad.start(ConfigLoader.home(System.getenv()).resolve("monitor"), a.jobKey(),
+                    loadKey, yaml, List.of("--ledger", ledger.ledgerUrl(), "--token-file",
+                            ledger.tokenFile().toAbsolutePath().toString()));
+            loads.add(load);
+            return load.started();
+        } catch (CliException | JobSpecException e) {
+            return "not started: " + e.getMessage();
+        } catch (IOException | UncheckedIOException e) {
+            return "not started: " + CliErrors.oneLine(e);
         }
     }
 
@@ -416,7 +500,7 @@ final class MonitorTerminal {
         int from = -1;
         int to = -1;
         int first;
-        if (step == Step.LOAD_AGAIN) {
+        if (step == Step.LOAD_AGAIN || step == Step.KEY) {
             lines = loadAgainLines(width - 1);
             first = 0;
         } else if (detailOf != null) {
@@ -460,7 +544,7 @@ final class MonitorTerminal {
         g.enableModifiers(SGR.BOLD);
         g.putString(0, size.getRows() - 2, Table.fit(prompt(), width - 1));
         g.disableModifiers(SGR.BOLD);
-        String keys = detailOf != null && step != Step.LOAD_AGAIN ? DETAIL_KEYS : KEYS;
+        String keys = detailOf != null && step != Step.LOAD_AGAIN && step != Step.KEY ? DETAIL_KEYS : KEYS;
         g.putString(0, size.getRows() - 1, Table.fit(keys + "  (every " + interval.toSeconds() + "s)", width - 1));
         screen.refresh(Screen.RefreshType.COMPLETE);
     }
@@ -481,18 +565,21 @@ final class MonitorTerminal {
     private List<String> loadAgainLines(int columns) {
         MonitorScreen.Attention a = target.attention();
         List<String> lines = new ArrayList<>();
-        lines.add(Table.fit("LOAD AGAIN  " + a.jobKey() + " / " + a.businessKey(), columns));
+        lines.add(Table.fit("LOAD AGAIN  " + a.jobKey() + " / " + (loadKey == null ? "?" : loadKey), columns));
         lines.add("  run " + a.runId() + "  (" + a.status() + ")");
         lines.add("");
         // Short lines: they fit the narrowest screen the monitor draws.
-        lines.add("  A load reads its job file, and the ledger keeps no");
-        lines.add("  job file's path: the monitor cannot start the load.");
-        lines.add("  Run this where the job file is, with its path in");
-        lines.add("  place of <" + a.jobKey() + ".yaml>:");
-        lines.add("");
-        lines.addAll(MonitorScreen.commandLines(MonitorScreen.words(a.fix()), commandLedger, columns));
-        lines.add("");
-        lines.add("  The monitor prints it again when it quits, to copy.");
+        lines.add("  y starts a load of this key with the job spec that");
+        lines.add("  run had (the ledger keeps it), in the background,");
+        lines.add("  its spec and log under $LOADGATE_HOME/monitor/.");
+        if (loadKey != null) {
+            lines.add("  n starts nothing: to run it yourself, where the job");
+            lines.add("  file is, with its path in place of <" + a.jobKey() + ".yaml>:");
+            lines.add("");
+            lines.addAll(MonitorScreen.commandLines(loadWords(), commandLedger, columns));
+            lines.add("");
+            lines.add("  The monitor prints it again when it quits, to copy.");
+        }
         return lines;
     }
 
@@ -500,7 +587,9 @@ final class MonitorTerminal {
         return switch (step) {
             case NONE -> !message.isEmpty() ? message
                     : detailOf != null ? "detail of run " + detailOf.runId() : selection();
-            case LOAD_AGAIN -> "Load again: run the command above where the job file is (any key: back)";
+            case KEY -> "Business key to load for " + target.attention().jobKey() + " (Enter, Esc: back): " + reason;
+            // The question first: a narrow screen cuts the line's end, never the y/n.
+            case LOAD_AGAIN -> "Start a load of " + target.attention().jobKey() + " / " + loadKey + "? y/n";
             case OUTCOME -> "Resolve run " + target.runId() + " as: p PUBLISHED, f FAILED_PUBLISH (Esc: back)";
             case REASON -> "Reason (Enter, Esc: back): " + reason;
             // The question first: a narrow screen cuts the line's end, never the y/n.

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -28,9 +27,7 @@ record CliProcess(Process process, Path out, Path err) {
     /** {@code environment} adds variables ({@code LOADGATE_SERVER__PORT=0}, say). */
     static CliProcess start(Path dir, Path loadgateHome, Map<String, String> environment, String... args)
             throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-cp", System.getProperty("java.class.path"), Main.class.getName()));
-        command.addAll(List.of(args));
+        List<String> command = OwnCommand.of(List.of(args));
         String name = UUID.randomUUID().toString();
         Path out = dir.resolve(name + ".out");
         Path err = dir.resolve(name + ".err");

@@ -8,6 +8,9 @@ import io.loadgate.server.testing.TestLedger;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 class MonitorTerminalTest {
     private static final Path TMUX = Path.of("/usr/bin/tmux");
     private static final Duration WAIT = Duration.ofSeconds(20);
+    /** A whole load in a child JVM, on a machine the other sessions share. */
+    private static final Duration LOAD = Duration.ofMinutes(3);
 
     private static TestLedger ledger;
     private static Path socket;
@@ -199,32 +204,80 @@ class MonitorTerminalTest {
     }
 
     @Test
-    void loadAgainShowsTheExactCommandWithoutAJobFileItDoesNotHaveAndPrintsItOnQuit() throws Exception {
-        String job = "TMON_" + UUID.randomUUID().toString().substring(0, 8).toUpperCase();
-        String failed = Runs.failedExtract(ledger, job, "2026-11-25");
-        Path err = monitor("again", 160, "viewer=" + ledger.viewerToken);
-        String command = "loadgate run <" + job + ".yaml> --business-key 2026-11-25 --ledger " + ledger.baseUrl();
-        screen("again", s -> s.contains(job), err);
+    void loadAgainStartsALoadOfTheJobSpecTheLedgerKeepsOnlyOnceConfirmed() throws Exception {
+        try (JobFixture fixture = new JobFixture(Files.createDirectories(dir.resolve("fixture")))) {
+            String job = "TMON_" + UUID.randomUUID().toString().substring(0, 8).toUpperCase();
+            Path jobFile = fixture.job(job, "again_days");
+            // A day the source has no rows for: the load fails (EMPTY_SOURCE_BLOCKED), its job spec in the ledger.
+            var refused = fixture.run("load", jobFile.toString(), "--business-key", "2026-11-26");
+            assertThat(refused.exit()).as(refused.toString()).isEqualTo(10);
+            String failed = fixture.ledger.get("/v1/runs?jobKey=" + job).body().get(0).get("runId").asText();
+            try (Connection c = fixture.source.connect(); Statement s = c.createStatement()) {
+                s.execute("INSERT INTO sales SELECT g, g / 4.0, 'x' || g, DATE '2026-11-26' FROM"
+                        + " generate_series(100001, 100700) g");
+            }
+            // The job file is gone: the monitor loads the spec the ledger keeps, not a file it would have to find.
+            Files.delete(jobFile);
+            Path err = monitor("again", 200, fixture.ledger.baseUrl(), fixture.tokens);
+            String command = "loadgate run <" + job + ".yaml> --business-key 2026-11-26 --ledger "
+                    + fixture.ledger.baseUrl();
+            screen("again", s -> s.contains(job), err);
 
-        select("again", "selected: FAILED_RUN run " + failed, err);
-        tmux("send-keys", "-t", "again", "l");
-        String shown = screen("again", s -> s.contains("LOAD AGAIN  " + job + " / 2026-11-25"), err);
-        System.out.println("--- load again\n" + shown);
-        assertThat(shown).contains("    " + command, "the ledger keeps no", "place of <" + job + ".yaml>:",
-                "Load again: run the command above where the job file is");
-        // Any key goes back to the list; nothing was started.
-        tmux("send-keys", "-t", "again", "Escape");
-        screen("again", s -> s.contains("selected: FAILED_RUN run " + failed), err);
-        assertThat(ledger.count("SELECT count(*) FROM loadgate.load_run WHERE job_key = '" + job + "'"))
-                .isEqualTo(1);
+            // n: the confirmation shows the command to run by hand, and starts nothing.
+            select("again", "selected: FAILED_RUN run " + failed, err);
+            tmux("send-keys", "-t", "again", "l");
+            String shown = screen("again", s -> s.contains("Start a load of " + job + " / 2026-11-26? y/n"), err);
+            System.out.println("--- load again, confirming\n" + shown);
+            assertThat(shown).contains("LOAD AGAIN  " + job + " / 2026-11-26", "    " + command,
+                    "y starts a load of this key", "place of <" + job + ".yaml>:");
+            tmux("send-keys", "-t", "again", "n");
+            screen("again", s -> s.contains("not started"), err);
+            Path monitorDir = dir.resolve("home").resolve("monitor");
+            assertThat(Files.exists(monitorDir) ? Files.list(monitorDir).filter(f -> f.getFileName().toString()
+                    .startsWith(job)).toList() : List.of()).as("nothing written").isEmpty();
+            assertThat(fixture.ledger.count("SELECT count(*) FROM loadgate.load_run WHERE job_key = '" + job + "'"))
+                    .isEqualTo(1);
 
-        // Once the terminal is given back, the command is printed where it can be copied from the scrollback.
-        tmux("set-option", "-t", "again", "remain-on-exit", "on");
-        tmux("send-keys", "-t", "again", "q");
-        String after = screen("again", s -> s.contains("The monitor showed these loads"), err);
-        assertThat(after).contains("\n  " + command);
-        tmux("kill-session", "-t", "again");
-        assertThat(Files.readString(err)).isEmpty();
+            // y: a load of the run's spec starts in the background; the monitor says its pid and log, then its end.
+            select("again", "selected: FAILED_RUN run " + failed, err);
+            tmux("send-keys", "-t", "again", "l");
+            screen("again", s -> s.contains("Start a load of " + job + " / 2026-11-26? y/n"), err);
+            tmux("send-keys", "-t", "again", "y");
+            String started = screen("again", s -> s.contains("Load of " + job + " / 2026-11-26 started: pid "), err);
+            System.out.println("--- load again, started\n" + started);
+            String ended = screen("again", LOAD, s -> s.contains("Load of " + job + " / 2026-11-26 (pid "), err);
+            System.out.println("--- load again, ended\n" + ended);
+            var runs = fixture.ledger.get("/v1/runs?jobKey=" + job).body();
+            assertThat(runs).hasSize(2);
+            String loaded = runs.get(0).get("runId").asText().equals(failed) ? runs.get(1).get("runId").asText()
+                    : runs.get(0).get("runId").asText();
+            assertThat(fixture.ledger.get("/v1/runs/" + loaded).text("status")).isEqualTo("SUCCESS");
+            assertThat(fixture.ledger.get("/v1/runs/" + loaded).text("businessKey")).isEqualTo("2026-11-26");
+            // The status line names the child's exit and its run's summary, cut at the pane's end.
+            assertThat(ended).contains(") ended, exit 0: Run " + loaded + "  SUCCESS  (loaded, validated");
+            assertThat(fixture.rowsByDay("again_days")).isEqualTo(Map.of("2026-11-26", 700L));
+            List<Path> files = Files.list(monitorDir).filter(f -> f.getFileName().toString().startsWith(job))
+                    .sorted().toList();
+            assertThat(files).hasSize(2);
+            Path log = files.get(0);
+            Path spec = files.get(1);
+            assertThat(log.toString()).endsWith(".log");
+            assertThat(started).contains(log.getFileName().toString());
+            assertThat(Files.readString(spec)).isEqualTo(fixture.ledger.get("/v1/runs/" + failed).body()
+                    .get("parameters").get("jobSpec").asText());
+            assertThat(Files.getPosixFilePermissions(spec)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+            assertThat(Files.getPosixFilePermissions(log)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+            assertThat(Files.readString(log)).contains("SUCCESS");
+
+            // Once the terminal is given back, the load started and the declined command are printed there.
+            tmux("set-option", "-t", "again", "remain-on-exit", "on");
+            tmux("send-keys", "-t", "again", "q");
+            String after = screen("again", s -> s.contains("Loads not started from the monitor"), err);
+            assertThat(after).contains("Loads started from the monitor", "\n  " + command,
+                    "\n  Load of " + job + " / 2026-11-26 started: pid ", ", log " + log + "\n");
+            tmux("kill-session", "-t", "again");
+            assertThat(Files.readString(err)).isEmpty();
+        }
     }
 
     private static String createRun(String job, String businessKey) {
@@ -250,13 +303,17 @@ class MonitorTerminalTest {
 
     /** Starts the live monitor in a detached tmux session of that width; returns the file its stderr goes to. */
     private static Path monitor(String session, int width, String tokenLines) throws Exception {
-        Path tokens = Files.writeString(dir.resolve(session + ".tokens"), tokenLines + "\n");
+        return monitor(session, width, ledger.baseUrl(), Files.writeString(dir.resolve(session + ".tokens"),
+                tokenLines + "\n"));
+    }
+
+    private static Path monitor(String session, int width, String ledgerUrl, Path tokens) throws Exception {
         Path err = dir.resolve(session + ".err");
         Path script = Files.writeString(dir.resolve(session + ".sh"), String.join(" ", "exec env -i",
                 "PATH=\"$PATH\" HOME=\"$HOME\" TERM=\"$TERM\"", "LOADGATE_HOME=" + quoted(dir.resolve("home")),
                 quoted(Path.of(System.getProperty("java.home"), "bin", "java")), "-cp",
                 quoted(System.getProperty("java.class.path")), Main.class.getName(), "monitor", "--ledger",
-                ledger.baseUrl(), "--token-file", quoted(tokens), "--interval", "2", "2>" + quoted(err)) + "\n");
+                ledgerUrl, "--token-file", quoted(tokens), "--interval", "2", "2>" + quoted(err)) + "\n");
         assertThat(tmux("new-session", "-d", "-s", session, "-x", Integer.toString(width), "-y", "40",
                 "sh " + quoted(script)).exit()).isZero();
         return err;
@@ -268,9 +325,13 @@ class MonitorTerminalTest {
     }
 
     private static String screen(String session, java.util.function.Predicate<String> ready, Path err) {
+        return screen(session, WAIT, ready, err);
+    }
+
+    private static String screen(String session, Duration wait, java.util.function.Predicate<String> ready, Path err) {
         String[] last = {""};
         try {
-            await().atMost(WAIT).pollInterval(Duration.ofMillis(200)).until(() -> {
+            await().atMost(wait).pollInterval(Duration.ofMillis(200)).until(() -> {
                 last[0] = tmux("capture-pane", "-p", "-t", session).out();
                 return ready.test(last[0]);
             });

@@ -30,13 +30,18 @@ public final class RunContexts {
     }
 
     static RunContext load(RunView run) {
+        JobSpec job = JobSpecLoader.parse(Path.of("run-" + run.runId() + ".yaml"), jobSpecText(run));
+        return new RunContext(run.runId(), run.businessKey(), job, URI.create(run.hdfsRunPath()));
+    }
+
+    /** The job's YAML as the submitter sent it with the run, the job file's text. */
+    public static String jobSpecText(RunView run) {
         Object yaml = run.parameters().get(RunContext.JOB_SPEC_PARAMETER);
         if (!(yaml instanceof String text)) {
             throw new JobSpecException("run " + run.runId() + " carries no job spec in its parameters."
                     + RunContext.JOB_SPEC_PARAMETER + "; it was not submitted by loadgate run");
         }
-        JobSpec job = JobSpecLoader.parse(Path.of("run-" + run.runId() + ".yaml"), text);
-        return new RunContext(run.runId(), run.businessKey(), job, URI.create(run.hdfsRunPath()));
+        return text;
     }
 
     /** Forgets runs that have ended, so a long-running worker does not keep every job it ever saw. */
