@@ -243,6 +243,18 @@ public final class RunApi {
                     run.errorStage(), run.errorCode(), run.errorMessage(), partitionCounts, partitions, dispatches,
                     parameters, sourceMetrics, run.targetState());
         }
+
+        /**
+         * This view without its parameters, for the viewer role: they carry the job's spec, whose catalog settings may
+         * hold a credential that only the processes running the job need.
+         */
+        public RunView withoutParameters() {
+            return new RunView(runId, jobKey, businessKey, status, executor, snapshotScn, snapshotRef, sourceCount,
+                    expectedPartitionCount, successPartitionCount, failedPartitionCount, extractedCount, rejectedCount,
+                    progressRows, stagingCount, targetCount, targetRef, hdfsRunPath, stageTable, startedAt, heartbeatAt,
+                    extractCompletedAt, completedAt, errorStage, errorCode, errorMessage, partitionCounts, partitions,
+                    dispatches, Map.of(), sourceMetrics, targetState);
+        }
     }
 
     /**

@@ -367,7 +367,8 @@ final class MonitorTerminal {
     private String startLoad() {
         MonitorScreen.Attention a = target.attention();
         try {
-            String yaml = RunContexts.jobSpecText(ledger.call(reader, c -> c.getRun(RunId.of(a.runId()))));
+            // The operator's token: a viewer reads runs without their job spec.
+            String yaml = RunContexts.jobSpecText(ledger.call(operator.get(), c -> c.getRun(RunId.of(a.runId()))));
             MonitorLoad load = MonitorLoad.start(ConfigLoader.home(System.getenv()).resolve("monitor"), a.jobKey(),
                     loadKey, yaml, List.of("--ledger", ledger.ledgerUrl(), "--token-file",
                             ledger.tokenFile().toAbsolutePath().toString()));

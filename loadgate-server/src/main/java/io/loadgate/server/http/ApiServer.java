@@ -257,6 +257,12 @@ public final class ApiServer implements AutoCloseable {
         }
     }
 
+    /** The caller's role, once {@link Routes} has authenticated it. */
+    static Role role(Context ctx) {
+        Authenticator.Principal principal = ctx.attribute("principal");
+        return principal == null ? null : principal.role();
+    }
+
     /** The caller's identity for events: role and token id. */
     public static String actor(Context ctx) {
         Authenticator.Principal principal = ctx.attribute("principal");

@@ -4,12 +4,14 @@ import io.javalin.http.Context;
 import io.loadgate.api.ErrorCode;
 import io.loadgate.api.Executor;
 import io.loadgate.api.RunApi;
+import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.Ledger;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.run.Manifest;
 import io.loadgate.ledger.run.RunTransitions;
 import io.loadgate.ledger.run.RunViews;
+import io.loadgate.server.auth.Role;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,10 +29,15 @@ final class RunRoutes {
         routes.post("/v1/runs/{runId}/manifest", ApiServer.WORKER, ctx -> manifest(ctx, ledger));
         routes.post("/v1/runs/{runId}/fail", ApiServer.WORKER, ctx -> fail(ctx, ledger));
         routes.get("/v1/runs", ApiServer.READERS, ctx -> list(ctx, ledger));
-        routes.get("/v1/runs/{runId}", ApiServer.READERS, ctx -> ApiServer.ok(ctx, ledger.views()
-                .run(ApiServer.runId(ctx)).orElseThrow(() -> RunTransitions.notFound(ctx.pathParam("runId")))));
+        routes.get("/v1/runs/{runId}", ApiServer.READERS, ctx -> ApiServer.ok(ctx, forCaller(ctx, ledger.views()
+                .run(ApiServer.runId(ctx)).orElseThrow(() -> RunTransitions.notFound(ctx.pathParam("runId"))))));
         routes.get("/v1/runs/{runId}/events", ApiServer.READERS, ctx -> events(ctx, ledger));
         routes.get("/v1/jobs/{jobKey}/loaded-directories", ApiServer.READERS, ctx -> loadedDirectories(ctx, ledger));
+    }
+
+    /** A viewer reads a run without its parameters (see {@link RunView#withoutParameters}). */
+    private static RunView forCaller(Context ctx, RunView run) {
+        return ApiServer.role(ctx) == Role.VIEWER ? run.withoutParameters() : run;
     }
 
     /** The watermark of a file job (extension): per key, its latest SUCCESS run and the directories it loaded. */

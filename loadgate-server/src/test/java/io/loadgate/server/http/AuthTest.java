@@ -2,6 +2,7 @@ package io.loadgate.server.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loadgate.server.testing.Runs;
 import io.loadgate.server.testing.TestLedger;
 import java.util.List;
 import java.util.Map;
@@ -69,6 +70,23 @@ class AuthTest {
                         .isIn(200, 404);
             }
         }
+    }
+
+    @Test
+    void aViewerReadsARunWithoutTheJobSpecItsParametersCarry() {
+        Map<String, Object> create = Runs.create("AUTH_PARAMETERS", "2026-12-01");
+        create.put("parameters", Map.of("jobSpec", "target:\n  catalog: {jdbc.password: s3cret}\n"));
+        String runId = ledger.post("/v1/runs", create).text("runId");
+
+        for (String token : new String[] {ledger.workerToken, ledger.operatorToken}) {
+            assertThat(ledger.send("GET", "/v1/runs/" + runId, null, token).body().at("/parameters/jobSpec").asText())
+                    .as("the processes that run and operate jobs read their spec").contains("s3cret");
+        }
+        var viewed = ledger.send("GET", "/v1/runs/" + runId, null, ledger.viewerToken);
+        assertThat(viewed.status()).isEqualTo(200);
+        assertThat(viewed.body().get("parameters").isEmpty()).as(viewed.body().toString()).isTrue();
+        assertThat(viewed.body().toString()).doesNotContain("s3cret");
+        assertThat(viewed.body().at("/jobKey").asText()).isEqualTo("AUTH_PARAMETERS");
     }
 
     @Test
