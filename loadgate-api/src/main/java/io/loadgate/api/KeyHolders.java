@@ -11,7 +11,7 @@ import java.util.UUID;
  * rows the target holds now and the key's newest run. {@code next} is the {@code after} of the following page, null on
  * the last one.
  */
-public record KeyHolders(String jobKey, List<Key> keys, String next) {
+public record KeyHolders(JobKey jobKey, List<Key> keys, String next) {
     /** The page a client asks for when it gives no limit, and the largest it may ask for. */
     public static final int DEFAULT_LIMIT = 100;
     public static final int MAX_LIMIT = 1000;

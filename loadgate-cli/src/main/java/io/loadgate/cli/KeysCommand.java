@@ -32,7 +32,7 @@ final class KeysCommand implements Runnable {
     @Override
     public void run() {
         LedgerClient client = ledger.client(LedgerOptions.Role.READER);
-        List<KeyHolders.Key> keys = ledger.call(client, c -> c.allKeyHolders(jobKey));
+        List<KeyHolders.Key> keys = ledger.call(client, c -> c.allKeyHolders(LedgerOptions.jobKey("JOB_KEY", jobKey)));
         PrintWriter out = spec.commandLine().getOut();
         if (ledger.json) {
             out.println(LedgerOptions.toJson(keys));

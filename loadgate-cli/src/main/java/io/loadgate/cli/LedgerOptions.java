@@ -1,5 +1,6 @@
 package io.loadgate.cli;
 
+import io.loadgate.api.JobKey;
 import io.loadgate.api.RunId;
 import io.loadgate.worker.ledger.HttpLedgerClient;
 import io.loadgate.worker.ledger.LedgerCallException;
@@ -139,6 +140,17 @@ final class LedgerOptions {
         }
         String line = e.ledgerMessage() + " (" + e.status() + " " + e.code() + ")";
         return new CliException(line, e.status() == 503 ? EXIT_UNAVAILABLE : EXIT_REFUSED);
+    }
+
+    /**
+     * A job key the user typed; a bad one exits 1, as it did when only the ledger checked it (422 REQUEST_INVALID).
+     */
+    static JobKey jobKey(String label, String text) {
+        try {
+            return JobKey.of(text);
+        } catch (IllegalArgumentException e) {
+            throw new CliException(label + ": " + e.getMessage(), EXIT_REFUSED);
+        }
     }
 
     static RunId runId(String label, String text) {

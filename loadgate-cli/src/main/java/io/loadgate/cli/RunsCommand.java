@@ -81,7 +81,8 @@ final class RunsCommand implements Runnable {
                 throw new CliException("--limit must be between 1 and 1000, got " + limit, LedgerOptions.EXIT_USAGE);
             }
             LedgerClient client = ledger.client(LedgerOptions.Role.WORKER);
-            List<RunView> runs = ledger.call(client, c -> c.listRuns(new RunFilter(jobKey, businessKey, status, limit)));
+            List<RunView> runs = ledger.call(client, c -> c.listRuns(new RunFilter(jobKey == null ? null
+                    : LedgerOptions.jobKey("--job", jobKey), businessKey, status, limit)));
             PrintWriter out = spec.commandLine().getOut();
             if (ledger.json) {
                 out.println(LedgerOptions.toJson(runs));
@@ -163,7 +164,8 @@ final class RunsCommand implements Runnable {
         @Override
         public void run() {
             LedgerClient client = ledger.client(LedgerOptions.Role.READER);
-            MonitorHistory history = ledger.call(client, c -> c.monitorHistory(jobKey, null, bucket));
+            MonitorHistory history = ledger.call(client, c -> c.monitorHistory(jobKey == null ? null
+                    : LedgerOptions.jobKey("--job", jobKey), null, bucket));
             PrintWriter out = spec.commandLine().getOut();
             if (ledger.json) {
                 out.println(LedgerOptions.toJson(history));

@@ -2,6 +2,7 @@ package io.loadgate.ledger.run;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.JobKey;
 import io.loadgate.api.KeyHolders;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.TargetState;
@@ -46,7 +47,7 @@ public final class KeyHolderViews {
     }
 
     /** Up to {@code limit} keys after {@code after} (null: from the first), in key order. */
-    public KeyHolders page(String jobKey, String after, int limit) {
+    public KeyHolders page(JobKey jobKey, String after, int limit) {
         requireNonNull(jobKey, "jobKey is null");
         if (limit < 1 || limit > KeyHolders.MAX_LIMIT) {
             throw new IllegalArgumentException("limit must be between 1 and " + KeyHolders.MAX_LIMIT + ", got " + limit);

@@ -3,6 +3,7 @@ package io.loadgate.ledger.run;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.Executor;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerSettings;
@@ -15,7 +16,7 @@ import java.util.UUID;
 /** The fields of a run that the ledger's decisions read, as locked at the start of a transaction. */
 public record RunRow(
         RunId runId,
-        String jobKey,
+        JobKey jobKey,
         String businessKey,
         RunStatus status,
         Executor executor,
@@ -47,7 +48,7 @@ public record RunRow(
         BigDecimal scn = rs.getBigDecimal("snapshot_scn");
         return new RunRow(
                 Tx.runId(rs, "run_id"),
-                rs.getString("job_key"),
+                Tx.jobKey(rs, "job_key"),
                 rs.getString("business_key"),
                 RunStatus.valueOf(rs.getString("status")),
                 Executor.fromWire(rs.getString("executor")),

@@ -17,6 +17,7 @@ import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchApi.Lease;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
 import io.loadgate.api.ErrorCode;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.KeyHolders;
 import io.loadgate.api.MonitorHistory;
 import io.loadgate.api.OperatorApi;
@@ -387,7 +388,7 @@ public final class HttpLedgerClient implements LedgerClient {
     }
 
     @Override
-    public MonitorHistory monitorHistory(String jobKey, Instant from, MonitorHistory.Bucket bucket) {
+    public MonitorHistory monitorHistory(JobKey jobKey, Instant from, MonitorHistory.Bucket bucket) {
         requireNonNull(bucket, "bucket is null");
         Map<String, Object> query = new LinkedHashMap<>();
         query.put("job", jobKey);
@@ -397,12 +398,12 @@ public final class HttpLedgerClient implements LedgerClient {
     }
 
     @Override
-    public KeyHolders keyHolders(String jobKey, String after, int limit) {
+    public KeyHolders keyHolders(JobKey jobKey, String after, int limit) {
         requireNonNull(jobKey, "jobKey is null");
         Map<String, Object> query = new LinkedHashMap<>();
         query.put("after", after);
         query.put("limit", limit);
-        return execute(get("/v1/jobs/" + URLEncoder.encode(jobKey, StandardCharsets.UTF_8) + "/keys" + query(query),
+        return execute(get("/v1/jobs/" + URLEncoder.encode(jobKey.value(), StandardCharsets.UTF_8) + "/keys" + query(query),
                 type(KeyHolders.class)));
     }
 
