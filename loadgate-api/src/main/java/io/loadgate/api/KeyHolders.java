@@ -11,7 +11,7 @@ import java.util.UUID;
  * rows the target holds now and the key's newest run. {@code next} is the {@code after} of the following page, null on
  * the last one.
  */
-public record KeyHolders(JobKey jobKey, List<Key> keys, String next) {
+public record KeyHolders(JobKey jobKey, List<Key> keys, BusinessKey next) {
     /** The page a client asks for when it gives no limit, and the largest it may ask for. */
     public static final int DEFAULT_LIMIT = 100;
     public static final int MAX_LIMIT = 1000;
@@ -27,7 +27,7 @@ public record KeyHolders(JobKey jobKey, List<Key> keys, String next) {
      * {@code lastRunId}: the key's newest run, which may be a reload in progress or a failure the target does not
      * show; {@code lastTargetState} is that run's {@link TargetState}, null unless it is a SUCCESS.
      */
-    public record Key(String businessKey, UUID inTargetRunId, Instant loadedAt, Long inTargetRows,
+    public record Key(BusinessKey businessKey, UUID inTargetRunId, Instant loadedAt, Long inTargetRows,
                       UUID rolledBackRunId, UUID lastRunId, RunStatus lastStatus, TargetState lastTargetState,
                       Instant lastStartedAt) {
         public Key {

@@ -1,6 +1,5 @@
 package io.loadgate.cli;
 
-import io.loadgate.api.JobKey;
 import io.loadgate.api.RunId;
 import io.loadgate.worker.ledger.HttpLedgerClient;
 import io.loadgate.worker.ledger.LedgerCallException;
@@ -143,11 +142,12 @@ final class LedgerOptions {
     }
 
     /**
-     * A job key the user typed; a bad one exits 1, as it did when only the ledger checked it (422 REQUEST_INVALID).
+     * A job key or business key the user typed, null when none was given; a bad one exits 1, as it did when only the
+     * ledger checked it (422 REQUEST_INVALID).
      */
-    static JobKey jobKey(String label, String text) {
+    static <T> T key(String label, String text, Function<String, T> parse) {
         try {
-            return JobKey.of(text);
+            return text == null ? null : parse.apply(text);
         } catch (IllegalArgumentException e) {
             throw new CliException(label + ": " + e.getMessage(), EXIT_REFUSED);
         }

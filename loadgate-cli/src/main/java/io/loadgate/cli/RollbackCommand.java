@@ -1,5 +1,6 @@
 package io.loadgate.cli;
 
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.JobKey;
 import io.loadgate.api.OperatorApi.Rollback;
 import io.loadgate.api.RunApi.RunFilter;
@@ -86,7 +87,7 @@ final class RollbackCommand implements Callable<Integer> {
         Target target = new Targets(catalogs, System.getenv(), new Configuration()).forJob(job);
         businessKey = JobInput.canonicalKey(target, job, businessKey);
         // Newest first: the first active run blocks, the first SUCCESS is the run whose rows the partition holds.
-        List<RunView> runs = ledgerOptions.call(client, c -> c.listRuns(new RunFilter(JobKey.of(job.jobKey()), businessKey,
+        List<RunView> runs = ledgerOptions.call(client, c -> c.listRuns(new RunFilter(JobKey.of(job.jobKey()), BusinessKey.of(businessKey),
                 null, 1000)));
         Optional<RunView> active = runs.stream().filter(r -> r.status().isActive()).findFirst();
         if (active.isPresent()) {

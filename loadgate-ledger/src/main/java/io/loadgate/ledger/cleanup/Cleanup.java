@@ -153,7 +153,7 @@ public final class Cleanup {
 
     private static OperatorApi.CleanupCandidate candidate(ResultSet rs) throws SQLException {
         return new OperatorApi.CleanupCandidate(Tx.runId(rs, "run_id"), Tx.jobKey(rs, "job_key"),
-                rs.getString("business_key"), RunStatus.valueOf(rs.getString("status")), rs.getString("hdfs_run_path"),
+                Tx.businessKey(rs, "business_key"), RunStatus.valueOf(rs.getString("status")), rs.getString("hdfs_run_path"),
                 rs.getString("stage_table"), Tx.instant(rs, "completed_at"), rs.getString("target_ref"), List.of());
     }
 

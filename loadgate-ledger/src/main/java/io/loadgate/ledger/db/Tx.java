@@ -2,6 +2,7 @@ package io.loadgate.ledger.db;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.JobKey;
 import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunId;
@@ -100,6 +101,8 @@ public final class Tx {
             statement.setString(index, partitionId.value());
         } else if (value instanceof JobKey jobKey) {
             statement.setString(index, jobKey.value());
+        } else if (value instanceof BusinessKey businessKey) {
+            statement.setString(index, businessKey.value());
         } else {
             throw new IllegalArgumentException("cannot bind " + value.getClass().getName());
         }
@@ -143,6 +146,12 @@ public final class Tx {
     public static JobKey jobKey(ResultSet rs, String column) throws SQLException {
         String value = rs.getString(column);
         return value == null ? null : JobKey.of(value);
+    }
+
+    /** A business key column; null stays null. */
+    public static BusinessKey businessKey(ResultSet rs, String column) throws SQLException {
+        String value = rs.getString(column);
+        return value == null ? null : BusinessKey.of(value);
     }
 
     public static Long nullableLong(ResultSet rs, String column) throws SQLException {

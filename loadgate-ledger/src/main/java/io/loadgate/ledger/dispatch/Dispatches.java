@@ -382,7 +382,7 @@ public final class Dispatches {
     private static LeasedDispatch leased(ResultSet rs) throws SQLException {
         return new LeasedDispatch(rs.getObject("dispatch_id", UUID.class), Tx.runId(rs, "run_id"),
                 DispatchType.valueOf(rs.getString("dispatch_type")), rs.getString("partition_id"),
-                Tx.jobKey(rs, "job_key"), rs.getString("business_key"), LedgerJson.read(rs.getString("payload")),
+                Tx.jobKey(rs, "job_key"), Tx.businessKey(rs, "business_key"), LedgerJson.read(rs.getString("payload")),
                 rs.getInt("attempt_count"));
     }
 

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.JobKey;
 import io.loadgate.api.RunId;
@@ -16,7 +17,7 @@ import java.util.UUID;
  * no longer matches.
  */
 public record LeasedDispatch(UUID dispatchId, RunId runId, DispatchType dispatchType, String partitionId,
-                             JobKey jobKey, String businessKey, JsonNode payload, int attempt) {
+                             JobKey jobKey, BusinessKey businessKey, JsonNode payload, int attempt) {
     public LeasedDispatch {
         requireNonNull(dispatchId, "dispatchId is null");
         requireNonNull(runId, "runId is null");
@@ -30,7 +31,7 @@ public record LeasedDispatch(UUID dispatchId, RunId runId, DispatchType dispatch
     public ObjectNode payloadWithKeys() {
         ObjectNode copy = (ObjectNode) payload.deepCopy();
         copy.put("jobKey", jobKey.value());
-        copy.put("businessKey", businessKey);
+        copy.put("businessKey", businessKey.value());
         return copy;
     }
 }

@@ -2,6 +2,7 @@ package io.loadgate.ledger.run;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.JobKey;
 import io.loadgate.api.KeyHolders;
 import io.loadgate.api.RunStatus;
@@ -47,7 +48,7 @@ public final class KeyHolderViews {
     }
 
     /** Up to {@code limit} keys after {@code after} (null: from the first), in key order. */
-    public KeyHolders page(JobKey jobKey, String after, int limit) {
+    public KeyHolders page(JobKey jobKey, BusinessKey after, int limit) {
         requireNonNull(jobKey, "jobKey is null");
         if (limit < 1 || limit > KeyHolders.MAX_LIMIT) {
             throw new IllegalArgumentException("limit must be between 1 and " + KeyHolders.MAX_LIMIT + ", got " + limit);
@@ -62,7 +63,7 @@ public final class KeyHolderViews {
                     : !last.equals(won) ? TargetState.REPLACED
                     : rolledBack ? TargetState.ROLLED_BACK : TargetState.CURRENT;
             boolean held = won != null && !rolledBack;
-            return new KeyHolders.Key(rs.getString("business_key"), held ? won : null,
+            return new KeyHolders.Key(Tx.businessKey(rs, "business_key"), held ? won : null,
                     held ? Tx.instant(rs, "loaded_at") : null, held ? Tx.nullableLong(rs, "loaded_rows") : null,
                     won != null && rolledBack ? won : null, last, lastStatus, lastState,
                     Tx.instant(rs, "last_started_at"));

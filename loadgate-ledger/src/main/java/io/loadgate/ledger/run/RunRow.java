@@ -2,6 +2,7 @@ package io.loadgate.ledger.run;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.Executor;
 import io.loadgate.api.JobKey;
 import io.loadgate.api.RunId;
@@ -17,7 +18,7 @@ import java.util.UUID;
 public record RunRow(
         RunId runId,
         JobKey jobKey,
-        String businessKey,
+        BusinessKey businessKey,
         RunStatus status,
         Executor executor,
         String hdfsRunPath,
@@ -49,7 +50,7 @@ public record RunRow(
         return new RunRow(
                 Tx.runId(rs, "run_id"),
                 Tx.jobKey(rs, "job_key"),
-                rs.getString("business_key"),
+                Tx.businessKey(rs, "business_key"),
                 RunStatus.valueOf(rs.getString("status")),
                 Executor.fromWire(rs.getString("executor")),
                 rs.getString("hdfs_run_path"),

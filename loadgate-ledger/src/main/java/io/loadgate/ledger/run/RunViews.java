@@ -2,6 +2,7 @@ package io.loadgate.ledger.run;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.DispatchStatus;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.JobKey;
@@ -185,7 +186,7 @@ public final class RunViews {
         return LedgerJson.MAPPER.convertValue(LedgerJson.read(json), LinkedHashMap.class);
     }
 
-    public record RunFilter(JobKey jobKey, String businessKey, RunStatus status, int limit) {
+    public record RunFilter(JobKey jobKey, BusinessKey businessKey, RunStatus status, int limit) {
     }
 
     public List<RunApi.RunSummary> list(RunFilter filter) {
@@ -228,7 +229,7 @@ public final class RunViews {
     }
 
     /** A job's newest successful load and its age by the database clock. */
-    public record JobFreshness(JobKey jobKey, RunId lastSuccessRunId, String businessKey, Instant lastSuccessAt,
+    public record JobFreshness(JobKey jobKey, RunId lastSuccessRunId, BusinessKey businessKey, Instant lastSuccessAt,
                                Duration lastSuccessAge) {
         public JobFreshness {
             requireNonNull(jobKey, "jobKey is null");
@@ -239,7 +240,7 @@ public final class RunViews {
 
     private static JobFreshness freshness(ResultSet rs) throws SQLException {
         return new JobFreshness(Tx.jobKey(rs, "job_key"), Tx.runId(rs, "run_id"),
-                rs.getString("business_key"), Tx.instant(rs, "completed_at"),
+                Tx.businessKey(rs, "business_key"), Tx.instant(rs, "completed_at"),
                 Duration.ofMillis((long) (rs.getDouble("age_seconds") * 1000)));
     }
 
@@ -276,7 +277,7 @@ public final class RunViews {
     private static RunApi.RunSummary summary(ResultSet rs) throws SQLException {
         BigDecimal scn = rs.getBigDecimal("snapshot_scn");
         return new RunApi.RunSummary(Tx.runId(rs, "run_id"), Tx.jobKey(rs, "job_key"),
-                rs.getString("business_key"), RunStatus.valueOf(rs.getString("status")), rs.getString("executor"),
+                Tx.businessKey(rs, "business_key"), RunStatus.valueOf(rs.getString("status")), rs.getString("executor"),
                 scn == null ? null : scn.toPlainString(), rs.getString("snapshot_ref"),
                 Tx.nullableLong(rs, "source_count"), Tx.nullableLong(rs, "expected_partition_count"),
                 rs.getLong("success_partitions"), rs.getLong("failed_partitions"), rs.getLong("extracted"),

@@ -1,6 +1,7 @@
 package io.loadgate.server.http;
 
 import io.javalin.http.Context;
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.ErrorCode;
 import io.loadgate.api.JobKey;
 import io.loadgate.api.KeyHolders;
@@ -44,6 +45,6 @@ final class KeyRoutes {
         if (!errors.isEmpty()) {
             throw new LedgerException.Invalid(ErrorCode.REQUEST_INVALID, "invalid request", Map.of("errors", errors));
         }
-        ApiServer.ok(ctx, keys.page(JobKey.of(job), after, limit));
+        ApiServer.ok(ctx, keys.page(JobKey.of(job), after == null ? null : BusinessKey.of(after), limit));
     }
 }

@@ -1,6 +1,7 @@
 package io.loadgate.server.http;
 
 import io.javalin.http.Context;
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.ErrorCode;
 import io.loadgate.api.Executor;
 import io.loadgate.api.JobKey;
@@ -47,7 +48,7 @@ final class RunRoutes {
         body.check(IDEMPOTENCY_KEY, createKey == null || Formats.IDEMPOTENCY_KEY.matcher(createKey).matches(),
                 "header must be 1 to 200 visible ASCII characters");
         body.finish();
-        var created = ledger.runs().create(new RunApi.CreateRun(JobKey.of(jobKey), businessKey, hdfsRoot, prefix,
+        var created = ledger.runs().create(new RunApi.CreateRun(JobKey.of(jobKey), BusinessKey.of(businessKey), hdfsRoot, prefix,
                 allowEmpty, parameters, executor == null ? Executor.HTTP : Executor.fromWire(executor),
                 recoveryMode == null ? null : recoveryMode.name()), ApiServer.actor(ctx), createKey);
         if (created.replayed()) {
@@ -143,7 +144,7 @@ final class RunRoutes {
                     "invalid query parameters", Map.of("errors", errors));
         }
         ApiServer.ok(ctx, ledger.views().list(new RunViews.RunFilter(jobKey == null ? null : JobKey.of(jobKey),
-                businessKey, runStatus, limit)));
+                businessKey == null ? null : BusinessKey.of(businessKey), runStatus, limit)));
     }
 
     private static void events(Context ctx, Ledger ledger) {

@@ -36,7 +36,7 @@ public final class RunContexts {
                     + RunContext.JOB_SPEC_PARAMETER + "; it was not submitted by loadgate run");
         }
         JobSpec job = JobSpecLoader.parse(Path.of("run-" + run.runId() + ".yaml"), text);
-        return new RunContext(run.runId(), run.businessKey(), job, URI.create(run.hdfsRunPath()));
+        return new RunContext(run.runId(), run.businessKey().value(), job, URI.create(run.hdfsRunPath()));
     }
 
     /** Forgets runs that have ended, so a long-running worker does not keep every job it ever saw. */

@@ -2,6 +2,7 @@ package io.loadgate.worker.ledger;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchApi.Lease;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
@@ -222,7 +223,7 @@ public abstract class ForwardingLedgerClient implements LedgerClient {
     }
 
     @Override
-    public KeyHolders keyHolders(JobKey jobKey, String after, int limit) {
+    public KeyHolders keyHolders(JobKey jobKey, BusinessKey after, int limit) {
         return around("keyHolders", () -> delegate.keyHolders(jobKey, after, limit));
     }
 }

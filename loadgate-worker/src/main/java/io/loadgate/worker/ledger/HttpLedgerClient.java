@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchApi.Lease;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
@@ -398,7 +399,7 @@ public final class HttpLedgerClient implements LedgerClient {
     }
 
     @Override
-    public KeyHolders keyHolders(JobKey jobKey, String after, int limit) {
+    public KeyHolders keyHolders(JobKey jobKey, BusinessKey after, int limit) {
         requireNonNull(jobKey, "jobKey is null");
         Map<String, Object> query = new LinkedHashMap<>();
         query.put("after", after);

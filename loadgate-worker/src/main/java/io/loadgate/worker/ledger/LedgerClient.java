@@ -1,5 +1,6 @@
 package io.loadgate.worker.ledger;
 
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchApi.Lease;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
@@ -294,12 +295,12 @@ public interface LedgerClient {
      * {@code after} (null: from the first), in key order, each with the run the target holds now and its newest run.
      * 422 {@code REQUEST_INVALID} for a bad job key, {@code after} or limit.
      */
-    KeyHolders keyHolders(JobKey jobKey, String after, int limit);
+    KeyHolders keyHolders(JobKey jobKey, BusinessKey after, int limit);
 
     /** Every business key of the job, read page by page with {@link #keyHolders}. */
     default List<KeyHolders.Key> allKeyHolders(JobKey jobKey) {
         List<KeyHolders.Key> all = new java.util.ArrayList<>();
-        String after = null;
+        BusinessKey after = null;
         do {
             KeyHolders page = keyHolders(jobKey, after, KeyHolders.MAX_LIMIT);
             all.addAll(page.keys());

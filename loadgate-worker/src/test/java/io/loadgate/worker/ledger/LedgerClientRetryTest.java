@@ -3,6 +3,7 @@ package io.loadgate.worker.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.JobKey;
@@ -80,7 +81,7 @@ class LedgerClientRetryTest {
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)), "127.0.0.1", port), 600, TimeUnit.MILLISECONDS);
         try {
             long started = System.nanoTime();
-            var created = client.createRun(CreateRun.forWorkers(JobKey.of("LATE_" + suffix()), "K", TestLedger.STAGE_ROOT, "stg_"));
+            var created = client.createRun(CreateRun.forWorkers(JobKey.of("LATE_" + suffix()), BusinessKey.of("K"), TestLedger.STAGE_ROOT, "stg_"));
 
             assertThat(created.status()).isEqualTo(RunStatus.CREATED);
             assertThat(Duration.ofNanos(System.nanoTime() - started)).as("the first attempts met a closed port")
@@ -235,7 +236,7 @@ class LedgerClientRetryTest {
         };
         try (var stub = new StubLedger(losesFirstAnswer)) {
             JobKey job = JobKey.of("LOST_" + suffix());
-            var adopted = client(stub.uri(), PATIENT).createRun(CreateRun.forWorkers(job, "K", TestLedger.STAGE_ROOT,
+            var adopted = client(stub.uri(), PATIENT).createRun(CreateRun.forWorkers(job, BusinessKey.of("K"), TestLedger.STAGE_ROOT,
                     "stg_"), OnLostResponse.ADOPT_ACTIVE_RUN);
 
             assertThat(adopted.adopted()).isTrue();
@@ -246,7 +247,7 @@ class LedgerClientRetryTest {
         try (var stub = new StubLedger(losesFirstAnswer)) {
             JobKey job = JobKey.of("LOST_" + suffix());
             var e = catchThrowableOfType(LedgerCallException.class, () -> client(stub.uri(), PATIENT)
-                    .createRun(CreateRun.forWorkers(job, "K", TestLedger.STAGE_ROOT, "stg_")));
+                    .createRun(CreateRun.forWorkers(job, BusinessKey.of("K"), TestLedger.STAGE_ROOT, "stg_")));
 
             assertThat(e.code()).as("without ADOPT_ACTIVE_RUN the caller decides").isEqualTo("DUPLICATE_ACTIVE_RUN");
             assertThat(e.details()).containsKey("activeRunId");
@@ -267,7 +268,7 @@ class LedgerClientRetryTest {
         };
         try (var stub = new StubLedger(duplicates)) {
             JobKey job = JobKey.of("DUP_" + suffix());
-            var created = client(stub.uri(), PATIENT).createRun(CreateRun.forWorkers(job, "K", TestLedger.STAGE_ROOT,
+            var created = client(stub.uri(), PATIENT).createRun(CreateRun.forWorkers(job, BusinessKey.of("K"), TestLedger.STAGE_ROOT,
                     "stg_"));
 
             assertThat(created.status()).isEqualTo(RunStatus.CREATED);

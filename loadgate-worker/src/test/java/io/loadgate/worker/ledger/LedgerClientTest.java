@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.Executor;
 import io.loadgate.api.JobKey;
@@ -61,7 +62,7 @@ class LedgerClientTest {
     }
 
     static CreateRun create(JobKey job) {
-        return CreateRun.forWorkers(job, "2026-11-30", TestLedger.STAGE_ROOT, "stg_");
+        return CreateRun.forWorkers(job, BusinessKey.of("2026-11-30"), TestLedger.STAGE_ROOT, "stg_");
     }
 
     /** {@code counts.length} ranges of width 100 from 0, the last inclusive. */
@@ -95,12 +96,12 @@ class LedgerClientTest {
         assertThat(created.stageTable()).isEqualTo("stg_" + created.runId().toString().replace("-", ""));
         var run = viewer.getRun(created.runId());
         assertThat(run.jobKey()).isEqualTo(job);
-        assertThat(run.businessKey()).isEqualTo("2026-11-30");
+        assertThat(run.businessKey()).isEqualTo(BusinessKey.of("2026-11-30"));
         assertThat(run.executor()).isEqualTo("worker");
         assertThat(run.startedAt()).isNotNull();
         assertThat(viewer.listRuns(new RunFilter(job, null, null, null))).extracting(RunApi.RunView::runId)
                 .containsExactly(created.runId());
-        assertThat(viewer.listRuns(new RunFilter(job, "2026-11-30", RunStatus.CREATED, 5))).hasSize(1);
+        assertThat(viewer.listRuns(new RunFilter(job, BusinessKey.of("2026-11-30"), RunStatus.CREATED, 5))).hasSize(1);
         assertThat(viewer.listRuns(new RunFilter(job, null, RunStatus.SUCCESS, null))).isEmpty();
     }
 
@@ -250,7 +251,7 @@ class LedgerClientTest {
     void invalidRequestIs422WithTheFieldErrors() {
         // A job key such as "lower case" can no longer be sent (JobKey refuses it); the prefix is the ledger's to check.
         var e = catchThrowableOfType(LedgerCallException.class, () -> worker.createRun(
-                new CreateRun(job(), "K", TestLedger.STAGE_ROOT, "lower case", false, Map.of(), Executor.HTTP, null)));
+                new CreateRun(job(), BusinessKey.of("K"), TestLedger.STAGE_ROOT, "lower case", false, Map.of(), Executor.HTTP, null)));
 
         assertThat(e.status()).isEqualTo(422);
         assertThat(e.code()).isEqualTo("REQUEST_INVALID");
@@ -261,7 +262,7 @@ class LedgerClientTest {
     @Test
     void hdfsRootOutsideTheAllowedRootsIs422() {
         var e = catchThrowableOfType(LedgerCallException.class, () -> worker.createRun(
-                CreateRun.forWorkers(job(), "K", "/etc", "stg_")));
+                CreateRun.forWorkers(job(), BusinessKey.of("K"), "/etc", "stg_")));
         assertThat(e.code()).isEqualTo("INVALID_HDFS_ROOT");
     }
 
