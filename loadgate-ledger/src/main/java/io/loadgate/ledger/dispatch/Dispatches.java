@@ -2,6 +2,7 @@ package io.loadgate.ledger.dispatch;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchStatus;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.ErrorCode;
@@ -285,7 +286,8 @@ public final class Dispatches {
      * A worker gives back a lease it will not act on (it is stopping), so the step goes to another worker now rather
      * than after ack_timeout. Only the node holding the lease can, and only while nothing acknowledged it.
      */
-    public boolean release(UUID dispatchId, String node) {
+    public boolean release(UUID dispatchId, DispatchApi.Release release) {
+        String node = release.node();
         return database.inTransaction(tx -> {
             var released = tx.queryOne(RELEASE, rs -> new DispatchOf(Tx.runId(rs, 1), rs.getString(2)),
                     dispatchId, node);

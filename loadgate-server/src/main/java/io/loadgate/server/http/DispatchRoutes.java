@@ -72,7 +72,7 @@ final class DispatchRoutes {
         RequestBody body = RequestBody.parse(ctx.body());
         String node = body.string("node", true, 200);
         body.finish();
-        ApiServer.ok(ctx, new DispatchApi.Released(dispatchId, dispatches.release(dispatchId, node)));
+        ApiServer.ok(ctx, new DispatchApi.Released(dispatchId, dispatches.release(dispatchId, new DispatchApi.Release(node))));
     }
 
     private static void resend(Context ctx, Dispatches dispatches) {
