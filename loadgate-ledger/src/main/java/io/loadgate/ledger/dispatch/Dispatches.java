@@ -20,7 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
 
@@ -256,14 +255,11 @@ public final class Dispatches {
      * saw; sent again, they would have nobody to run them until ack_timeout. So when dispatches SENT to
      * {@code node} by this request are still unacknowledged, the retry is answered with them, and nothing new.
      */
-    public List<LeasedDispatch> leaseForWorker(String node, Set<DispatchType> types, int max, DispatchPolicy policy,
-                                               String requestId) {
-        requireNonNull(node, "node is null");
+    public List<LeasedDispatch> leaseForWorker(DispatchApi.Lease request, DispatchPolicy policy, String requestId) {
+        String node = request.node();
+        int max = request.max();
         requireNonNull(requestId, "requestId is null");
-        if (types.isEmpty() || max < 1) {
-            return List.of();
-        }
-        String typeList = types.stream().map(Enum::name).sorted().collect(Collectors.joining(","));
+        String typeList = request.types().stream().map(Enum::name).sorted().collect(Collectors.joining(","));
         double ackTimeout = DispatchPolicy.seconds(policy.ackTimeout());
         return database.inTransaction(tx -> {
             List<LeasedDispatch> unseen = tx.query(LEASED_BY_REQUEST, Dispatches::leased, node, typeList, requestId,
