@@ -33,7 +33,8 @@ final class KeysCommand implements Runnable {
     @Override
     public void run() {
         LedgerClient client = ledger.client(LedgerOptions.Role.READER);
-        List<KeyHolders.Key> keys = ledger.call(client, c -> c.allKeyHolders(LedgerOptions.key("JOB_KEY", jobKey, JobKey::of)));
+        List<KeyHolders.Key> keys = ledger.call(client,
+                c -> c.allKeyHolders(LedgerOptions.key("JOB_KEY", jobKey, JobKey::of)));
         PrintWriter out = spec.commandLine().getOut();
         if (ledger.json) {
             out.println(LedgerOptions.toJson(keys));

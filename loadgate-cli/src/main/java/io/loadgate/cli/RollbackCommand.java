@@ -87,8 +87,8 @@ final class RollbackCommand implements Callable<Integer> {
         Target target = new Targets(catalogs, System.getenv(), new Configuration()).forJob(job);
         businessKey = JobInput.canonicalKey(target, job, businessKey);
         // Newest first: the first active run blocks, the first SUCCESS is the run whose rows the partition holds.
-        List<RunView> runs = ledgerOptions.call(client, c -> c.listRuns(new RunFilter(JobKey.of(job.jobKey()), BusinessKey.of(businessKey),
-                null, 1000)));
+        List<RunView> runs = ledgerOptions.call(client, c -> c.listRuns(new RunFilter(JobKey.of(job.jobKey()),
+                BusinessKey.of(businessKey), null, 1000)));
         Optional<RunView> active = runs.stream().filter(r -> r.status().isActive()).findFirst();
         if (active.isPresent()) {
             throw new CliException("job " + job.jobKey() + " has an active run " + active.get().runId() + " ("

@@ -142,7 +142,7 @@ public final class Tx {
         return value == null ? null : PartitionId.of(value);
     }
 
-    /** A job key column; null (an outer join's missing run) stays null. */
+    /** A job key column; null stays null. */
     public static JobKey jobKey(ResultSet rs, String column) throws SQLException {
         String value = rs.getString(column);
         return value == null ? null : JobKey.of(value);
