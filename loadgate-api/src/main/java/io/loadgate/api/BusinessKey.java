@@ -14,7 +14,7 @@ public record BusinessKey(String value) {
         Ids.check("businessKey", value, PATTERN);
     }
 
-    @JsonCreator
+    @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
     public static BusinessKey of(String value) {
         return new BusinessKey(value);
     }

@@ -12,7 +12,7 @@ public record JobKey(String value) {
         Ids.check("jobKey", value, PATTERN);
     }
 
-    @JsonCreator
+    @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
     public static JobKey of(String value) {
         return new JobKey(value);
     }

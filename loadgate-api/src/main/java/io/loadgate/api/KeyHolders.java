@@ -4,14 +4,13 @@ import static java.util.Objects.requireNonNull;
 
 import java.time.Instant;
 import java.util.List;
-import java.util.UUID;
 
 /**
  * {@code GET /v1/jobs/{jobKey}/keys?after=&limit=} (extension): per business key of a job, in key order, the run whose
  * rows the target holds now and the key's newest run. {@code next} is the {@code after} of the following page, null on
  * the last one.
  */
-public record KeyHolders(String jobKey, List<Key> keys, String next) {
+public record KeyHolders(JobKey jobKey, List<Key> keys, BusinessKey next) {
     /** The page a client asks for when it gives no limit, and the largest it may ask for. */
     public static final int DEFAULT_LIMIT = 100;
     public static final int MAX_LIMIT = 1000;
@@ -27,8 +26,8 @@ public record KeyHolders(String jobKey, List<Key> keys, String next) {
      * {@code lastRunId}: the key's newest run, which may be a reload in progress or a failure the target does not
      * show; {@code lastTargetState} is that run's {@link TargetState}, null unless it is a SUCCESS.
      */
-    public record Key(String businessKey, UUID inTargetRunId, Instant loadedAt, Long inTargetRows,
-                      UUID rolledBackRunId, UUID lastRunId, RunStatus lastStatus, TargetState lastTargetState,
+    public record Key(BusinessKey businessKey, RunId inTargetRunId, Instant loadedAt, Long inTargetRows,
+                      RunId rolledBackRunId, RunId lastRunId, RunStatus lastStatus, TargetState lastTargetState,
                       Instant lastStartedAt) {
         public Key {
             requireNonNull(businessKey, "businessKey is null");

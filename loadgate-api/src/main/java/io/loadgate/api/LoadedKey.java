@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import java.time.Instant;
 import java.util.List;
-import java.util.UUID;
 
 /**
  * {@code GET /v1/jobs/{jobKey}/loaded-directories} (extension), one element per business key of the job that has a
@@ -12,7 +11,7 @@ import java.util.UUID;
  * directories are recorded in the transaction that made the run SUCCESS; a run that read no directory (a table
  * source, or a file key whose directories held no file) has none.
  */
-public record LoadedKey(String businessKey, UUID runId, Instant completedAt, List<String> directories) {
+public record LoadedKey(BusinessKey businessKey, RunId runId, Instant completedAt, List<String> directories) {
     public LoadedKey {
         requireNonNull(businessKey, "businessKey is null");
         requireNonNull(runId, "runId is null");

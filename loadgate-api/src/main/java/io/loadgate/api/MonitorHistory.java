@@ -33,7 +33,7 @@ public record MonitorHistory(Bucket bucket, Instant from, Instant to, List<Row> 
         }
     }
 
-    public record Row(String jobKey, Instant bucketStart, Map<RunStatus, Long> runsByOutcome, long rowsRead,
+    public record Row(JobKey jobKey, Instant bucketStart, Map<RunStatus, Long> runsByOutcome, long rowsRead,
                       long rowsRejected, long rowsStaged, long rowsPublished, Double percentLoss,
                       double durationSecondsAvg, double durationSecondsMax) {
         public Row {

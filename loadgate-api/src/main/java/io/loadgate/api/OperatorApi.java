@@ -90,7 +90,7 @@ public final class OperatorApi {
     /** A finished run whose staged files and table are past retention, with every file the ledger recorded. */
     @JsonPropertyOrder({"runId", "jobKey", "businessKey", "status", "completedAt", "hdfsRunPath", "stageTable",
         "targetRef", "files"})
-    public record CleanupCandidate(RunId runId, String jobKey, String businessKey, RunStatus status,
+    public record CleanupCandidate(RunId runId, JobKey jobKey, BusinessKey businessKey, RunStatus status,
                                    String hdfsRunPath, String stageTable, Instant completedAt, String targetRef,
                                    List<CleanupFile> files) {
         public CleanupCandidate {
@@ -154,7 +154,7 @@ public final class OperatorApi {
      * in a state, a job whose data is stale, a failure a later SUCCESS superseded ({@code supersededBy}).
      * {@code fix} is the command that settles the entry ({@code <...>} to fill in), null when nothing is to be done.
      */
-    public record Attention(RunId runId, String jobKey, String businessKey, RunStatus status, Instant since,
+    public record Attention(RunId runId, JobKey jobKey, BusinessKey businessKey, RunStatus status, Instant since,
                             String reason, AttentionKind kind, UUID dispatchId, DispatchType dispatchType,
                             String errorStage, String errorCode, String errorMessage, String fix,
                             RunId supersededBy) {

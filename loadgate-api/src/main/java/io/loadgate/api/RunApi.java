@@ -21,7 +21,7 @@ public final class RunApi {
     }
 
     /** {@code POST /v1/runs}. */
-    public record CreateRun(String jobKey, String businessKey, String hdfsRoot, String stageTablePrefix,
+    public record CreateRun(JobKey jobKey, BusinessKey businessKey, String hdfsRoot, String stageTablePrefix,
                             boolean allowEmptySource, Map<String, Object> parameters, Executor executor,
                             String recoveryMode) {
         public CreateRun {
@@ -34,7 +34,7 @@ public final class RunApi {
         }
 
         /** A run for Loadgate workers, with no parameters, that refuses an empty source. */
-        public static CreateRun forWorkers(String jobKey, String businessKey, String hdfsRoot, String stageTablePrefix) {
+        public static CreateRun forWorkers(JobKey jobKey, BusinessKey businessKey, String hdfsRoot, String stageTablePrefix) {
             return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, false, Map.of(), Executor.WORKER, null);
         }
 
@@ -167,7 +167,7 @@ public final class RunApi {
     }
 
     /** {@code GET /v1/runs} filters; null means any. */
-    public record RunFilter(String jobKey, String businessKey, RunStatus status, Integer limit) {
+    public record RunFilter(JobKey jobKey, BusinessKey businessKey, RunStatus status, Integer limit) {
         public RunFilter {
             if (limit != null && (limit < 1 || limit > 1000)) {
                 throw new IllegalArgumentException("limit must be between 1 and 1000, got " + limit);
@@ -184,7 +184,7 @@ public final class RunApi {
      * {@code rejectedCount}, {@code progressRows} and {@code targetState} (SUCCESS runs only, else absent) are
      * extensions.
      */
-    public record RunSummary(RunId runId, String jobKey, String businessKey, RunStatus status, String executor,
+    public record RunSummary(RunId runId, JobKey jobKey, BusinessKey businessKey, RunStatus status, String executor,
                              String snapshotScn, String snapshotRef, Long sourceCount, Long expectedPartitionCount,
                              long successPartitionCount, long failedPartitionCount, long extractedCount,
                              long rejectedCount, long progressRows, Long stagingCount, Long targetCount,
@@ -209,7 +209,7 @@ public final class RunApi {
         "rejectedCount", "progressRows", "stagingCount", "targetCount", "targetRef", "hdfsRunPath", "stageTable",
         "startedAt", "heartbeatAt", "extractCompletedAt", "completedAt", "errorStage", "errorCode", "errorMessage",
         "targetState", "parameters", "sourceMetrics", "partitionCounts", "partitions", "dispatches"})
-    public record RunView(RunId runId, String jobKey, String businessKey, RunStatus status, String executor,
+    public record RunView(RunId runId, JobKey jobKey, BusinessKey businessKey, RunStatus status, String executor,
                           String snapshotScn, String snapshotRef, Long sourceCount, Long expectedPartitionCount,
                           long successPartitionCount, long failedPartitionCount, long extractedCount, long rejectedCount,
                           Long progressRows, Long stagingCount, Long targetCount, String targetRef, String hdfsRunPath,

@@ -26,7 +26,7 @@ public final class StepApi {
      * Only the caller that moved the run to STAGE_VALIDATING gets {@code started=true}; every other caller must not
      * validate. {@code files} is the ledger's list of committed chunks: the only files validation may read.
      */
-    public record ValidationStarted(boolean started, RunStatus runStatus, String jobKey, String businessKey,
+    public record ValidationStarted(boolean started, RunStatus runStatus, JobKey jobKey, BusinessKey businessKey,
                                     @JsonFormat(shape = JsonFormat.Shape.STRING) BigInteger snapshotScn,
                                     String snapshotRef, String hdfsRunPath, String stageTable, Long sourceCount,
                                     Long extractedCount, Map<String, String> sourceMetrics, List<StagedFile> files,

@@ -2,6 +2,8 @@ package io.loadgate.cli;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.BusinessKey;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.LoadedKey;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
@@ -78,8 +80,8 @@ final class DueLoad {
             // The key's latest run first, then the watermark: a run seen ended here has its SUCCESS (and its
             // directories) visible to the read after, so a key another load has just loaded is not due any more.
             String name = due.get(i).key().toString();
-            Optional<RunView> previous = ledger(c -> c.listRuns(new RunFilter(job.jobKey(), name, null, 1))).stream()
-                    .findFirst();
+            Optional<RunView> previous = ledger(c -> c.listRuns(new RunFilter(JobKey.of(job.jobKey()),
+                    BusinessKey.of(name), null, 1))).stream().findFirst();
             if (previous.isPresent() && previous.get().status().isActive()) {
                 outcomes.add(print(new Outcome(due.get(i), null, "another run is loading it: "
                         + previous.get().runId(), 0)));

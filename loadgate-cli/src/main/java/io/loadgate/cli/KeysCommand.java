@@ -1,5 +1,6 @@
 package io.loadgate.cli;
 
+import io.loadgate.api.JobKey;
 import io.loadgate.api.KeyHolders;
 import io.loadgate.worker.ledger.LedgerClient;
 import java.io.PrintWriter;
@@ -32,7 +33,8 @@ final class KeysCommand implements Runnable {
     @Override
     public void run() {
         LedgerClient client = ledger.client(LedgerOptions.Role.READER);
-        List<KeyHolders.Key> keys = ledger.call(client, c -> c.allKeyHolders(jobKey));
+        List<KeyHolders.Key> keys = ledger.call(client,
+                c -> c.allKeyHolders(LedgerOptions.key("JOB_KEY", jobKey, JobKey::of)));
         PrintWriter out = spec.commandLine().getOut();
         if (ledger.json) {
             out.println(LedgerOptions.toJson(keys));

@@ -141,6 +141,18 @@ final class LedgerOptions {
         return new CliException(line, e.status() == 503 ? EXIT_UNAVAILABLE : EXIT_REFUSED);
     }
 
+    /**
+     * A job key or business key the user typed, null when none was given; a bad one exits 1, as it did when only the
+     * ledger checked it (422 REQUEST_INVALID).
+     */
+    static <T> T key(String label, String text, Function<String, T> parse) {
+        try {
+            return text == null ? null : parse.apply(text);
+        } catch (IllegalArgumentException e) {
+            throw new CliException(label + ": " + e.getMessage(), EXIT_REFUSED);
+        }
+    }
+
     static RunId runId(String label, String text) {
         return new RunId(uuid(label, text));
     }

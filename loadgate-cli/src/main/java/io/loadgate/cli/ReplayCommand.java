@@ -1,5 +1,7 @@
 package io.loadgate.cli;
 
+import io.loadgate.api.BusinessKey;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.worker.execution.SourceCache;
 import io.loadgate.worker.execution.TargetCatalogs;
@@ -149,7 +151,8 @@ final class ReplayCommand implements Callable<Integer> {
     /** Refuses the whole replay, before any run, while one of {@code keys} has an active run. */
     private void refuseActive(LedgerClient client, JobSpec job, Set<String> keys) {
         for (String key : keys) {
-            ledgerOptions.call(client, c -> c.listRuns(new RunFilter(job.jobKey(), key, null, 1))).stream()
+            ledgerOptions.call(client, c -> c.listRuns(new RunFilter(JobKey.of(job.jobKey()), BusinessKey.of(key), null,
+                    1))).stream()
                     .filter(r -> r.status().isActive()).findFirst().ifPresent(active -> {
                         throw new CliException("job " + job.jobKey() + " has an active run " + active.runId() + " ("
                                 + active.status() + ") for " + key + "; replay once it has ended (nothing was run)",

@@ -1,5 +1,7 @@
 package io.loadgate.cli;
 
+import io.loadgate.api.BusinessKey;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.OperatorApi.Rollback;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
@@ -105,8 +107,8 @@ final class RollbackCommand implements Callable<Integer> {
         // Newest first: the first active run blocks, the first SUCCESS is the run whose rows the partition holds.
         Map<String, List<RunView>> runs = new LinkedHashMap<>();
         for (String key : keys) {
-            List<RunView> ofKey = ledgerOptions.call(client, c -> c.listRuns(new RunFilter(job.jobKey(), key,
-                    null, 1000)));
+            List<RunView> ofKey = ledgerOptions.call(client, c -> c.listRuns(new RunFilter(JobKey.of(job.jobKey()),
+                    BusinessKey.of(key), null, 1000)));
             Optional<RunView> active = ofKey.stream().filter(r -> r.status().isActive()).findFirst();
             if (active.isPresent()) {
                 throw new CliException("job " + job.jobKey() + " has an active run " + active.get().runId() + " ("

@@ -1,5 +1,7 @@
 package io.loadgate.cli;
 
+import io.loadgate.api.BusinessKey;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.MonitorHistory;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
@@ -81,7 +83,9 @@ final class RunsCommand implements Runnable {
                 throw new CliException("--limit must be between 1 and 1000, got " + limit, LedgerOptions.EXIT_USAGE);
             }
             LedgerClient client = ledger.client(LedgerOptions.Role.WORKER);
-            List<RunView> runs = ledger.call(client, c -> c.listRuns(new RunFilter(jobKey, businessKey, status, limit)));
+            List<RunView> runs = ledger.call(client, c -> c.listRuns(new RunFilter(
+                    LedgerOptions.key("--job", jobKey, JobKey::of),
+                    LedgerOptions.key("--business-key", businessKey, BusinessKey::of), status, limit)));
             PrintWriter out = spec.commandLine().getOut();
             if (ledger.json) {
                 out.println(LedgerOptions.toJson(runs));
@@ -163,7 +167,8 @@ final class RunsCommand implements Runnable {
         @Override
         public void run() {
             LedgerClient client = ledger.client(LedgerOptions.Role.READER);
-            MonitorHistory history = ledger.call(client, c -> c.monitorHistory(jobKey, null, bucket));
+            MonitorHistory history = ledger.call(client, c -> c.monitorHistory(
+                    LedgerOptions.key("--job", jobKey, JobKey::of), null, bucket));
             PrintWriter out = spec.commandLine().getOut();
             if (ledger.json) {
                 out.println(LedgerOptions.toJson(history));

@@ -2,6 +2,7 @@ package io.loadgate.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loadgate.api.BusinessKey;
 import io.loadgate.server.metrics.LedgerGauges;
 import io.loadgate.worker.ledger.HttpLedgerClient;
 import io.loadgate.worker.ledger.LedgerClientConfig;
@@ -114,7 +115,7 @@ class FileJobCommandsTest {
                 .isEqualTo(Map.of("2026-11-30T14", 12L, "2026-11-30T15", 2L, "2026-11-30T16", 1L));
         var client = HttpLedgerClient.create(LedgerClientConfig.builder(fixture.ledger.baseUrl(),
                 LedgerToken.of(fixture.ledger.workerToken)).build());
-        assertThat(client.loadedDirectories("FILES_LATE")).filteredOn(k -> k.businessKey().equals("2026-11-30T14"))
+        assertThat(client.loadedDirectories("FILES_LATE")).filteredOn(k -> k.businessKey().equals(BusinessKey.of("2026-11-30T14")))
                 .singleElement().satisfies(k -> assertThat(k.directories())
                         .containsExactly("d_20261130-1400", "d_20261130-1410", "d_20261130-1450"));
     }

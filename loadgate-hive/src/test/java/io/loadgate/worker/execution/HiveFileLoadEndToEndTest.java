@@ -3,6 +3,7 @@ package io.loadgate.worker.execution;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.ChunkKind;
 import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunId;
@@ -117,7 +118,7 @@ class HiveFileLoadEndToEndTest {
         RunView first = harness.follow(harness.submit(job(table), HOUR));
 
         assertThat(first.status()).as(first.errorMessage()).isEqualTo(RunStatus.SUCCESS);
-        assertThat(first.businessKey()).isEqualTo(KEY);
+        assertThat(first.businessKey()).isEqualTo(BusinessKey.of(KEY));
         assertThat(first.rejectedCount()).as("the malformed line").isEqualTo(1);
         assertThat(first.targetCount()).isEqualTo(700);
         assertThat(admin.listPartitionNames("loader", table, (short) -1)).as("the 15:00 directory is another hour")

@@ -93,8 +93,10 @@ public final class Cleanup {
      * @param keptFiles how many staged files stayed because the target references them; null when the cleaner did
      *     not say (the run is then offered again as if it kept some)
      */
-    public OperatorApi.CleanupResult markCleaned(RunId runId, String droppedTable, String deletedPath,
-                                                 Integer keptFiles, String actor) {
+    public OperatorApi.CleanupResult markCleaned(RunId runId, OperatorApi.Cleanup report, String actor) {
+        String droppedTable = report.droppedTable();
+        String deletedPath = report.deletedPath();
+        Integer keptFiles = report.keptFiles();
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             boolean cleaned = tx.queryOne(CLEANED_AT, rs -> rs.getTimestamp(1) != null, runId).orElse(false);
@@ -118,8 +120,8 @@ public final class Cleanup {
      * Records that a cleaner skipped a due run and why (an event an operator sees), and moves the run behind the
      * others in the candidates. Returns false for a run already cleaned and not offered again.
      */
-    public boolean markSkipped(RunId runId, String reason, String actor) {
-        requireNonNull(reason, "reason is null");
+    public boolean markSkipped(RunId runId, OperatorApi.CleanupSkipped skipped, String actor) {
+        String reason = skipped.reason();
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             boolean cleaned = tx.queryOne(CLEANED_AT, rs -> rs.getTimestamp(1) != null, runId).orElse(false);
@@ -152,8 +154,8 @@ public final class Cleanup {
     }
 
     private static OperatorApi.CleanupCandidate candidate(ResultSet rs) throws SQLException {
-        return new OperatorApi.CleanupCandidate(Tx.runId(rs, "run_id"), rs.getString("job_key"),
-                rs.getString("business_key"), RunStatus.valueOf(rs.getString("status")), rs.getString("hdfs_run_path"),
+        return new OperatorApi.CleanupCandidate(Tx.runId(rs, "run_id"), Tx.jobKey(rs, "job_key"),
+                Tx.businessKey(rs, "business_key"), RunStatus.valueOf(rs.getString("status")), rs.getString("hdfs_run_path"),
                 rs.getString("stage_table"), Tx.instant(rs, "completed_at"), rs.getString("target_ref"), List.of());
     }
 

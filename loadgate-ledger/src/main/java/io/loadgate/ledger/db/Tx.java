@@ -2,6 +2,8 @@ package io.loadgate.ledger.db;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.BusinessKey;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunId;
 import java.math.BigDecimal;
@@ -97,6 +99,10 @@ public final class Tx {
             statement.setObject(index, runId.value());
         } else if (value instanceof PartitionId partitionId) {
             statement.setString(index, partitionId.value());
+        } else if (value instanceof JobKey jobKey) {
+            statement.setString(index, jobKey.value());
+        } else if (value instanceof BusinessKey businessKey) {
+            statement.setString(index, businessKey.value());
         } else {
             throw new IllegalArgumentException("cannot bind " + value.getClass().getName());
         }
@@ -134,6 +140,18 @@ public final class Tx {
     public static PartitionId partitionId(ResultSet rs, String column) throws SQLException {
         String value = rs.getString(column);
         return value == null ? null : PartitionId.of(value);
+    }
+
+    /** A job key column; null stays null. */
+    public static JobKey jobKey(ResultSet rs, String column) throws SQLException {
+        String value = rs.getString(column);
+        return value == null ? null : JobKey.of(value);
+    }
+
+    /** A business key column; null stays null. */
+    public static BusinessKey businessKey(ResultSet rs, String column) throws SQLException {
+        String value = rs.getString(column);
+        return value == null ? null : BusinessKey.of(value);
     }
 
     public static Long nullableLong(ResultSet rs, String column) throws SQLException {

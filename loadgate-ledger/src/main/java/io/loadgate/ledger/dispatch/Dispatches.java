@@ -2,6 +2,7 @@ package io.loadgate.ledger.dispatch;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchStatus;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.ErrorCode;
@@ -19,7 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
 
@@ -255,14 +255,11 @@ public final class Dispatches {
      * saw; sent again, they would have nobody to run them until ack_timeout. So when dispatches SENT to
      * {@code node} by this request are still unacknowledged, the retry is answered with them, and nothing new.
      */
-    public List<LeasedDispatch> leaseForWorker(String node, Set<DispatchType> types, int max, DispatchPolicy policy,
-                                               String requestId) {
-        requireNonNull(node, "node is null");
+    public List<LeasedDispatch> leaseForWorker(DispatchApi.Lease request, DispatchPolicy policy, String requestId) {
+        String node = request.node();
+        int max = request.max();
         requireNonNull(requestId, "requestId is null");
-        if (types.isEmpty() || max < 1) {
-            return List.of();
-        }
-        String typeList = types.stream().map(Enum::name).sorted().collect(Collectors.joining(","));
+        String typeList = request.types().stream().map(Enum::name).sorted().collect(Collectors.joining(","));
         double ackTimeout = DispatchPolicy.seconds(policy.ackTimeout());
         return database.inTransaction(tx -> {
             List<LeasedDispatch> unseen = tx.query(LEASED_BY_REQUEST, Dispatches::leased, node, typeList, requestId,
@@ -285,7 +282,8 @@ public final class Dispatches {
      * A worker gives back a lease it will not act on (it is stopping), so the step goes to another worker now rather
      * than after ack_timeout. Only the node holding the lease can, and only while nothing acknowledged it.
      */
-    public boolean release(UUID dispatchId, String node) {
+    public boolean release(UUID dispatchId, DispatchApi.Release release) {
+        String node = release.node();
         return database.inTransaction(tx -> {
             var released = tx.queryOne(RELEASE, rs -> new DispatchOf(Tx.runId(rs, 1), rs.getString(2)),
                     dispatchId, node);
@@ -382,7 +380,7 @@ public final class Dispatches {
     private static LeasedDispatch leased(ResultSet rs) throws SQLException {
         return new LeasedDispatch(rs.getObject("dispatch_id", UUID.class), Tx.runId(rs, "run_id"),
                 DispatchType.valueOf(rs.getString("dispatch_type")), rs.getString("partition_id"),
-                rs.getString("job_key"), rs.getString("business_key"), LedgerJson.read(rs.getString("payload")),
+                Tx.jobKey(rs, "job_key"), Tx.businessKey(rs, "business_key"), LedgerJson.read(rs.getString("payload")),
                 rs.getInt("attempt_count"));
     }
 

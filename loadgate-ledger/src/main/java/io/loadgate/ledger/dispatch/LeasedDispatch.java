@@ -4,7 +4,9 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.DispatchType;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.RunId;
 import io.loadgate.ledger.LedgerJson;
 import java.util.UUID;
@@ -15,7 +17,7 @@ import java.util.UUID;
  * no longer matches.
  */
 public record LeasedDispatch(UUID dispatchId, RunId runId, DispatchType dispatchType, String partitionId,
-                             String jobKey, String businessKey, JsonNode payload, int attempt) {
+                             JobKey jobKey, BusinessKey businessKey, JsonNode payload, int attempt) {
     public LeasedDispatch {
         requireNonNull(dispatchId, "dispatchId is null");
         requireNonNull(runId, "runId is null");
@@ -28,8 +30,8 @@ public record LeasedDispatch(UUID dispatchId, RunId runId, DispatchType dispatch
     /** The stored payload plus the run's jobKey and businessKey, so an executor need not look the run up. */
     public ObjectNode payloadWithKeys() {
         ObjectNode copy = (ObjectNode) payload.deepCopy();
-        copy.put("jobKey", jobKey);
-        copy.put("businessKey", businessKey);
+        copy.put("jobKey", jobKey.value());
+        copy.put("businessKey", businessKey.value());
         return copy;
     }
 }

@@ -142,7 +142,9 @@ public final class Partitions {
      * PENDING/RETRY to RUNNING by compare-and-set: of many concurrent claimers exactly one wins. The winner's token
      * presented again wins again (its first response may have been lost); everyone else gets claimed=false.
      */
-    public ClaimResult claim(RunId runId, PartitionId partitionId, UUID claimToken, String workerNode) {
+    public ClaimResult claim(RunId runId, PartitionId partitionId, PartitionApi.Claim claim) {
+        UUID claimToken = claim.claimToken();
+        String workerNode = claim.workerNode();
         return database.inTransaction(tx -> {
             Optional<ClaimResult> won = tx.queryOne(CLAIM, rs -> new ClaimResult(true,
                     RunStatus.valueOf(rs.getString("run_status")), PartitionStatus.RUNNING,

@@ -69,7 +69,8 @@ public final class Publishing {
      * key, and how long from now the publisher may still commit: a commit must not land after {@link #deadline()}
      * past the claim, so that publish_stale settles a silent attempt for good.
      */
-    public StepApi.PublishClaim claim(RunId runId, UUID publishToken, String actor) {
+    public StepApi.PublishClaim claim(RunId runId, StepApi.ClaimPublish request, String actor) {
+        UUID publishToken = request.publishToken();
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             // The run row is locked, so a STAGING_VALIDATED run is certain to move: the generation is taken first

@@ -2,7 +2,9 @@ package io.loadgate.ledger.run;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.DispatchType;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.OperatorApi.Attention;
 import io.loadgate.api.OperatorApi.AttentionKind;
 import io.loadgate.api.RunId;
@@ -122,7 +124,7 @@ final class AttentionList {
         }
         stuck.stream().filter(a -> !explained.contains(a.runId())).forEach(entries::add);
         for (RunViews.JobFreshness job : jobs) {
-            Duration expected = rules.freshness().get(job.jobKey());
+            Duration expected = rules.freshness().get(job.jobKey().value());
             if (expected != null && job.lastSuccessAge().compareTo(expected) > 0) {
                 entries.add(new Attention(job.lastSuccessRunId(), job.jobKey(), job.businessKey(), RunStatus.SUCCESS,
                         job.lastSuccessAt(), "last successful load " + hours(job.lastSuccessAge())
@@ -145,16 +147,16 @@ final class AttentionList {
         AttentionKind kind = AttentionKind.valueOf(rs.getString("kind"));
         UUID dispatchId = rs.getObject("dispatch_id", UUID.class);
         Instant since = Tx.instant(rs, "since");
-        return new Attention(runId, rs.getString("job_key"), rs.getString("business_key"), status, since,
+        return new Attention(runId, Tx.jobKey(rs, "job_key"), Tx.businessKey(rs, "business_key"), status, since,
                 rs.getString("reason"), kind, dispatchId,
                 rs.getString("dispatch_type") == null ? null : DispatchType.valueOf(rs.getString("dispatch_type")),
                 rs.getString("error_stage"), rs.getString("error_code"), rs.getString("error_message"),
-                fix(kind, runId, status, rs.getString("job_key"), rs.getString("business_key"), dispatchId),
+                fix(kind, runId, status, Tx.jobKey(rs, "job_key"), Tx.businessKey(rs, "business_key"), dispatchId),
                 Tx.runId(rs, "superseded_by"));
     }
 
     /** The one command that settles an entry; {@code <...>} is for the operator to fill in. */
-    static String fix(AttentionKind kind, RunId runId, RunStatus status, String jobKey, String businessKey,
+    static String fix(AttentionKind kind, RunId runId, RunStatus status, JobKey jobKey, BusinessKey businessKey,
                       UUID dispatchId) {
         return switch (kind) {
             case PUBLISH_UNKNOWN -> "loadgate resolve " + runId

@@ -2,6 +2,7 @@ package io.loadgate.ledger.run;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.JobKey;
 import io.loadgate.api.MonitorHistory;
 import io.loadgate.api.MonitorHistory.Bucket;
 import io.loadgate.api.RunStatus;
@@ -40,15 +41,15 @@ public final class History {
     }
 
     /** One bucket of one job, status by status, as the statement returns it. */
-    private record Part(String jobKey, Instant bucketStart, RunStatus status, long runs, long read, long rejected,
+    private record Part(JobKey jobKey, Instant bucketStart, RunStatus status, long runs, long read, long rejected,
                         long staged, long published, double secondsAvg, double secondsMax) {
     }
 
-    public MonitorHistory read(String jobKey, Instant from, Instant to, Bucket bucket) {
+    public MonitorHistory read(JobKey jobKey, Instant from, Instant to, Bucket bucket) {
         requireNonNull(from, "from is null");
         requireNonNull(to, "to is null");
         requireNonNull(bucket, "bucket is null");
-        List<Part> parts = database.inTransaction(tx -> tx.query(HISTORY, rs -> new Part(rs.getString("job_key"),
+        List<Part> parts = database.inTransaction(tx -> tx.query(HISTORY, rs -> new Part(Tx.jobKey(rs, "job_key"),
                 Tx.instant(rs, "bucket_start"), RunStatus.valueOf(rs.getString("status")), rs.getLong("runs"),
                 rs.getLong("rows_read"), rs.getLong("rows_rejected"), rs.getLong("rows_staged"),
                 rs.getLong("rows_published"), rs.getDouble("seconds_avg"), rs.getDouble("seconds_max")),

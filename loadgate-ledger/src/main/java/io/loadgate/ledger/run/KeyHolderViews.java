@@ -2,14 +2,16 @@ package io.loadgate.ledger.run;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.BusinessKey;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.KeyHolders;
+import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.TargetState;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.rollback.Rollbacks;
 import java.util.List;
-import java.util.UUID;
 
 /**
  * Which run each business key of a job has in the target, a page of keys in one statement. The rule is the run
@@ -46,22 +48,22 @@ public final class KeyHolderViews {
     }
 
     /** Up to {@code limit} keys after {@code after} (null: from the first), in key order. */
-    public KeyHolders page(String jobKey, String after, int limit) {
+    public KeyHolders page(JobKey jobKey, BusinessKey after, int limit) {
         requireNonNull(jobKey, "jobKey is null");
         if (limit < 1 || limit > KeyHolders.MAX_LIMIT) {
             throw new IllegalArgumentException("limit must be between 1 and " + KeyHolders.MAX_LIMIT + ", got " + limit);
         }
         // One more than asked: whether a next page exists is known without asking for an empty one.
         List<KeyHolders.Key> keys = database.inTransaction(tx -> tx.query(PAGE, rs -> {
-            UUID won = rs.getObject("success_run_id", UUID.class);
+            RunId won = Tx.runId(rs, "success_run_id");
             boolean rolledBack = rs.getBoolean("rolled_back");
-            UUID last = rs.getObject("last_run_id", UUID.class);
+            RunId last = Tx.runId(rs, "last_run_id");
             RunStatus lastStatus = RunStatus.valueOf(rs.getString("last_status"));
             TargetState lastState = lastStatus != RunStatus.SUCCESS ? null
                     : !last.equals(won) ? TargetState.REPLACED
                     : rolledBack ? TargetState.ROLLED_BACK : TargetState.CURRENT;
             boolean held = won != null && !rolledBack;
-            return new KeyHolders.Key(rs.getString("business_key"), held ? won : null,
+            return new KeyHolders.Key(Tx.businessKey(rs, "business_key"), held ? won : null,
                     held ? Tx.instant(rs, "loaded_at") : null, held ? Tx.nullableLong(rs, "loaded_rows") : null,
                     won != null && rolledBack ? won : null, last, lastStatus, lastState,
                     Tx.instant(rs, "last_started_at"));

@@ -2,7 +2,9 @@ package io.loadgate.ledger.run;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.Executor;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerSettings;
@@ -15,8 +17,8 @@ import java.util.UUID;
 /** The fields of a run that the ledger's decisions read, as locked at the start of a transaction. */
 public record RunRow(
         RunId runId,
-        String jobKey,
-        String businessKey,
+        JobKey jobKey,
+        BusinessKey businessKey,
         RunStatus status,
         Executor executor,
         String hdfsRunPath,
@@ -47,8 +49,8 @@ public record RunRow(
         BigDecimal scn = rs.getBigDecimal("snapshot_scn");
         return new RunRow(
                 Tx.runId(rs, "run_id"),
-                rs.getString("job_key"),
-                rs.getString("business_key"),
+                Tx.jobKey(rs, "job_key"),
+                Tx.businessKey(rs, "business_key"),
                 RunStatus.valueOf(rs.getString("status")),
                 Executor.fromWire(rs.getString("executor")),
                 rs.getString("hdfs_run_path"),

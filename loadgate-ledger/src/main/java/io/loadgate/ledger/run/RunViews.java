@@ -2,8 +2,10 @@ package io.loadgate.ledger.run;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.DispatchStatus;
 import io.loadgate.api.DispatchType;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.OperatorApi;
 import io.loadgate.api.PartitionStatus;
 import io.loadgate.api.RunApi;
@@ -188,7 +190,7 @@ public final class RunViews {
         return LedgerJson.MAPPER.convertValue(LedgerJson.read(json), LinkedHashMap.class);
     }
 
-    public record RunFilter(String jobKey, String businessKey, RunStatus status, int limit) {
+    public record RunFilter(JobKey jobKey, BusinessKey businessKey, RunStatus status, int limit) {
     }
 
     public List<RunApi.RunSummary> list(RunFilter filter) {
@@ -233,7 +235,7 @@ public final class RunViews {
     }
 
     /** A job's newest successful load and its age by the database clock. */
-    public record JobFreshness(String jobKey, RunId lastSuccessRunId, String businessKey, Instant lastSuccessAt,
+    public record JobFreshness(JobKey jobKey, RunId lastSuccessRunId, BusinessKey businessKey, Instant lastSuccessAt,
                                Duration lastSuccessAge) {
         public JobFreshness {
             requireNonNull(jobKey, "jobKey is null");
@@ -243,8 +245,8 @@ public final class RunViews {
     }
 
     private static JobFreshness freshness(ResultSet rs) throws SQLException {
-        return new JobFreshness(rs.getString("job_key"), Tx.runId(rs, "run_id"),
-                rs.getString("business_key"), Tx.instant(rs, "completed_at"),
+        return new JobFreshness(Tx.jobKey(rs, "job_key"), Tx.runId(rs, "run_id"),
+                Tx.businessKey(rs, "business_key"), Tx.instant(rs, "completed_at"),
                 Duration.ofMillis((long) (rs.getDouble("age_seconds") * 1000)));
     }
 
@@ -281,8 +283,8 @@ public final class RunViews {
 
     private static RunApi.RunSummary summary(ResultSet rs) throws SQLException {
         BigDecimal scn = rs.getBigDecimal("snapshot_scn");
-        return new RunApi.RunSummary(Tx.runId(rs, "run_id"), rs.getString("job_key"),
-                rs.getString("business_key"), RunStatus.valueOf(rs.getString("status")), rs.getString("executor"),
+        return new RunApi.RunSummary(Tx.runId(rs, "run_id"), Tx.jobKey(rs, "job_key"),
+                Tx.businessKey(rs, "business_key"), RunStatus.valueOf(rs.getString("status")), rs.getString("executor"),
                 scn == null ? null : scn.toPlainString(), rs.getString("snapshot_ref"),
                 Tx.nullableLong(rs, "source_count"), Tx.nullableLong(rs, "expected_partition_count"),
                 rs.getLong("success_partitions"), rs.getLong("failed_partitions"), rs.getLong("extracted"),

@@ -99,7 +99,7 @@ public final class Runs {
                     + " is not under an allowed root " + settings.allowedRoots());
         }
         RunId runId = new RunId(UUID.randomUUID());
-        String runPath = root.resolve(request.jobKey(), "run_id=" + runId).toString();
+        String runPath = root.resolve(request.jobKey().value(), "run_id=" + runId).toString();
         String stageTable = request.stageTablePrefix() + runId.hex();
         return database.inTransaction(tx -> {
             Optional<Created> earlier = keyedCreate(tx, request, root, actor, createKey);

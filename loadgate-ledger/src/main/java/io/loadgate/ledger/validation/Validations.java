@@ -76,7 +76,9 @@ public final class Validations {
      * same token is: a retry after a lost answer, or the request delivered twice. The dispatch is acknowledged either
      * way: it was delivered, and someone is validating.
      */
-    public StepApi.ValidationStarted start(RunId runId, UUID dispatchId, String node) {
+    public StepApi.ValidationStarted start(RunId runId, StepApi.StartValidation request) {
+        UUID dispatchId = request.dispatchId();
+        String node = request.node();
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             if (dispatchId != null) {
@@ -124,10 +126,11 @@ public final class Validations {
      * The validating caller is alive. {@code validating=false} means the validation is no longer this caller's (the
      * sweeper gave it again, or the run moved on): it should stop.
      */
-    public StepApi.ValidationBeat heartbeat(RunId runId, UUID dispatchId, String node) {
+    public StepApi.ValidationBeat heartbeat(RunId runId, StepApi.StartValidation request) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
-            return new StepApi.ValidationBeat(tx.update(SAME_CALLER, runId, dispatchId, node) == 1, run.status());
+            return new StepApi.ValidationBeat(tx.update(SAME_CALLER, runId, request.dispatchId(), request.node()) == 1,
+                    run.status());
         });
     }
 

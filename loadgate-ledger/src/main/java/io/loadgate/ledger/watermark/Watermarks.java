@@ -2,7 +2,9 @@ package io.loadgate.ledger.watermark;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.LoadedKey;
+import io.loadgate.api.RunId;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.run.RunRow;
@@ -117,7 +119,7 @@ public final class Watermarks {
                 names.add(row.directory());
             }
         }
-        return runs.values().stream().map(r -> new LoadedKey(r.businessKey(), r.runId(), r.completedAt(),
-                directories.get(r.runId()))).toList();
+        return runs.values().stream().map(r -> new LoadedKey(BusinessKey.of(r.businessKey()), new RunId(r.runId()),
+                r.completedAt(), directories.get(r.runId()))).toList();
     }
 }

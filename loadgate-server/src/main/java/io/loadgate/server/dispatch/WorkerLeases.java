@@ -2,7 +2,7 @@ package io.loadgate.server.dispatch;
 
 import static java.util.Objects.requireNonNull;
 
-import io.loadgate.api.DispatchType;
+import io.loadgate.api.DispatchApi;
 import io.loadgate.ledger.dispatch.DispatchPolicy;
 import io.loadgate.ledger.dispatch.Dispatches;
 import io.loadgate.ledger.dispatch.LeasedDispatch;
@@ -57,14 +57,14 @@ public final class WorkerLeases implements AutoCloseable {
     }
 
     /**
-     * Leases up to {@code max} dispatches for {@code node}, waiting up to {@code wait} for the first one. The first
-     * look runs on the caller's thread, so a poll that finds work (or does not wait) is answered at once.
+     * Leases up to {@code max} dispatches for {@code node}, waiting up to {@code waitSeconds} for the first one. The
+     * first look runs on the caller's thread, so a poll that finds work (or does not wait) is answered at once.
      * {@code requestId} is the same on every attempt of one lease: a retry gets what a lost answer held
      * ({@link Dispatches#leaseForWorker}).
      */
-    public CompletableFuture<List<LeasedDispatch>> lease(String node, Set<DispatchType> types, int max, Duration wait,
-                                                         String requestId) {
-        Poll poll = new Poll(node, Set.copyOf(types), max, System.nanoTime() + wait.toNanos(), requestId);
+    public CompletableFuture<List<LeasedDispatch>> lease(DispatchApi.Lease request, String requestId) {
+        Poll poll = new Poll(request, System.nanoTime() + Duration.ofSeconds(request.waitSeconds()).toNanos(),
+                requestId);
         poll.check();
         return poll.result;
     }
@@ -80,22 +80,18 @@ public final class WorkerLeases implements AutoCloseable {
     private final class Poll {
         private final CompletableFuture<List<LeasedDispatch>> result = new CompletableFuture<>();
         private final AtomicBoolean checkQueued = new AtomicBoolean();
-        private final String node;
-        private final Set<DispatchType> types;
-        private final int max;
+        private final DispatchApi.Lease request;
         private final long deadline;
         private final String requestId;
         private final NotificationHub.Registration registration;
         private ScheduledFuture<?> timer;
 
-        Poll(String node, Set<DispatchType> types, int max, long deadline, String requestId) {
-            this.node = node;
-            this.types = types;
-            this.max = max;
+        Poll(DispatchApi.Lease request, long deadline, String requestId) {
+            this.request = request;
             this.deadline = deadline;
             this.requestId = requireNonNull(requestId, "requestId is null");
             Predicate<String> interest = payload -> payload.endsWith(":worker")
-                    && types.stream().anyMatch(type -> payload.startsWith(type.name() + ":"));
+                    && request.types().stream().anyMatch(type -> payload.startsWith(type.name() + ":"));
             // Registered before the first query, so an insert between query and wait still wakes this poll.
             this.registration = hub.register(this::wake, interest);
             waiting.add(this);
@@ -121,7 +117,7 @@ public final class WorkerLeases implements AutoCloseable {
             }
             List<LeasedDispatch> leased;
             try {
-                leased = closed ? List.of() : dispatches.leaseForWorker(node, types, max, policy, requestId);
+                leased = closed ? List.of() : dispatches.leaseForWorker(request, policy, requestId);
             } catch (RuntimeException e) {
                 end();
                 result.completeExceptionally(e);

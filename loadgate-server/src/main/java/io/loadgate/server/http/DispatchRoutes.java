@@ -12,7 +12,6 @@ import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.dispatch.Dispatches;
 import io.loadgate.ledger.dispatch.LeasedDispatch;
 import io.loadgate.server.dispatch.WorkerLeases;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -48,8 +47,9 @@ final class DispatchRoutes {
         // Answered from the future: a poll that waits holds no request thread.
         // The client's X-Request-Id, the same on each attempt of one lease, or one of the server's own.
         String requestId = ctx.attribute("requestId");
-        ctx.future(() -> leases.lease(node, wanted, max == null ? 1 : max,
-                Duration.ofSeconds(waitSeconds == null ? 0 : waitSeconds), requestId).thenAccept(leased -> {
+        var request = new DispatchApi.Lease(node, List.copyOf(wanted), max == null ? 1 : max,
+                waitSeconds == null ? 0 : waitSeconds);
+        ctx.future(() -> leases.lease(request, requestId).thenAccept(leased -> {
                     List<DispatchApi.LeasedDispatch> response = new ArrayList<>();
                     for (LeasedDispatch dispatch : leased) {
                         response.add(new DispatchApi.LeasedDispatch(dispatch.dispatchId(), dispatch.runId(),
@@ -72,7 +72,7 @@ final class DispatchRoutes {
         RequestBody body = RequestBody.parse(ctx.body());
         String node = body.string("node", true, 200);
         body.finish();
-        ApiServer.ok(ctx, new DispatchApi.Released(dispatchId, dispatches.release(dispatchId, node)));
+        ApiServer.ok(ctx, new DispatchApi.Released(dispatchId, dispatches.release(dispatchId, new DispatchApi.Release(node))));
     }
 
     private static void resend(Context ctx, Dispatches dispatches) {

@@ -2,6 +2,7 @@ package io.loadgate.server.http;
 
 import io.javalin.http.Context;
 import io.loadgate.api.ErrorCode;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.MonitorHistory.Bucket;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.run.History;
@@ -60,6 +61,6 @@ final class HistoryRoutes {
         if (!errors.isEmpty()) {
             throw new LedgerException.Invalid(ErrorCode.REQUEST_INVALID, "invalid query parameters", Map.of("errors", errors));
         }
-        ApiServer.ok(ctx, history.read(job, from, to, bucket));
+        ApiServer.ok(ctx, history.read(job == null ? null : JobKey.of(job), from, to, bucket));
     }
 }

@@ -1,7 +1,9 @@
 package io.loadgate.server.http;
 
 import io.javalin.http.Context;
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.ErrorCode;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.KeyHolders;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.run.KeyHolderViews;
@@ -43,6 +45,6 @@ final class KeyRoutes {
         if (!errors.isEmpty()) {
             throw new LedgerException.Invalid(ErrorCode.REQUEST_INVALID, "invalid request", Map.of("errors", errors));
         }
-        ApiServer.ok(ctx, keys.page(job, after, limit));
+        ApiServer.ok(ctx, keys.page(JobKey.of(job), after == null ? null : BusinessKey.of(after), limit));
     }
 }

@@ -84,8 +84,8 @@ final class OperatorRoutes {
         String deletedPath = body.string("deletedPath", false, Formats.PATH);
         Integer keptFiles = body.int32("keptFiles", false, 0, Integer.MAX_VALUE);
         body.finish();
-        ApiServer.ok(ctx, ledger.cleanup().markCleaned(runId, droppedTable, deletedPath, keptFiles,
-                ApiServer.actor(ctx)));
+        ApiServer.ok(ctx, ledger.cleanup().markCleaned(runId,
+                new OperatorApi.Cleanup(droppedTable, deletedPath, keptFiles), ApiServer.actor(ctx)));
     }
 
     private static void cleanupSkipped(Context ctx, Ledger ledger) {
@@ -94,7 +94,8 @@ final class OperatorRoutes {
         String reason = body.string("reason", true, Formats.MESSAGE);
         body.check("reason", reason == null || !reason.isBlank(), "must not be blank");
         body.finish();
-        boolean changed = ledger.cleanup().markSkipped(runId, reason.strip(), ApiServer.actor(ctx));
+        boolean changed = ledger.cleanup().markSkipped(runId, new OperatorApi.CleanupSkipped(reason.strip()),
+                ApiServer.actor(ctx));
         ApiServer.ok(ctx, new OperatorApi.CleanupResult(runId, changed));
     }
 }

@@ -38,7 +38,7 @@ final class PartitionRoutes {
         UUID token = body.uuid("claimToken", true);
         String node = body.string("workerNode", false, 200);
         body.finish();
-        var result = ledger.partitions().claim(runId, partitionId, token, node);
+        var result = ledger.partitions().claim(runId, partitionId, new PartitionApi.Claim(token, node));
         // Extension: how often the ledger expects the owner's heartbeat (recovery.heartbeat_interval).
         ApiServer.ok(ctx, new PartitionApi.ClaimResult(result.claimed(), result.runStatus(), result.partitionStatus(),
                 result.attempt(), ledger.settings().heartbeatInterval().toMillis()));

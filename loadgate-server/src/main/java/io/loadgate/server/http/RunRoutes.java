@@ -1,8 +1,10 @@
 package io.loadgate.server.http;
 
 import io.javalin.http.Context;
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.ErrorCode;
 import io.loadgate.api.Executor;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.RunApi;
 import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunStatus;
@@ -64,8 +66,8 @@ final class RunRoutes {
         body.check(IDEMPOTENCY_KEY, createKey == null || Formats.IDEMPOTENCY_KEY.matcher(createKey).matches(),
                 "header must be 1 to 200 visible ASCII characters");
         body.finish();
-        var created = ledger.runs().create(new RunApi.CreateRun(jobKey, businessKey, hdfsRoot, prefix, allowEmpty,
-                parameters, executor == null ? Executor.HTTP : Executor.fromWire(executor),
+        var created = ledger.runs().create(new RunApi.CreateRun(JobKey.of(jobKey), BusinessKey.of(businessKey), hdfsRoot, prefix,
+                allowEmpty, parameters, executor == null ? Executor.HTTP : Executor.fromWire(executor),
                 recoveryMode == null ? null : recoveryMode.name()), ApiServer.actor(ctx), createKey);
         if (created.replayed()) {
             ctx.header("Idempotent-Replayed", "true");
@@ -159,7 +161,8 @@ final class RunRoutes {
             throw new LedgerException.Invalid(ErrorCode.REQUEST_INVALID,
                     "invalid query parameters", Map.of("errors", errors));
         }
-        ApiServer.ok(ctx, ledger.views().list(new RunViews.RunFilter(jobKey, businessKey, runStatus, limit)));
+        ApiServer.ok(ctx, ledger.views().list(new RunViews.RunFilter(jobKey == null ? null : JobKey.of(jobKey),
+                businessKey == null ? null : BusinessKey.of(businessKey), runStatus, limit)));
     }
 
     private static void events(Context ctx, Ledger ledger) {

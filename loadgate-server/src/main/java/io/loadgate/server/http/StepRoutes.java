@@ -38,7 +38,7 @@ final class StepRoutes {
         UUID dispatchId = body.uuid("dispatchId", true);
         String node = body.string("node", false, 200);
         body.finish();
-        ApiServer.ok(ctx, ledger.validations().start(runId, dispatchId, node));
+        ApiServer.ok(ctx, ledger.validations().start(runId, new StepApi.StartValidation(dispatchId, node)));
     }
 
     private static void validationHeartbeat(Context ctx, Ledger ledger) {
@@ -47,7 +47,7 @@ final class StepRoutes {
         UUID dispatchId = body.uuid("dispatchId", true);
         String node = body.string("node", false, 200);
         body.finish();
-        ApiServer.ok(ctx, ledger.validations().heartbeat(runId, dispatchId, node));
+        ApiServer.ok(ctx, ledger.validations().heartbeat(runId, new StepApi.StartValidation(dispatchId, node)));
     }
 
     private static void recordValidations(Context ctx, Ledger ledger) {
@@ -103,7 +103,7 @@ final class StepRoutes {
         UUID token = body.uuid("publishToken", true);
         body.finish();
         // Loadgate extensions, present when claimed: the publish's fence (NiFi clients ignore them).
-        ApiServer.ok(ctx, ledger.publishing().claim(runId, token, ApiServer.actor(ctx)));
+        ApiServer.ok(ctx, ledger.publishing().claim(runId, new StepApi.ClaimPublish(token), ApiServer.actor(ctx)));
     }
 
     private static void publishResult(Context ctx, Ledger ledger) {

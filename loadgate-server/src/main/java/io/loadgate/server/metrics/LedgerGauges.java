@@ -124,7 +124,7 @@ public final class LedgerGauges implements AutoCloseable {
             stuckRuns.set(vitals.stuckRuns());
             // overwrite: a job whose runs are all gone (cleaned out of the ledger) drops its row
             lastSuccessAge.register(vitals.jobs().stream().map(job -> MultiGauge.Row.of(
-                    Tags.of("job_key", job.jobKey()), job.lastSuccessAge().toMillis() / 1000.0)).toList(), true);
+                    Tags.of("job_key", job.jobKey().value()), job.lastSuccessAge().toMillis() / 1000.0)).toList(), true);
             percentLoss.register(vitals.percentLoss24h().entrySet().stream().map(e -> MultiGauge.Row.of(
                     Tags.of("job_key", e.getKey()), e.getValue())).toList(), true);
             // A counter read from the ledger's own record, so it counts whoever ran the load and survives restarts;

@@ -3,6 +3,7 @@ package io.loadgate.server.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.loadgate.api.JobKey;
 import io.loadgate.api.OperatorApi.Attention;
 import io.loadgate.api.OperatorApi.AttentionKind;
 import io.loadgate.ledger.run.AttentionRules;
@@ -148,7 +149,7 @@ class AttentionTest {
 
         Attention stale = only(AttentionKind.STALE_DATA);
         assertThat(stale.runId().toString()).isEqualTo(last);
-        assertThat(stale.jobKey()).isEqualTo("FRESH");
+        assertThat(stale.jobKey()).isEqualTo(JobKey.of("FRESH"));
         assertThat(stale.reason()).contains("3.0 h ago", "key 2026-11-28", "expected every 60 min");
         assertThat(stale.fix()).isEqualTo("loadgate run <FRESH.yaml> --business-key <the next key>");
 

@@ -6,10 +6,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.ChunkKind;
 import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.Executor;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.OperatorApi;
 import io.loadgate.api.PartitionApi;
 import io.loadgate.api.PartitionId;
@@ -71,7 +73,7 @@ class GoldenWireTest {
     @Test
     void everyEndpointAnswersAsItsGoldenCase() {
         // Run A: the whole happy path, pulled by a worker.
-        var create = RunApi.CreateRun.forWorkers("GOLDEN", "2026-11-29", TestLedger.STAGE_ROOT, "stg_");
+        var create = RunApi.CreateRun.forWorkers(JobKey.of("GOLDEN"), BusinessKey.of("2026-11-29"), TestLedger.STAGE_ROOT, "stg_");
         JsonNode created = step("runs.create", "POST", "/v1/runs", "worker", create, 200);
         String run = created.get("runId").asText();
         step("runs.create.duplicate", "POST", "/v1/runs", "worker", create, 409);
@@ -141,12 +143,12 @@ class GoldenWireTest {
                         "table or view does not exist", 1), 200);
 
         // Runs C and D: an operator's cancel and a caller's fail of a CREATED run.
-        String runC = step("runs.create.c", "POST", "/v1/runs", "worker", new RunApi.CreateRun("GOLDEN", "2026-12-01",
+        String runC = step("runs.create.c", "POST", "/v1/runs", "worker", new RunApi.CreateRun(JobKey.of("GOLDEN"), BusinessKey.of("2026-12-01"),
                 TestLedger.STAGE_ROOT, "stg_", false, Map.of(), Executor.HTTP, null), 200)
                 .get("runId").asText();
         step("runs.cancel", "POST", "/v1/runs/" + runC + "/cancel", "operator",
                 new OperatorApi.Cancel("source is being repaired"), 200);
-        String runD = ledger.post("/v1/runs", RunApi.CreateRun.forWorkers("GOLDEN", "2026-12-02",
+        String runD = ledger.post("/v1/runs", RunApi.CreateRun.forWorkers(JobKey.of("GOLDEN"), BusinessKey.of("2026-12-02"),
                 TestLedger.STAGE_ROOT, "stg_")).text("runId");
         step("runs.fail", "POST", "/v1/runs/" + runD + "/fail", "worker",
                 new RunApi.FailRun(RunStatus.CREATED, RunStatus.FAILED_MANIFEST, "MANIFEST", "SOURCE_UNREADABLE",
@@ -214,7 +216,7 @@ class GoldenWireTest {
     }
 
     private String started(String businessKey, long rows) {
-        var create = RunApi.CreateRun.forWorkers("GOLDEN", businessKey, TestLedger.STAGE_ROOT, "stg_");
+        var create = RunApi.CreateRun.forWorkers(JobKey.of("GOLDEN"), BusinessKey.of(businessKey), TestLedger.STAGE_ROOT, "stg_");
         String runId = ledger.post("/v1/runs", create).text("runId");
         assertThat(ledger.post("/v1/runs/" + runId + "/manifest", manifest(rows)).status()).isEqualTo(200);
         return runId;

@@ -381,7 +381,7 @@ public final class Cleaner {
 
         private RunCleanup build(Outcome outcome, List<String> keptFiles, List<String> deletedFiles, long bytes,
                                  String message) {
-            return new RunCleanup(candidate.runId(), candidate.jobKey(), candidate.businessKey(), candidate.status(),
+            return new RunCleanup(candidate.runId(), candidate.jobKey().value(), candidate.businessKey().value(), candidate.status(),
                     candidate.hdfsRunPath(), outcome, keptFiles, deletedFiles, bytes, directoryRemoved, message);
         }
     }

@@ -31,7 +31,7 @@ public final class RunContexts {
 
     static RunContext load(RunView run) {
         JobSpec job = JobSpecLoader.parse(Path.of("run-" + run.runId() + ".yaml"), jobSpecText(run));
-        return new RunContext(run.runId(), run.businessKey(), job, URI.create(run.hdfsRunPath()));
+        return new RunContext(run.runId(), run.businessKey().value(), job, URI.create(run.hdfsRunPath()));
     }
 
     /** The job's YAML as the submitter sent it with the run, the job file's text. */

@@ -2,16 +2,14 @@ package io.loadgate.worker.job;
 
 import static java.util.Objects.requireNonNull;
 
-import java.util.regex.Pattern;
+import io.loadgate.api.JobKey;
 
 /** One load job, as read from its YAML file by {@link JobSpecLoader}. */
 public record JobSpec(String jobKey, SourceSpec source, TargetSpec target, StagingSpec staging,
                       ValidationSpec validation, RecoverySpec recovery, TransformSpec transform) {
-    private static final Pattern JOB_KEY = Pattern.compile("[A-Z0-9_]{1,200}");
-
     public JobSpec {
-        if (jobKey == null || !JOB_KEY.matcher(jobKey).matches()) {
-            throw new IllegalArgumentException("job_key must match ^[A-Z0-9_]{1,200}$, got " + (jobKey == null ? "nothing" : "'" + jobKey + "'"));
+        if (jobKey == null || !JobKey.PATTERN.matcher(jobKey).matches()) {
+            throw new IllegalArgumentException("job_key must match ^" + JobKey.PATTERN.pattern() + "$, got " + (jobKey == null ? "nothing" : "'" + jobKey + "'"));
         }
         requireNonNull(source, "source is required");
         requireNonNull(target, "target is required");

@@ -2,9 +2,11 @@ package io.loadgate.worker.ledger;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchApi.Lease;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.KeyHolders;
 import io.loadgate.api.MonitorHistory;
 import io.loadgate.api.OperatorApi.Cancel;
@@ -221,12 +223,12 @@ public abstract class ForwardingLedgerClient implements LedgerClient {
     }
 
     @Override
-    public MonitorHistory monitorHistory(String jobKey, Instant from, MonitorHistory.Bucket bucket) {
+    public MonitorHistory monitorHistory(JobKey jobKey, Instant from, MonitorHistory.Bucket bucket) {
         return around("monitorHistory", () -> delegate.monitorHistory(jobKey, from, bucket));
     }
 
     @Override
-    public KeyHolders keyHolders(String jobKey, String after, int limit) {
+    public KeyHolders keyHolders(JobKey jobKey, BusinessKey after, int limit) {
         return around("keyHolders", () -> delegate.keyHolders(jobKey, after, limit));
     }
 }

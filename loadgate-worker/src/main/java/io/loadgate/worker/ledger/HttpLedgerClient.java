@@ -13,10 +13,12 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchApi.Lease;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
 import io.loadgate.api.ErrorCode;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.KeyHolders;
 import io.loadgate.api.MonitorHistory;
 import io.loadgate.api.JobKey;
@@ -395,7 +397,7 @@ public final class HttpLedgerClient implements LedgerClient {
     }
 
     @Override
-    public MonitorHistory monitorHistory(String jobKey, Instant from, MonitorHistory.Bucket bucket) {
+    public MonitorHistory monitorHistory(JobKey jobKey, Instant from, MonitorHistory.Bucket bucket) {
         requireNonNull(bucket, "bucket is null");
         Map<String, Object> query = new LinkedHashMap<>();
         query.put("job", jobKey);
@@ -405,12 +407,12 @@ public final class HttpLedgerClient implements LedgerClient {
     }
 
     @Override
-    public KeyHolders keyHolders(String jobKey, String after, int limit) {
+    public KeyHolders keyHolders(JobKey jobKey, BusinessKey after, int limit) {
         requireNonNull(jobKey, "jobKey is null");
         Map<String, Object> query = new LinkedHashMap<>();
         query.put("after", after);
         query.put("limit", limit);
-        return execute(get("/v1/jobs/" + URLEncoder.encode(jobKey, StandardCharsets.UTF_8) + "/keys" + query(query),
+        return execute(get("/v1/jobs/" + URLEncoder.encode(jobKey.value(), StandardCharsets.UTF_8) + "/keys" + query(query),
                 type(KeyHolders.class)));
     }
 

@@ -1,8 +1,10 @@
 package io.loadgate.worker.ledger;
 
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchApi.Lease;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.KeyHolders;
 import io.loadgate.api.MonitorHistory;
 import io.loadgate.api.OperatorApi.Cancel;
@@ -302,19 +304,19 @@ public interface LedgerClient {
      * hours by hour, the last 14 days by day. 422 {@code REQUEST_INVALID} for a bad job key or a {@code from} out of
      * reach (31 days of hours, 366 of days).
      */
-    MonitorHistory monitorHistory(String jobKey, Instant from, MonitorHistory.Bucket bucket);
+    MonitorHistory monitorHistory(JobKey jobKey, Instant from, MonitorHistory.Bucket bucket);
 
     /**
      * {@code GET /v1/jobs/{jobKey}/keys} (extension): up to {@code limit} (1..1000) business keys of the job after
      * {@code after} (null: from the first), in key order, each with the run the target holds now and its newest run.
      * 422 {@code REQUEST_INVALID} for a bad job key, {@code after} or limit.
      */
-    KeyHolders keyHolders(String jobKey, String after, int limit);
+    KeyHolders keyHolders(JobKey jobKey, BusinessKey after, int limit);
 
     /** Every business key of the job, read page by page with {@link #keyHolders}. */
-    default List<KeyHolders.Key> allKeyHolders(String jobKey) {
+    default List<KeyHolders.Key> allKeyHolders(JobKey jobKey) {
         List<KeyHolders.Key> all = new java.util.ArrayList<>();
-        String after = null;
+        BusinessKey after = null;
         do {
             KeyHolders page = keyHolders(jobKey, after, KeyHolders.MAX_LIMIT);
             all.addAll(page.keys());

@@ -2,6 +2,8 @@ package io.loadgate.worker.submit;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.BusinessKey;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunApi.CreateRun;
 import io.loadgate.api.RunApi.CreatedRun;
@@ -133,7 +135,7 @@ public final class RunSubmitter {
             // that cannot take them stops the load before any work.
             List<String> added = targets.map(t -> t.check(job, SourceSchemas.toIceberg(plan.columns())))
                     .orElse(List.of());
-            CreateRun request = CreateRun.forWorkers(job.jobKey(), key, job.staging().root().toString(),
+            CreateRun request = CreateRun.forWorkers(JobKey.of(job.jobKey()), BusinessKey.of(key), job.staging().root().toString(),
                             STAGE_TABLE_PREFIX)
                     .withParameters(Map.of(RunContext.JOB_SPEC_PARAMETER, jobYaml))
                     .withRecoveryMode(job.recovery().mode() == null ? null : job.recovery().mode().name());

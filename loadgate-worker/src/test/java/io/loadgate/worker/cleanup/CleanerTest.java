@@ -3,6 +3,8 @@ package io.loadgate.worker.cleanup;
 import static io.loadgate.worker.testing.StagedRuns.orders;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loadgate.api.BusinessKey;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.OperatorApi.CleanupCandidate;
 import io.loadgate.api.RunApi.CreateRun;
 import io.loadgate.api.RunApi.Event;
@@ -299,7 +301,7 @@ class CleanerTest {
         runs.write(noCatalog, "part-0000-chunk-000000-a1-aaaaaaaa.parquet", orders(DAY_1, 1, 5));
         runs.failManifest(noCatalog);
         runs.makeDue(noCatalog);
-        var created = client.createRun(CreateRun.forWorkers("NIFI_JOB", "2026-11-28", stage.toUri().toString(), "stg_"));
+        var created = client.createRun(CreateRun.forWorkers(JobKey.of("NIFI_JOB"), BusinessKey.of("2026-11-28"), stage.toUri().toString(), "stg_"));
         Path nifiFile = Files.createDirectories(stage.resolve("NIFI_JOB").resolve("run_id=" + created.runId()))
                 .resolve("chunk.parquet");
         Files.writeString(nifiFile, "x");

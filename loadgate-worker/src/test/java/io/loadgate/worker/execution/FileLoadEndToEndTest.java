@@ -2,6 +2,7 @@ package io.loadgate.worker.execution;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.RunApi;
 import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunStatus;
@@ -149,7 +150,7 @@ class FileLoadEndToEndTest {
         RunView first = harness.follow(harness.submit(job(ICEBERG), HOUR));
 
         assertThat(first.status()).as(first.errorMessage()).isEqualTo(RunStatus.SUCCESS);
-        assertThat(first.businessKey()).isEqualTo(KEY);
+        assertThat(first.businessKey()).isEqualTo(BusinessKey.of(KEY));
         assertThat(first.rejectedCount()).as("the malformed line").isEqualTo(1);
         assertThat(first.targetCount()).isEqualTo(700);
         assertThat(icebergIds()).hasSize(700).doesNotContain(5_000L, 9_999L);

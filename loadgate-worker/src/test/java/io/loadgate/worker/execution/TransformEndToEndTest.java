@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.loadgate.api.ChunkKind;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
@@ -177,7 +178,7 @@ class TransformEndToEndTest {
                 .hasMessage("transform.steps[0] names column notes, which the source does not have");
         assertThatThrownBy(() -> harness.submit(numberAsText, DAY)).isInstanceOf(JobSpecException.class)
                 .hasMessage("transform.steps[0]: upper applies to text columns; grp is int");
-        assertThat(harness.client.listRuns(new RunFilter("ITEMS", null, null, null))).isEmpty();
+        assertThat(harness.client.listRuns(new RunFilter(JobKey.of("ITEMS"), null, null, null))).isEmpty();
     }
 
     private List<Record> readRejects(List<StagedFile> files) throws Exception {

@@ -3,8 +3,10 @@ package io.loadgate.worker.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchType;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.OperatorApi;
 import io.loadgate.api.PartitionApi;
 import io.loadgate.api.PartitionId;
@@ -79,7 +81,7 @@ class LedgerClientRetryTest {
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)), "127.0.0.1", port), 600, TimeUnit.MILLISECONDS);
         try {
             long started = System.nanoTime();
-            var created = client.createRun(CreateRun.forWorkers("LATE_" + suffix(), "K", TestLedger.STAGE_ROOT, "stg_"));
+            var created = client.createRun(CreateRun.forWorkers(JobKey.of("LATE_" + suffix()), BusinessKey.of("K"), TestLedger.STAGE_ROOT, "stg_"));
 
             assertThat(created.status()).isEqualTo(RunStatus.CREATED);
             assertThat(Duration.ofNanos(System.nanoTime() - started)).as("the first attempts met a closed port")
@@ -233,8 +235,8 @@ class LedgerClientRetryTest {
             }
         };
         try (var stub = new StubLedger(losesFirstAnswer)) {
-            String job = "LOST_" + suffix();
-            var adopted = client(stub.uri(), PATIENT).createRun(CreateRun.forWorkers(job, "K", TestLedger.STAGE_ROOT,
+            JobKey job = JobKey.of("LOST_" + suffix());
+            var adopted = client(stub.uri(), PATIENT).createRun(CreateRun.forWorkers(job, BusinessKey.of("K"), TestLedger.STAGE_ROOT,
                     "stg_"), OnLostResponse.ADOPT_ACTIVE_RUN);
 
             assertThat(adopted.adopted()).isTrue();
@@ -243,9 +245,9 @@ class LedgerClientRetryTest {
         }
         creates.set(0);
         try (var stub = new StubLedger(losesFirstAnswer)) {
-            String job = "LOST_" + suffix();
+            JobKey job = JobKey.of("LOST_" + suffix());
             var e = catchThrowableOfType(LedgerCallException.class, () -> client(stub.uri(), PATIENT)
-                    .createRun(CreateRun.forWorkers(job, "K", TestLedger.STAGE_ROOT, "stg_")));
+                    .createRun(CreateRun.forWorkers(job, BusinessKey.of("K"), TestLedger.STAGE_ROOT, "stg_")));
 
             assertThat(e.code()).as("without ADOPT_ACTIVE_RUN the caller decides").isEqualTo("DUPLICATE_ACTIVE_RUN");
             assertThat(e.details()).containsKey("activeRunId");
@@ -265,8 +267,8 @@ class LedgerClientRetryTest {
             StubLedger.json(exchange, answer.statusCode(), answer.body());
         };
         try (var stub = new StubLedger(duplicates)) {
-            String job = "DUP_" + suffix();
-            var created = client(stub.uri(), PATIENT).createRun(CreateRun.forWorkers(job, "K", TestLedger.STAGE_ROOT,
+            JobKey job = JobKey.of("DUP_" + suffix());
+            var created = client(stub.uri(), PATIENT).createRun(CreateRun.forWorkers(job, BusinessKey.of("K"), TestLedger.STAGE_ROOT,
                     "stg_"));
 
             assertThat(created.status()).isEqualTo(RunStatus.CREATED);

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.Executor;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.MonitorHistory;
 import io.loadgate.api.PartitionApi.ChunkReport;
 import io.loadgate.api.PartitionApi.Claim;
@@ -55,12 +57,12 @@ class LedgerClientTest {
         return HttpLedgerClient.create(LedgerClientConfig.builder(ledger.baseUrl(), LedgerToken.of(token)).build());
     }
 
-    static String job() {
-        return "JOB_" + UUID.randomUUID().toString().substring(0, 8).toUpperCase();
+    static JobKey job() {
+        return JobKey.of("JOB_" + UUID.randomUUID().toString().substring(0, 8).toUpperCase());
     }
 
-    static CreateRun create(String job) {
-        return CreateRun.forWorkers(job, "2026-11-30", TestLedger.STAGE_ROOT, "stg_");
+    static CreateRun create(JobKey job) {
+        return CreateRun.forWorkers(job, BusinessKey.of("2026-11-30"), TestLedger.STAGE_ROOT, "stg_");
     }
 
     /** {@code counts.length} ranges of width 100 from 0, the last inclusive. */
@@ -85,7 +87,7 @@ class LedgerClientTest {
 
     @Test
     void createThenReadTheRunBackAndFindItInTheList() {
-        String job = job();
+        JobKey job = job();
         var created = worker.createRun(create(job).withParameters(Map.of("region", "EU")));
 
         assertThat(created.status()).isEqualTo(RunStatus.CREATED);
@@ -94,12 +96,12 @@ class LedgerClientTest {
         assertThat(created.stageTable()).isEqualTo("stg_" + created.runId().toString().replace("-", ""));
         var run = viewer.getRun(created.runId());
         assertThat(run.jobKey()).isEqualTo(job);
-        assertThat(run.businessKey()).isEqualTo("2026-11-30");
+        assertThat(run.businessKey()).isEqualTo(BusinessKey.of("2026-11-30"));
         assertThat(run.executor()).isEqualTo("worker");
         assertThat(run.startedAt()).isNotNull();
         assertThat(viewer.listRuns(new RunFilter(job, null, null, null))).extracting(RunApi.RunView::runId)
                 .containsExactly(created.runId());
-        assertThat(viewer.listRuns(new RunFilter(job, "2026-11-30", RunStatus.CREATED, 5))).hasSize(1);
+        assertThat(viewer.listRuns(new RunFilter(job, BusinessKey.of("2026-11-30"), RunStatus.CREATED, 5))).hasSize(1);
         assertThat(viewer.listRuns(new RunFilter(job, null, RunStatus.SUCCESS, null))).isEmpty();
     }
 
@@ -221,7 +223,7 @@ class LedgerClientTest {
 
     @Test
     void secondActiveRunIs409WithTheActiveRunId() {
-        String job = job();
+        JobKey job = job();
         var first = worker.createRun(create(job));
 
         var e = catchThrowableOfType(LedgerCallException.class, () -> worker.createRun(create(job),
@@ -247,19 +249,20 @@ class LedgerClientTest {
 
     @Test
     void invalidRequestIs422WithTheFieldErrors() {
+        // A job key such as "lower case" can no longer be sent (JobKey refuses it); the prefix is the ledger's to check.
         var e = catchThrowableOfType(LedgerCallException.class, () -> worker.createRun(
-                new CreateRun("lower case", "K", TestLedger.STAGE_ROOT, "stg_", false, Map.of(), Executor.HTTP, null)));
+                new CreateRun(job(), BusinessKey.of("K"), TestLedger.STAGE_ROOT, "lower case", false, Map.of(), Executor.HTTP, null)));
 
         assertThat(e.status()).isEqualTo(422);
         assertThat(e.code()).isEqualTo("REQUEST_INVALID");
         assertThat(e.isInvalid()).isTrue();
-        assertThat(e.details().get("errors").toString()).contains("jobKey");
+        assertThat(e.details().get("errors").toString()).contains("stageTablePrefix");
     }
 
     @Test
     void hdfsRootOutsideTheAllowedRootsIs422() {
         var e = catchThrowableOfType(LedgerCallException.class, () -> worker.createRun(
-                CreateRun.forWorkers(job(), "K", "/etc", "stg_")));
+                CreateRun.forWorkers(job(), BusinessKey.of("K"), "/etc", "stg_")));
         assertThat(e.code()).isEqualTo("INVALID_HDFS_ROOT");
     }
 
@@ -296,7 +299,7 @@ class LedgerClientTest {
 
     @Test
     void historyCountsAJobsFinishedRunsByBucketAndRefusesAFromOutOfReach() {
-        String job = job();
+        JobKey job = job();
         var run = worker.createRun(create(job));
         worker.failRun(run.runId(), new FailRun(RunStatus.CREATED, RunStatus.FAILED_MANIFEST, "MANIFEST",
                 "SOURCE_UNREADABLE", "no source"));
@@ -312,7 +315,7 @@ class LedgerClientTest {
         MonitorHistory days = viewer.monitorHistory(job, from, MonitorHistory.Bucket.DAY);
         assertThat(days.from()).as("sent as an ISO instant").isEqualTo(from);
         assertThat(days.rows()).hasSize(1);
-        assertThat(viewer.monitorHistory("NO_SUCH_" + job, null, MonitorHistory.Bucket.DAY).rows()).isEmpty();
+        assertThat(viewer.monitorHistory(JobKey.of("NO_SUCH_" + job), null, MonitorHistory.Bucket.DAY).rows()).isEmpty();
 
         var e = catchThrowableOfType(LedgerCallException.class, () -> viewer.monitorHistory(job,
                 Instant.now().minus(Duration.ofDays(40)), MonitorHistory.Bucket.HOUR));

@@ -3,9 +3,11 @@ package io.loadgate.worker.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchStatus;
 import io.loadgate.api.DispatchType;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.OperatorApi;
 import io.loadgate.api.OperatorApi.Resolution;
 import io.loadgate.api.PartitionId;
@@ -182,7 +184,7 @@ class LedgerClientWireTest {
 
     @Test
     void listQueryParametersAreEncoded() {
-        var sent = call("[]", c -> c.listRuns(new RunApi.RunFilter("J_1", "2026-11-30:a", RunStatus.PUBLISH_UNKNOWN, 7)));
+        var sent = call("[]", c -> c.listRuns(new RunApi.RunFilter(JobKey.of("J_1"), BusinessKey.of("2026-11-30:a"), RunStatus.PUBLISH_UNKNOWN, 7)));
         assertThat(sent.request().query()).isEqualTo("jobKey=J_1&businessKey=2026-11-30%3Aa&status=PUBLISH_UNKNOWN&limit=7");
     }
 }

@@ -3,8 +3,10 @@ package io.loadgate.worker.testing;
 import static java.util.Objects.requireNonNull;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.Executor;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.PartitionApi.ChunkReport;
 import io.loadgate.api.PartitionApi.Claim;
 import io.loadgate.api.PartitionApi.PartitionFailure;
@@ -127,7 +129,7 @@ public final class StagedRuns implements AutoCloseable {
     }
 
     public Run create(String jobKey, LocalDate day, String table, Map<String, String> catalogProperties) {
-        var created = client.createRun(new CreateRun(jobKey, day.toString(), stageRoot.toUri().toString(), "stg_",
+        var created = client.createRun(new CreateRun(JobKey.of(jobKey), BusinessKey.of(day.toString()), stageRoot.toUri().toString(), "stg_",
                 false, Map.of(RunContext.JOB_SPEC_PARAMETER, jobYaml(jobKey, table, catalogProperties)),
                 Executor.HTTP, null));
         Path directory = stageRoot.resolve(jobKey).resolve("run_id=" + created.runId());

@@ -38,7 +38,7 @@ public final class DueKeys {
                                   List<LoadedKey> loaded) {
         Map<String, Set<String>> loadedByKey = new HashMap<>();
         for (LoadedKey key : loaded) {
-            loadedByKey.put(key.businessKey(), Set.copyOf(key.directories()));
+            loadedByKey.put(key.businessKey().value(), Set.copyOf(key.directories()));
         }
         Map<FileKey, List<String>> byKey = new LinkedHashMap<>();
         for (FileSource.SourceDirectory directory : listed) {

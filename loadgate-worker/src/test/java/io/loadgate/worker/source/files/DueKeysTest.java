@@ -2,7 +2,9 @@ package io.loadgate.worker.source.files;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loadgate.api.BusinessKey;
 import io.loadgate.api.LoadedKey;
+import io.loadgate.api.RunId;
 import io.loadgate.worker.job.FileGrouping;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -23,7 +25,7 @@ class DueKeysTest {
     }
 
     private static LoadedKey loaded(String key, String... directories) {
-        return new LoadedKey(key, UUID.randomUUID(), Instant.EPOCH, List.of(directories));
+        return new LoadedKey(BusinessKey.of(key), new RunId(UUID.randomUUID()), Instant.EPOCH, List.of(directories));
     }
 
     @Test
