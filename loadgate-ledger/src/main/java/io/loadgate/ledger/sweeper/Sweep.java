@@ -311,13 +311,13 @@ public final class Sweep {
 
         private boolean staleValidation(RunId runId, double window) throws SQLException {
             RunRow run = RunTransitions.lock(tx, runId);
-            var owner = tx.queryOne(LOCK_STALE_VALIDATION, rs -> new Object[] {rs.getInt(1), rs.getObject(2),
-                    rs.getString(3)}, runId, window);
+            var owner = tx.queryOne(LOCK_STALE_VALIDATION, rs -> new ValidationOwner(rs.getInt(1),
+                    rs.getObject(2, UUID.class), rs.getString(3)), runId, window);
             if (owner.isEmpty()) {
                 return false;
             }
-            int attempts = (int) owner.get()[0];
-            String message = "staging validation by " + owner.get()[2] + " sent no heartbeat for "
+            int attempts = owner.get().attempts();
+            String message = "staging validation by " + owner.get().node() + " sent no heartbeat for "
                     + thresholds.validationStale();
             if (attempts >= settings.maxAttempts()) {
                 boolean moved = timeOut(run, RunStatus.STAGE_VALIDATING, "STAGE_VALIDATION",
@@ -329,8 +329,8 @@ public final class Sweep {
             Map<String, Object> details = new LinkedHashMap<>();
             details.put("reason", "VALIDATION_STALE");
             details.put("attempt", attempts);
-            details.put("dispatchId", String.valueOf(owner.get()[1]));
-            details.put("node", owner.get()[2]);
+            details.put("dispatchId", String.valueOf(owner.get().dispatchId()));
+            details.put("node", owner.get().node());
             if (!RunTransitions.transition(tx, runId, RunStatus.STAGE_VALIDATING, RunStatus.EXTRACTED_VALIDATED, null,
                     ACTOR, details)) {
                 return false;
@@ -405,6 +405,10 @@ public final class Sweep {
     }
 
     /** A partition a rule selected. */
+    /** Who held a stale staging validation: its attempts so far, its dispatch and its node. */
+    private record ValidationOwner(int attempts, UUID dispatchId, String node) {
+    }
+
     private record PartitionKey(RunId runId, String partitionId) {
     }
 
