@@ -4,10 +4,14 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
+import java.io.Serializable;
 import java.util.UUID;
 
-/** A run's id: a UUID, written as its plain string; its 32 hex digits name the run's stage table. */
-public record RunId(UUID value) {
+/**
+ * A run's id: a UUID, written as its plain string; its 32 hex digits name the run's stage table. Serializable, as the
+ * other ids are: Spark's tasks carry them to executors.
+ */
+public record RunId(UUID value) implements Serializable {
     public RunId {
         requireNonNull(value, "runId is null");
     }

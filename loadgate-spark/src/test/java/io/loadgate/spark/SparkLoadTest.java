@@ -280,7 +280,7 @@ class SparkLoadTest {
             assertThat(tableIds).as("each line's row once").isEqualTo(lineIds);
             Schema ids = events.schema().select("id");
             for (var p : run.partitions()) {
-                List<Long> expected = listed.get(p.partitionId()).stream().map(fileIds::get)
+                List<Long> expected = listed.get(p.partitionId().value()).stream().map(fileIds::get)
                         .flatMap(r -> LongStream.rangeClosed(r[0], r[1]).boxed()).sorted().toList();
                 List<Long> read = new ArrayList<>();
                 for (String file : published.stream().filter(f -> f.contains("part-" + p.partitionId() + "-"))
@@ -292,7 +292,7 @@ class SparkLoadTest {
                 }
                 Collections.sort(read);
                 assertThat(read).as("partition %s's published rows: the lines of its listed files %s",
-                        p.partitionId(), listed.get(p.partitionId())).isEqualTo(expected);
+                        p.partitionId(), listed.get(p.partitionId().value())).isEqualTo(expected);
             }
         } finally {
             catalog.close();

@@ -8,12 +8,13 @@ import java.util.function.Supplier;
 /**
  * The ledger as one attempt sees it when its executor hangs or dies after its first chunk report: a STALL attempt
  * stops beating and blocks before its next report until Spark kills it (or a minute passes); a DIE attempt throws
- * {@link ExecutorLoss} past every catch, its beats stopping with it. Every other call goes through.
+ * {@link ExecutorLoss} and makes no call after it, as a dead JVM makes none: the step's report of the Error does not get
+ * through, and its beats stop. Every other call goes through.
  */
 final class StallingLedger extends ForwardingLedgerClient {
     enum Fault { STALL, DIE }
 
-    /** Not an Exception: the extraction's catch-all would report it as the partition's failure; a dead JVM reports nothing. */
+    /** Not an Exception, so that it passes the extraction's catches as a dead JVM's end would. */
     static final class ExecutorLoss extends Error {
         ExecutorLoss() {
             super("executor lost (test)");
@@ -22,6 +23,7 @@ final class StallingLedger extends ForwardingLedgerClient {
 
     private final Fault fault;
     private volatile boolean struck;
+    private volatile boolean dead;
 
     StallingLedger(LedgerClient delegate, Fault fault) {
         super(delegate);
@@ -30,6 +32,9 @@ final class StallingLedger extends ForwardingLedgerClient {
 
     @Override
     protected <T> T around(String method, Supplier<T> call) {
+        if (dead) {
+            throw new ExecutorLoss();
+        }
         switch (method) {
             case "reportChunk" -> {
                 if (struck) {
@@ -60,6 +65,7 @@ final class StallingLedger extends ForwardingLedgerClient {
                 throw new IllegalStateException("killed by Spark while stalled", e);
             }
         }
+        dead = true;
         throw new ExecutorLoss();
     }
 }
