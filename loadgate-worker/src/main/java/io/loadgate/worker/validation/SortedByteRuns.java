@@ -82,21 +82,7 @@ final class SortedByteRuns {
         if (size > 0) {
             all.add(new Run(buffer[0], buffer[size - 1], size, null, 0));
         }
-        all.sort(Comparator.comparing(Run::min, ORDER));
-        long distinct = 0;
-        int from = 0;
-        while (from < all.size()) {
-            // A group of runs whose ranges chain into one another; no key is in two groups.
-            int to = from + 1;
-            byte[] max = all.get(from).max();
-            while (to < all.size() && ORDER.compare(all.get(to).min(), max) <= 0) {
-                max = ORDER.compare(all.get(to).max(), max) > 0 ? all.get(to).max() : max;
-                to++;
-            }
-            distinct += to - from == 1 ? all.get(from).count() : merged(all.subList(from, to));
-            from = to;
-        }
-        return distinct;
+        return RunGroups.distinct(all, Run::min, Run::max, ORDER, Run::count, this::merged);
     }
 
     private long merged(List<Run> group) {

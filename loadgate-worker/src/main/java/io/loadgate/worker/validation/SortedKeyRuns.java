@@ -87,21 +87,7 @@ final class SortedKeyRuns {
         if (size > 0) {
             all.add(new Run(buffer[0], buffer[size - 1], size, null, 0));
         }
-        all.sort(Comparator.comparingLong(Run::min));
-        long distinct = 0;
-        int from = 0;
-        while (from < all.size()) {
-            // A group of runs whose ranges chain into one another; no key is in two groups.
-            int to = from + 1;
-            long max = all.get(from).max();
-            while (to < all.size() && all.get(to).min() <= max) {
-                max = Math.max(max, all.get(to).max());
-                to++;
-            }
-            distinct += to - from == 1 ? all.get(from).count() : merged(all.subList(from, to));
-            from = to;
-        }
-        return distinct;
+        return RunGroups.distinct(all, Run::min, Run::max, Comparator.<Long>naturalOrder(), Run::count, this::merged);
     }
 
     private long merged(List<Run> group) {
