@@ -14,4 +14,9 @@ public enum DispatchType {
     public boolean isPushed() {
         return this == VALIDATE_RUN || this == REISSUE_PARTITION;
     }
+
+    /** The steps that extract one partition: the first attempt and a reissued one. */
+    public boolean isPartitionStep() {
+        return this == EXTRACT_PARTITION || this == REISSUE_PARTITION;
+    }
 }

@@ -166,6 +166,17 @@ public final class RunApi {
         }
     }
 
+    /**
+     * {@code POST /v1/runs/{runId}/heartbeat}'s answer (extension): {@code beating} is whether the beat counted (the
+     * run is a Spark run and still EXTRACTING); {@code heartbeatIntervalMillis} is how often the ledger expects it.
+     */
+    public record RunBeat(RunId runId, RunStatus runStatus, boolean beating, Long heartbeatIntervalMillis) {
+        public RunBeat {
+            requireNonNull(runId, "runId is null");
+            requireNonNull(runStatus, "runStatus is null");
+        }
+    }
+
     /** {@code GET /v1/runs} filters; null means any. */
     public record RunFilter(JobKey jobKey, BusinessKey businessKey, RunStatus status, Integer limit) {
         public RunFilter {

@@ -98,6 +98,8 @@ class GoldenRoundTripTest {
         is("monitor.history", null, MonitorHistory.class);
         is("jobs.keys", null, KeyHolders.class);
         isList("jobs.loaded-directories", null, LoadedKey.class);
+        is("runs.create.spark", RunApi.CreateRun.class, RunApi.RunCreated.class);
+        is("runs.heartbeat", null, RunApi.RunBeat.class);
     }
 
     static Stream<String> cases() {

@@ -3,6 +3,7 @@ package io.loadgate.spark;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.DispatchType;
+import io.loadgate.api.Executor;
 import io.loadgate.api.RunApi.FailRun;
 import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunId;
@@ -31,6 +32,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.slf4j.Logger;
@@ -40,9 +42,12 @@ import org.slf4j.LoggerFactory;
  * One load run on Spark. The driver does what {@code loadgate run} does before extraction — opens the source's
  * snapshot and keeps it open (PostgreSQL forgets an exported snapshot with the transaction that made it), plans the
  * partitions, creates the run and registers the manifest — then runs one Spark task per partition
- * ({@link PartitionAttempts}), whose executors import the snapshot by its reference. Staging validation, publish and
- * target validation are the ledger's dispatches as ever, taken by a worker in the driver that takes only those
- * steps; the driver follows the run to its end as {@code loadgate run} does.
+ * ({@link PartitionAttempts}), whose executors import the snapshot by its reference. The run's executor is
+ * {@link Executor#SPARK}: the ledger dispatches none of its partitions (a worker of the same ledger that took one would
+ * race the tasks), and the driver beats the run while it lives, so that the sweeper ends the run if the driver dies.
+ * Staging validation, publish and target validation are the ledger's dispatches as ever, taken by a worker in the
+ * driver that takes only those steps (or by any other worker of the ledger); the driver follows the run to its end as
+ * {@code loadgate run} does.
  *
  * <p>Spark's retries and speculation may run a partition's task more than once, at once or one after another: the
  * ledger's claim decides which attempt's files count, and only the ledger's file list is ever published.
@@ -115,8 +120,9 @@ public final class SparkLoad {
                 executors.heartbeatInterval(), Duration.ofSeconds(1));
         Worker driverSteps = Worker.start(context, 1, DRIVER_STEPS);
         try {
-            RunSubmitter.Submission submission = submitter.submit(job, jobYaml, businessKey);
+            RunSubmitter.Submission submission = submitter.submit(job, jobYaml, businessKey, Executor.SPARK);
             RunId runId = submission.runId();
+            beatRun(runId, context, timer);
             List<PartitionTask> tasks = submission.plan().partitions().stream()
                     .map(p -> PartitionTask.of(runId, submission.plan().snapshotRef(), p)).toList();
             LOG.info("run {}: {} partition(s) as Spark tasks", runId, tasks.size());
@@ -144,6 +150,30 @@ public final class SparkLoad {
             driverSteps.stop(Duration.ofSeconds(30));
             timer.shutdownNow();
         }
+    }
+
+    /**
+     * Beats the run from the driver until {@link #run} returns (the timer ends with it): no worker takes a Spark run's
+     * partitions, so the ledger learns only from these beats (and its tasks' own) that someone will still run them.
+     * As often as the ledger expects a heartbeat, or the executors' own interval when that is shorter.
+     */
+    private void beatRun(RunId runId, WorkerContext context, ScheduledExecutorService timer) {
+        Long ledgerMillis = null;
+        try {
+            ledgerMillis = ledger.heartbeatRun(runId).heartbeatIntervalMillis();
+        } catch (RuntimeException e) {
+            // The scheduled beats go on at the executors' interval; the run stays the driver's meanwhile.
+            LOG.warn("run {}: the driver's first heartbeat failed: {}", runId, e.getMessage());
+        }
+        long every = context.heartbeatInterval(ledgerMillis).toMillis();
+        timer.scheduleWithFixedDelay(() -> {
+            try {
+                ledger.heartbeatRun(runId);
+            } catch (RuntimeException e) {
+                // The next beat may get through; one missed beat is well inside the ledger's stale window.
+                LOG.warn("run {}: the driver's heartbeat failed: {}", runId, e.getMessage());
+            }
+        }, every, every, TimeUnit.MILLISECONDS);
     }
 
     /**

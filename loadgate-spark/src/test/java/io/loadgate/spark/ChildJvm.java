@@ -28,17 +28,7 @@ final class ChildJvm {
     /** Runs {@code mainClass} with {@code args} on the tests' class path entries {@code classPath} accepts. */
     static Ended run(Predicate<String> classPath, String mainClass, List<String> args)
             throws IOException, InterruptedException {
-        String entries = Arrays.stream(System.getProperty("surefire.test.class.path",
-                        System.getProperty("java.class.path")).split(java.io.File.pathSeparator))
-                .filter(classPath).collect(Collectors.joining(java.io.File.pathSeparator));
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                .filter(a -> a.startsWith("--add-opens") || a.startsWith("-D") && !a.startsWith("-Dbasedir")
-                        || a.startsWith("-XX:+IgnoreUnrecognized")).toList());
-        command.addAll(List.of("-cp", entries, mainClass));
-        command.addAll(args);
-        Process child = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process child = start(classPath, mainClass, args);
         List<String> output = new ArrayList<>();
         try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
                 StandardCharsets.UTF_8))) {
@@ -51,5 +41,20 @@ final class ChildJvm {
             throw new IllegalStateException(mainClass + " in a child JVM did not end within 150 s");
         }
         return new Ended(child.exitValue(), List.copyOf(output));
+    }
+
+    /** Starts {@code mainClass} as {@link #run} does, for a caller that ends it (a test that kills it mid-load). */
+    static Process start(Predicate<String> classPath, String mainClass, List<String> args) throws IOException {
+        String entries = Arrays.stream(System.getProperty("surefire.test.class.path",
+                        System.getProperty("java.class.path")).split(java.io.File.pathSeparator))
+                .filter(classPath).collect(Collectors.joining(java.io.File.pathSeparator));
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(a -> a.startsWith("--add-opens") || a.startsWith("-D") && !a.startsWith("-Dbasedir")
+                        || a.startsWith("-XX:+IgnoreUnrecognized")).toList());
+        command.addAll(List.of("-cp", entries, mainClass));
+        command.addAll(args);
+        return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     }
 }

@@ -2,8 +2,14 @@ package io.loadgate.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
+import io.loadgate.api.DispatchStatus;
+import io.loadgate.api.DispatchType;
+import io.loadgate.api.JobKey;
 import io.loadgate.api.PartitionId;
+import io.loadgate.api.PartitionStatus;
+import io.loadgate.api.RunApi;
 import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
@@ -21,13 +27,17 @@ import io.loadgate.worker.cleanup.Cleaner;
 import io.loadgate.worker.cleanup.CleanupMode;
 import io.loadgate.worker.cleanup.RunCleanup;
 import io.loadgate.worker.execution.RunContexts;
+import io.loadgate.worker.execution.SourceCache;
 import io.loadgate.worker.execution.TargetCatalogs;
+import io.loadgate.worker.execution.Worker;
+import io.loadgate.worker.execution.WorkerContext;
 import io.loadgate.worker.job.JobSpecException;
 import io.loadgate.worker.job.JobSpecLoader;
 import io.loadgate.worker.ledger.HttpLedgerClient;
 import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.ledger.LedgerClientConfig;
 import io.loadgate.worker.ledger.LedgerToken;
+import io.loadgate.worker.metrics.WorkerMetrics;
 import io.loadgate.worker.publish.CatalogConfig;
 import io.loadgate.worker.publish.TargetCatalog;
 import io.loadgate.worker.source.files.SnapshotFile;
@@ -76,6 +86,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(300)
 class SparkLoadTest {
     private static final String TABLE = "lake.items";
+    private static final String POOL_NODE = "ordinary-worker";
     private static final Duration STALE = Duration.ofSeconds(3);
     private static final SweepThresholds THRESHOLDS = new SweepThresholds(STALE, Duration.ofHours(6),
             Duration.ofHours(1), Duration.ofHours(2), Duration.ofHours(2), new DispatchPolicy(20, Duration.ofSeconds(5),
@@ -102,8 +113,12 @@ class SparkLoadTest {
         // The ledger serves the jobs' catalog over the Iceberg REST protocol too, as loadgate server serves its own.
         lakehouse = Lakehouse.jdbc(lakeDatabase.jdbcUrl(), lakeDatabase.user(), lakeDatabase.password(),
                 dir.resolve("warehouse"));
+        // Beats every 500 ms, well inside the sweeper's 3 s stale window (as a ledger's config must have it), so a
+        // child JVM's driver and tasks, which beat as often as the ledger asks, are not taken for dead.
         ledger = new TestLedger(new LedgerSettings(List.of(StagePath.parse(stage.toUri().toString())),
-                LedgerSettings.RecoveryMode.REISSUE, 3), lakehouse);
+                LedgerSettings.RecoveryMode.REISSUE, 3, Duration.ofHours(2),
+                new LedgerSettings.Retention(Duration.ofDays(3), Duration.ofDays(14), 200), Duration.ofMillis(500)),
+                lakehouse);
         client = HttpLedgerClient.create(LedgerClientConfig.builder(ledger.baseUrl(),
                 LedgerToken.of(ledger.workerToken)).build());
         source = TestDatabases.create();
@@ -190,6 +205,52 @@ class SparkLoadTest {
                 .containsExactlyInAnyOrderElementsOf(zombies);
         assertThat(zombies).noneMatch(Files::exists);
         assertSameRows(day);
+    }
+
+    @Test
+    void anOrdinaryWorkerPoolOfTheSameLedgerTakesNoPartitionOfASparkRun() throws Exception {
+        LocalDate day = LocalDate.of(2026, 12, 8);
+        addRows(day, 600_001, 6_000);
+        // Workers of the same ledger, leasing every kind of step and woken at once by each new dispatch.
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        Worker pool = Worker.start(new WorkerContext(client, POOL_NODE, new Configuration(), new WorkerContext.Shared(
+                new RunContexts(client), new SourceCache(Map.of()), catalogs, timer, WorkerMetrics.off()),
+                Duration.ofMillis(500), Duration.ofSeconds(1)), 2);
+        SparkLoad.Result result;
+        try {
+            result = load("POOL", day, TaskHook.NONE, "");
+        } finally {
+            pool.stop(Duration.ofSeconds(30));
+            timer.shutdownNow();
+        }
+
+        RunView run = result.run();
+        assertThat(run.status()).as("run %s", run).isEqualTo(RunStatus.SUCCESS);
+        assertThat(run.partitions()).as("every partition was claimed by a Spark task attempt")
+                .isNotEmpty().allSatisfy(p -> assertThat(p.workerNode()).contains("/spark-stage"));
+        assertThat(claimers(run.runId())).as("the nodes whose claims won").isNotEmpty()
+                .noneMatch(node -> node.startsWith(POOL_NODE)).allMatch(node -> node.contains("/spark-stage"));
+        assertThat(run.dispatches()).as("no dispatch is left waiting or unacknowledged")
+                .noneMatch(d -> d.status() == DispatchStatus.PENDING || d.status() == DispatchStatus.SENT);
+        assertThat(run.dispatches()).as("a Spark run's partitions are its driver's, never a dispatch")
+                .noneMatch(d -> d.dispatchType() == DispatchType.EXTRACT_PARTITION
+                        || d.dispatchType() == DispatchType.REISSUE_PARTITION);
+        assertSameRows(day);
+    }
+
+    /** The worker nodes of every claim that won a partition of the run, from its events. */
+    private static List<String> claimers(RunId runId) throws Exception {
+        List<String> nodes = new ArrayList<>();
+        try (var c = ledger.db.connect(); var s = c.prepareStatement("SELECT actor FROM loadgate.load_event"
+                + " WHERE run_id = ? AND event_type = 'PARTITION_CLAIMED'")) {
+            s.setObject(1, runId.value());
+            try (var rs = s.executeQuery()) {
+                while (rs.next()) {
+                    nodes.add(rs.getString(1));
+                }
+            }
+        }
+        return nodes;
     }
 
     @Test
@@ -421,6 +482,61 @@ class SparkLoadTest {
         assertThat(submit.exit()).as("exit of SparkLoadMain under SparkSubmit: %s", submit.output()).isZero();
         assertThat(submit.output()).anyMatch(line -> line.matches("run [0-9a-f-]{36} SUCCESS"));
         assertSameRows(day);
+    }
+
+    @Test
+    void aSparkRunWhoseDriverIsKilledMidExtractionEndsTimedOutAndNoWorkerTakesItsPartitions() throws Exception {
+        LocalDate day = LocalDate.of(2026, 12, 9);
+        addRows(day, 700_001, 100_000);
+        Path job = dir.resolve("dies.yaml");
+        Files.writeString(job, jobYaml("DRIVER_DIES", "").replace("rows_per_chunk: 400", "rows_per_chunk: 5000"));
+        Path tokens = dir.resolve("dies-tokens");
+        Files.writeString(tokens, "worker=" + ledger.workerToken + "\n");
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        Worker pool = Worker.start(new WorkerContext(client, POOL_NODE, new Configuration(), new WorkerContext.Shared(
+                new RunContexts(client), new SourceCache(Map.of()), catalogs, timer, WorkerMetrics.off()),
+                Duration.ofMillis(500), Duration.ofSeconds(1)), 2);
+        RunView atKill;
+        RunView end;
+        try {
+            // The whole driver process (driver and local executors, as a cluster's executors end with their
+            // driver) is killed once a task has claimed a partition, and the run is left to the ledger.
+            Process driver = ChildJvm.start(entry -> true, "org.apache.spark.deploy.SparkSubmit", List.of(
+                    "--master", "local[2]", "--class", SparkLoadMain.class.getName(), "--conf",
+                    "spark.ui.enabled=false", "spark-internal", job.toString(), "--business-key", day.toString(),
+                    "--ledger", ledger.baseUrl(), "--token-file", tokens.toString()));
+            try {
+                atKill = await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(20))
+                        .until(() -> runOf("DRIVER_DIES"), r -> r.filter(v -> v.partitions().stream()
+                                .anyMatch(p -> p.status() == PartitionStatus.RUNNING)).isPresent()
+                                || !driver.isAlive()).orElseThrow();
+            } finally {
+                driver.destroyForcibly().waitFor();
+            }
+            end = await().atMost(Duration.ofSeconds(60)).until(() -> client.getRun(atKill.runId()),
+                    r -> r.status().isTerminal());
+        } finally {
+            pool.stop(Duration.ofSeconds(30));
+            timer.shutdownNow();
+        }
+
+        assertThat(atKill.status()).as("killed mid-extraction: %s", atKill).isEqualTo(RunStatus.EXTRACTING);
+        assertThat(end.status()).as("run %s", end).isEqualTo(RunStatus.TIMED_OUT);
+        assertThat(end.errorCode()).isEqualTo("DRIVER_STALE");
+        assertThat(end.partitions()).as("every unfinished partition ended with the run")
+                .allMatch(p -> p.status() == PartitionStatus.SUCCESS || p.status() == PartitionStatus.TIMED_OUT)
+                .anyMatch(p -> p.status() == PartitionStatus.TIMED_OUT);
+        assertThat(claimers(end.runId())).as("only the killed driver's tasks ever claimed a partition")
+                .isNotEmpty().allMatch(node -> node.contains("/spark-stage"));
+        assertThat(end.dispatches()).as("nothing is left for a worker or an operator")
+                .noneMatch(d -> d.status() == DispatchStatus.PENDING || d.status() == DispatchStatus.SENT);
+        assertThat(icebergRows(day)).as("nothing of the day was published").isEmpty();
+    }
+
+    /** The run of the job, once it exists. */
+    private static Optional<RunView> runOf(String jobKey) {
+        return client.listRuns(new RunApi.RunFilter(JobKey.of(jobKey), null, null, null)).stream().findFirst()
+                .map(r -> client.getRun(r.runId()));
     }
 
     @Test

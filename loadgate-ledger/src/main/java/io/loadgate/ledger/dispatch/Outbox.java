@@ -35,16 +35,19 @@ public final class Outbox {
     }
 
     /**
-     * Inserts a dispatch, unless the executor has no use for it: a NiFi flow (executor http) continues by itself
-     * after extraction and validation, and receives only VALIDATE_RUN and REISSUE_PARTITION.
+     * Inserts a dispatch, unless the run's executor has no use for it ({@link Executor#takesDispatch}): a NiFi flow
+     * (executor http) continues by itself after extraction and validation, and receives only VALIDATE_RUN and
+     * REISSUE_PARTITION; a Spark run's partitions are its driver's tasks, so it gets no partition step, and its other
+     * steps are leased by workers.
      */
     public static Optional<UUID> insert(Tx tx, RunId runId, Executor executor, DispatchType type, String partitionId,
                                         Map<String, ?> payload) throws SQLException {
-        if (executor == Executor.HTTP && !type.isPushed()) {
+        if (!executor.takesDispatch(type)) {
             return Optional.empty();
         }
         UUID dispatchId = UUID.randomUUID();
-        tx.update(INSERT, dispatchId, runId, type, partitionId, executor.wireName(), LedgerJson.jsonb(payload));
+        tx.update(INSERT, dispatchId, runId, type, partitionId, executor.delivery().wireName(),
+                LedgerJson.jsonb(payload));
         EventLog.append(tx, runId, partitionId, "DISPATCH_CREATED", null, DispatchStatus.PENDING, "ledger",
                 Map.of("dispatchId", dispatchId.toString(), "dispatchType", type.name()));
         return Optional.of(dispatchId);

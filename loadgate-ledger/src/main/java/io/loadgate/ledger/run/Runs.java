@@ -65,6 +65,12 @@ public final class Runs {
                    extract_completed_at = CASE WHEN ? THEN now() END
              WHERE run_id = ?
             """;
+    // Only a Spark run's driver beats the run, and only while its tasks extract: a worker run's heartbeat stays its
+    // partition owners', which the monitor reads as the run's progress.
+    private static final String DRIVER_HEARTBEAT = """
+            UPDATE load_run SET heartbeat_at = now()
+             WHERE run_id = ? AND executor = 'spark' AND status = 'EXTRACTING'
+            """;
     private static final String STORE_FAILED_MANIFEST = "UPDATE load_run SET manifest = ? WHERE run_id = ?";
     private static final String INSERT_PARTITION = """
             INSERT INTO load_partition (run_id, partition_id, status, lower_bound, upper_bound, upper_inclusive,
@@ -273,6 +279,19 @@ public final class Runs {
 
     private static java.math.BigDecimal decimal(java.math.BigInteger value) {
         return value == null ? null : new java.math.BigDecimal(value);
+    }
+
+    /**
+     * A Spark run's driver is alive (extension): its partitions are its own tasks', which no worker would take up, so
+     * the sweeper ends a Spark run that nothing of (neither its driver nor a partition's owner) has beaten for
+     * {@code stale}. {@code beating=false}, changing nothing, for any other run or once extraction is over.
+     */
+    public RunApi.RunBeat heartbeat(RunId runId) {
+        return database.inTransaction(tx -> {
+            boolean beating = tx.update(DRIVER_HEARTBEAT, runId) == 1;
+            RunRow run = RunTransitions.read(tx, runId).orElseThrow(() -> RunTransitions.notFound(runId));
+            return new RunApi.RunBeat(runId, run.status(), beating, settings.heartbeatInterval().toMillis());
+        });
     }
 
     private static final Map<RunStatus, Set<RunStatus>> ALLOWED_FAILS = Map.of(

@@ -56,6 +56,20 @@ public final class Sweep {
                AND COALESCE(heartbeat_at, started_at) <= now() - make_interval(secs => ?)
                FOR UPDATE SKIP LOCKED
             """;
+    // A Spark run's heartbeat is beaten by its driver, and by its partitions' owners: none for `stale` means the
+    // driver is gone, and with it every task that could claim a partition (no worker is given one).
+    private static final String STALE_DRIVERS = """
+            SELECT run_id FROM load_run
+             WHERE status = 'EXTRACTING' AND executor = 'spark'
+               AND COALESCE(heartbeat_at, status_changed_at) <= now() - make_interval(secs => ?)
+             ORDER BY COALESCE(heartbeat_at, status_changed_at)
+             LIMIT ? FOR NO KEY UPDATE SKIP LOCKED
+            """;
+    private static final String LOCK_STALE_DRIVER = """
+            SELECT run_id FROM load_run
+             WHERE run_id = ? AND status = 'EXTRACTING' AND executor = 'spark'
+               AND COALESCE(heartbeat_at, status_changed_at) <= now() - make_interval(secs => ?)
+            """;
     private static final String TIME_OUT_PARTITIONS = """
             WITH open AS (
                 SELECT partition_id, status FROM load_partition
@@ -142,6 +156,7 @@ public final class Sweep {
             }
             Tick tick = new Tick(tx, thresholds);
             tick.rule("stalePartitions", tick::stalePartitions);
+            tick.rule("staleDrivers", tick::staleDrivers);
             tick.rule("runTimeout", tick::runTimeouts);
             tick.rule("manifestTimeout", tick::manifestTimeouts);
             tick.rule("ackTimeout", tick::ackTimeouts);
@@ -238,6 +253,27 @@ public final class Sweep {
                 return true;
             }
             return false;
+        }
+
+        // Rule 1b (an extension): a Spark run (executor spark) nothing has beaten for `stale`. Its partitions are
+        // its driver's tasks, and its driver is gone: a reissue would wait for a task that never comes, and the
+        // PostgreSQL snapshot the driver held ended with it, so the run ends now rather than at run_timeout.
+        void staleDrivers() throws SQLException {
+            double stale = SweepThresholds.seconds(thresholds.stale());
+            for (RunId runId : tx.query(STALE_DRIVERS, rs -> Tx.runId(rs, 1), stale, thresholds.batch())) {
+                row("stale driver " + runId, () -> {
+                    RunRow run = RunTransitions.lock(tx, runId);
+                    if (tx.queryOne(LOCK_STALE_DRIVER, rs -> rs.getString(1), runId, stale).isEmpty()) {
+                        return false;
+                    }
+                    boolean moved = timeOut(run, RunStatus.EXTRACTING, "EXTRACT", "DRIVER_STALE", "the Spark"
+                            + " driver of the run, and every task of it, sent no heartbeat for " + thresholds.stale()
+                            + ": no task is left to extract its partitions (no worker is given them), and a"
+                            + " snapshot the driver held ended with it. Load the business key again.");
+                    runsTimedOut += moved ? 1 : 0;
+                    return moved;
+                });
+            }
         }
 
         // Rule 2: CREATED or EXTRACTING past run_timeout.

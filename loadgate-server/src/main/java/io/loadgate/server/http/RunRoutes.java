@@ -30,6 +30,7 @@ final class RunRoutes {
         routes.post("/v1/runs", ApiServer.WORKER, ctx -> create(ctx, ledger));
         routes.post("/v1/runs/{runId}/manifest", ApiServer.WORKER, ctx -> manifest(ctx, ledger));
         routes.post("/v1/runs/{runId}/fail", ApiServer.WORKER, ctx -> fail(ctx, ledger));
+        routes.post("/v1/runs/{runId}/heartbeat", ApiServer.WORKER, ctx -> heartbeat(ctx, ledger));
         routes.get("/v1/runs", ApiServer.READERS, ctx -> list(ctx, ledger));
         routes.get("/v1/runs/{runId}", ApiServer.READERS, ctx -> ApiServer.ok(ctx, forCaller(ctx, ledger.views()
                 .run(ApiServer.runId(ctx)).orElseThrow(() -> RunTransitions.notFound(ctx.pathParam("runId"))))));
@@ -111,6 +112,13 @@ final class RunRoutes {
         Manifest manifest = new Manifest(snapshotScn, snapshotRef, sourceCount, nullCount == null ? 0 : nullCount,
                 minSplit, maxSplit, planned, metrics == null ? Map.of() : metrics, metricsVersion, partitions);
         ApiServer.ok(ctx, ledger.runs().registerManifest(runId, manifest, ApiServer.actor(ctx)));
+    }
+
+    /** A Spark run's driver is alive (extension); the body is {@code {}}. */
+    private static void heartbeat(Context ctx, Ledger ledger) {
+        var runId = ApiServer.runId(ctx);
+        RequestBody.parse(ctx.body() == null || ctx.body().isBlank() ? "{}" : ctx.body()).finish();
+        ApiServer.ok(ctx, ledger.runs().heartbeat(runId));
     }
 
     private static void fail(Context ctx, Ledger ledger) {

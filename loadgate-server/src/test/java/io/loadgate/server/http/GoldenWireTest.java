@@ -207,6 +207,12 @@ class GoldenWireTest {
         Runs.succeeded(ledger, "FILES", "2026-11-30T15", Runs.filesManifest("d_20261130-1500/part-0.json",
                 "d_20261130-1500/part-1.json"));
         step("jobs.loaded-directories", "GET", "/v1/jobs/FILES/loaded-directories", "viewer", null, 200);
+        // Run H: a Spark run (executor spark, an extension), whose driver beats it while its tasks extract.
+        String runH = step("runs.create.spark", "POST", "/v1/runs", "worker", RunApi.CreateRun.forWorkers(
+                JobKey.of("GOLDEN_SPARK"), BusinessKey.of("2026-12-06"), TestLedger.STAGE_ROOT, "stg_")
+                .withExecutor(Executor.SPARK), 200).get("runId").asText();
+        assertThat(ledger.post("/v1/runs/" + runH + "/manifest", manifest(10)).status()).isEqualTo(200);
+        step("runs.heartbeat", "POST", "/v1/runs/" + runH + "/heartbeat", "worker", "{}", 200);
         assertThat(cases).isGreaterThan(30);
     }
 

@@ -157,6 +157,50 @@ class SweeperTest {
     }
 
     @Test
+    void aSparkRunsPartitionsAreNeverDispatchedAndItTimesOutOnceItsDriverStopsBeating() {
+        var body = create(job(), "2026-11-29");
+        body.put("executor", "spark");
+        String runId = ledger.post("/v1/runs", body).text("runId");
+        assertThat(ledger.post("/v1/runs/" + runId + "/manifest", Runs.manifest(5, 7)).status()).isEqualTo(200);
+        assertThat(ledger.count("SELECT count(*) FROM load_dispatch")).as("no partition step for any worker").isZero();
+        var beat = ledger.post("/v1/runs/" + runId + "/heartbeat", "{}");
+        assertThat(beat.body().get("beating").asBoolean()).as(beat.toString()).isTrue();
+        assertThat(beat.body().get("heartbeatIntervalMillis").asLong()).isPositive();
+        // A worker run whose heartbeat is as old is not the rule's: its partitions are dispatched.
+        String workerRun = Runs.started(ledger, job(), 5);
+        ledger.execute("UPDATE load_run SET heartbeat_at = now() - interval '2 hours' WHERE run_id = '" + workerRun
+                + "'");
+        assertThat(ledger.post("/v1/runs/" + workerRun + "/heartbeat", "{}").body().get("beating").asBoolean())
+                .as("only a Spark run's driver beats the run").isFalse();
+
+        // A task's claim goes stale while the driver beats: the partition waits for Spark's retry, undispatched.
+        claimed(runId, "0000");
+        ageHeartbeat(runId, "0000");
+        SweepReport reissued = sweep(RecoveryMode.REISSUE, 3).tick(DEFAULTS);
+        assertThat(reissued.partitionsReissued()).isEqualTo(1);
+        assertThat(reissued.runsTimedOut()).as("the driver is alive").isZero();
+        assertThat(text("SELECT status FROM load_partition WHERE partition_id = '0000' AND run_id = '" + runId + "'"))
+                .isEqualTo("RETRY");
+        assertThat(ledger.count("SELECT count(*) FROM load_dispatch WHERE run_id = '" + runId + "'"))
+                .as("no reissue dispatch: the retry is Spark's").isZero();
+
+        // The driver dies: nothing beats the run any more, and nothing would ever claim its partitions.
+        ledger.execute("UPDATE load_run SET heartbeat_at = now() - interval '2 hours' WHERE run_id = '" + runId + "'");
+        SweepReport ended = sweep(RecoveryMode.REISSUE, 3).tick(DEFAULTS);
+
+        assertThat(ended.runsTimedOut()).as("the Spark run only").isEqualTo(1);
+        var run = ledger.get("/v1/runs/" + runId);
+        assertThat(run.text("status")).isEqualTo("TIMED_OUT");
+        assertThat(run.text("errorCode")).isEqualTo("DRIVER_STALE");
+        assertThat(ledger.count("SELECT count(*) FROM load_partition WHERE run_id = '" + runId
+                + "' AND status = 'TIMED_OUT'")).as("the reissued partition and the unstarted one").isEqualTo(2);
+        assertThat(text("SELECT status FROM load_run WHERE run_id = '" + workerRun + "'")).isEqualTo("EXTRACTING");
+        var late = ledger.post("/v1/runs/" + runId + "/heartbeat", "{}");
+        assertThat(late.body().get("beating").asBoolean()).isFalse();
+        assertThat(late.text("runStatus")).isEqualTo("TIMED_OUT");
+    }
+
+    @Test
     void createdOrExtractingPastTheRunTimeoutTimesOut() {
         String created = ledger.post("/v1/runs", create(job(), "K")).text("runId");
         String extracting = Runs.started(ledger, job(), 5);

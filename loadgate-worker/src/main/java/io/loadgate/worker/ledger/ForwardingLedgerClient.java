@@ -34,6 +34,7 @@ import io.loadgate.api.RunApi.FailRun;
 import io.loadgate.api.RunApi.Manifest;
 import io.loadgate.api.RunApi.ManifestAccepted;
 import io.loadgate.api.RunApi.OnLostResponse;
+import io.loadgate.api.RunBeat;
 import io.loadgate.api.RunApi.RunChange;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
@@ -75,6 +76,11 @@ public abstract class ForwardingLedgerClient implements LedgerClient {
     @Override
     public ManifestAccepted registerManifest(RunId runId, Manifest manifest) {
         return around("registerManifest", () -> delegate.registerManifest(runId, manifest));
+    }
+
+    @Override
+    public RunBeat heartbeatRun(RunId runId) {
+        return around("heartbeatRun", () -> delegate.heartbeatRun(runId));
     }
 
     @Override

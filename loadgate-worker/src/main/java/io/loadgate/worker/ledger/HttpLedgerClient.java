@@ -50,6 +50,7 @@ import io.loadgate.api.RunApi.FailRun;
 import io.loadgate.api.RunApi.Manifest;
 import io.loadgate.api.RunApi.ManifestAccepted;
 import io.loadgate.api.RunApi.OnLostResponse;
+import io.loadgate.api.RunBeat;
 import io.loadgate.api.RunApi.RunChange;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
@@ -200,6 +201,11 @@ public final class HttpLedgerClient implements LedgerClient {
     public ManifestAccepted registerManifest(RunId runId, Manifest manifest) {
         requireNonNull(manifest, "manifest is null");
         return execute(post(run(runId) + "/manifest", manifest, type(ManifestAccepted.class), Repeat.REPEATABLE));
+    }
+
+    @Override
+    public RunBeat heartbeatRun(RunId runId) {
+        return execute(post(run(runId) + "/heartbeat", Map.of(), type(RunBeat.class), Repeat.REPEATABLE));
     }
 
     @Override

@@ -32,6 +32,7 @@ import io.loadgate.api.RunApi.FailRun;
 import io.loadgate.api.RunApi.Manifest;
 import io.loadgate.api.RunApi.ManifestAccepted;
 import io.loadgate.api.RunApi.OnLostResponse;
+import io.loadgate.api.RunBeat;
 import io.loadgate.api.RunApi.RunChange;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
@@ -120,6 +121,12 @@ public interface LedgerClient {
      * {@code changed=false}. 422 {@code FAIL_TRANSITION_NOT_ALLOWED}; 409 {@code RUN_STATUS_MISMATCH}.
      */
     RunChange failRun(RunId runId, FailRun request);
+
+    /**
+     * {@code POST /v1/runs/{runId}/heartbeat} (worker, extension): a Spark run's driver is alive. Repeatable;
+     * {@code beating=false} once the run is past extraction (or is not a Spark run).
+     */
+    RunBeat heartbeatRun(RunId runId);
 
     /** {@code GET /v1/runs/{runId}}: the run with its partitions and dispatches. 404 {@code RUN_NOT_FOUND}. */
     RunView getRun(RunId runId);

@@ -3,6 +3,7 @@ package io.loadgate.worker.submit;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.BusinessKey;
+import io.loadgate.api.Executor;
 import io.loadgate.api.JobKey;
 import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunApi.CreateRun;
@@ -94,7 +95,15 @@ public final class RunSubmitter {
      * @throws TargetCheckException when the target cannot take the run; no run was created
      */
     public Submission submit(JobSpec job, String jobYaml, String businessKey) {
-        return submit(job, jobYaml, businessKey, plan -> null);
+        return submit(job, jobYaml, businessKey, Executor.WORKER, plan -> null);
+    }
+
+    /**
+     * {@link #submit(JobSpec, String, String)} for another executor than Loadgate's workers: {@link Executor#SPARK},
+     * whose partitions the caller runs itself (the ledger dispatches none of them).
+     */
+    public Submission submit(JobSpec job, String jobYaml, String businessKey, Executor executor) {
+        return submit(job, jobYaml, businessKey, requireNonNull(executor, "executor is null"), plan -> null);
     }
 
     /**
@@ -105,7 +114,7 @@ public final class RunSubmitter {
      * compare-and-set on the key's history: a caller that saw a later run, or another snapshot, makes its own run.
      */
     public Submission submitOncePerSnapshot(JobSpec job, String jobYaml, String businessKey, RunId previousRun) {
-        return submit(job, jobYaml, businessKey,
+        return submit(job, jobYaml, businessKey, Executor.WORKER,
                 plan -> onceKey(job.jobKey(), businessKey, plan.snapshotRef(), previousRun));
     }
 
@@ -120,7 +129,7 @@ public final class RunSubmitter {
         }
     }
 
-    private Submission submit(JobSpec job, String jobYaml, String businessKey,
+    private Submission submit(JobSpec job, String jobYaml, String businessKey, Executor executor,
                               java.util.function.Function<SourcePlan, String> createKey) {
         Source source = Sources.forJob(job, environment);
         businessKey = source.canonicalKey(businessKey);
@@ -137,6 +146,7 @@ public final class RunSubmitter {
                     .orElse(List.of());
             CreateRun request = CreateRun.forWorkers(JobKey.of(job.jobKey()), BusinessKey.of(key), job.staging().root().toString(),
                             STAGE_TABLE_PREFIX)
+                    .withExecutor(executor)
                     .withParameters(Map.of(RunContext.JOB_SPEC_PARAMETER, jobYaml))
                     .withRecoveryMode(job.recovery().mode() == null ? null : job.recovery().mode().name());
             if (job.source().allowEmpty()) {
