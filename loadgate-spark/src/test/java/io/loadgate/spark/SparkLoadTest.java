@@ -485,6 +485,7 @@ class SparkLoadTest {
     }
 
     @Test
+    @Timeout(600)
     void aSparkRunWhoseDriverIsKilledMidExtractionEndsTimedOutAndNoWorkerTakesItsPartitions() throws Exception {
         LocalDate day = LocalDate.of(2026, 12, 9);
         addRows(day, 700_001, 100_000);
@@ -506,14 +507,15 @@ class SparkLoadTest {
                     "spark.ui.enabled=false", "spark-internal", job.toString(), "--business-key", day.toString(),
                     "--ledger", ledger.baseUrl(), "--token-file", tokens.toString()));
             try {
-                atKill = await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(20))
+                // A child JVM starts Spark slowly on a busy host: the whole SparkSubmit test can take minutes there.
+                atKill = await().atMost(Duration.ofSeconds(420)).pollInterval(Duration.ofMillis(20))
                         .until(() -> runOf("DRIVER_DIES"), r -> r.filter(v -> v.partitions().stream()
                                 .anyMatch(p -> p.status() == PartitionStatus.RUNNING)).isPresent()
                                 || !driver.isAlive()).orElseThrow();
             } finally {
                 driver.destroyForcibly().waitFor();
             }
-            end = await().atMost(Duration.ofSeconds(60)).until(() -> client.getRun(atKill.runId()),
+            end = await().atMost(Duration.ofSeconds(120)).until(() -> client.getRun(atKill.runId()),
                     r -> r.status().isTerminal());
         } finally {
             pool.stop(Duration.ofSeconds(30));

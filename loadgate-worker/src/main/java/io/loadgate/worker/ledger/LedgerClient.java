@@ -32,7 +32,7 @@ import io.loadgate.api.RunApi.FailRun;
 import io.loadgate.api.RunApi.Manifest;
 import io.loadgate.api.RunApi.ManifestAccepted;
 import io.loadgate.api.RunApi.OnLostResponse;
-import io.loadgate.api.RunBeat;
+import io.loadgate.api.RunApi.RunBeat;
 import io.loadgate.api.RunApi.RunChange;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
