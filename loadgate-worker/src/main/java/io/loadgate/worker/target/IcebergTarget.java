@@ -29,6 +29,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Supplier;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -176,8 +177,9 @@ final class IcebergTarget implements Target {
      * <p>The business key's files in the table now must be exactly {@code ledgerFiles} (location, size, record
      * count; no delete files): that is recorded as {@link MetricNames#TARGET_FILES} for the ledger to judge. When they
      * are, the manifests' null counts stand for NULL_COUNT (Iceberg computes them from each file when it is added;
-     * a file whose metrics mode keeps none is read instead), and only the columns of the other metrics are read, one
-     * task per core. COUNT is the rows those reads yield, or the manifests' record counts when no column needs
+     * a file whose metrics mode keeps none is read instead), their lower and upper bounds for MIN and MAX where those
+     * are exact ({@link FileBounds}; otherwise the column is read), and only the columns of the other metrics are read,
+     * one task per core. COUNT is the rows those reads yield, or the manifests' record counts when no column needs
      * reading. When the files are not the ledger's, every column is read as {@link #reading(String, ValidationSpec,
      * Supplier)} does, so the other metrics say what differs beside the failing file check.
      */
@@ -221,7 +223,18 @@ final class IcebergTarget implements Target {
                     values.put(MetricNames.nullCount(column), Long.toString(nulls));
                 }
             }
-            ValidationSpec fromData = new ValidationSpec(validation.sum(), validation.min(), validation.max(),
+            List<DataFile> dataFiles = scan.tasks().stream().map(t -> t.file()).toList();
+            List<String> minsFromData = new ArrayList<>();
+            for (String column : validation.min()) {
+                FileBounds.min(dataFiles, table.schema().caseInsensitiveFindField(column)).ifPresentOrElse(
+                        min -> values.put(MetricNames.min(column), min), () -> minsFromData.add(column));
+            }
+            List<String> maxsFromData = new ArrayList<>();
+            for (String column : validation.max()) {
+                FileBounds.max(dataFiles, table.schema().caseInsensitiveFindField(column)).ifPresentOrElse(
+                        max -> values.put(MetricNames.max(column), max), () -> maxsFromData.add(column));
+            }
+            ValidationSpec fromData = new ValidationSpec(validation.sum(), minsFromData, maxsFromData,
                     nullsFromData, validation.primaryKey());
             if (fromData.referencedColumns().isEmpty()) {
                 values.put(MetricNames.COUNT, Long.toString(files.stream().mapToLong(StagedFile::recordCount).sum()));
