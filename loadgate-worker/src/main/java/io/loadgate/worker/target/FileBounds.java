@@ -13,7 +13,6 @@ import org.apache.iceberg.types.Comparators;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
-import org.apache.iceberg.util.DateTimeUtil;
 
 /**
  * A column's MIN or MAX over data files from their manifest entries' lower and upper bounds, where those are exact:
@@ -72,7 +71,7 @@ final class FileBounds {
                 best = value;
             }
         }
-        return Optional.of(MetricValues.format(best == null ? null : asRead(type, best)));
+        return Optional.of(MetricValues.format(MetricValues.asGeneric(type, best)));
     }
 
     private static Comparator<Object> order(Type.PrimitiveType type) {
@@ -84,18 +83,6 @@ final class FileBounds {
             case INTEGER, LONG, DATE, TIME, TIMESTAMP -> true;
             case DECIMAL -> ((Types.DecimalType) type).precision() <= 18;
             default -> false;
-        };
-    }
-
-    /** The value as Iceberg's generic reader yields it, so that it formats as a value read from the data would. */
-    private static Object asRead(Type.PrimitiveType type, Object value) {
-        return switch (type.typeId()) {
-            case DATE -> DateTimeUtil.dateFromDays((Integer) value);
-            case TIME -> DateTimeUtil.timeFromMicros((Long) value);
-            case TIMESTAMP -> ((Types.TimestampType) type).shouldAdjustToUTC()
-                    ? DateTimeUtil.timestamptzFromMicros((Long) value)
-                    : DateTimeUtil.timestampFromMicros((Long) value);
-            default -> value;
         };
     }
 
