@@ -120,7 +120,7 @@ final class PublishStep {
     /** The run's data chunks (not its rejects) as the target references them. */
     static List<StagedFile> dataFiles(List<StepApi.StagedFile> recorded) {
         return recorded.stream().filter(f -> f.kind() == ChunkKind.DATA)
-                .map(f -> new StagedFile(f.hdfsPath(), f.recordCount(), f.byteCount())).toList();
+                .map(f -> new StagedFile(f.hdfsPath(), f.recordCount(), f.byteCount(), f.checksum())).toList();
     }
 
     /**

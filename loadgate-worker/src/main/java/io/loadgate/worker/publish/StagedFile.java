@@ -8,8 +8,14 @@ import static java.util.Objects.requireNonNull;
  *
  * @param location the file's location exactly as the ledger holds it (an absolute path or a URI such as
  *     {@code hdfs://...}); the table references this string verbatim, which is what cleanup compares against
+ * @param checksum the SHA-256 (lower-case hex) of the file's bytes from its chunk report, or null when unknown
  */
-public record StagedFile(String location, long recordCount, long byteCount) {
+public record StagedFile(String location, long recordCount, long byteCount, String checksum) {
+    /** A file whose bytes' checksum is not known here (publishing needs none). */
+    public StagedFile(String location, long recordCount, long byteCount) {
+        this(location, recordCount, byteCount, null);
+    }
+
     public StagedFile {
         requireNonNull(location, "location is null");
         if (location.isBlank()) {

@@ -84,15 +84,17 @@ public final class TargetReader {
 
     /**
      * The business key's scan at {@code snapshotId}, planned once, projected to {@code columns} (case-insensitive):
-     * its tasks, whose files carry the manifests' exact record and null counts, and one part per task to read.
+     * its tasks, whose files carry the manifests' record counts and column statistics (value and null counts, lower
+     * and upper bounds), and one part per task to read.
      * The parts' records have {@link #schema}'s layout only for tasks without delete files; a caller that reads a
      * task with deletes uses {@link #readBusinessKeyTasks} instead.
      */
     public KeyScan planBusinessKey(TargetTable target, String businessKey, long snapshotId, List<String> columns) {
         requireNonNull(businessKey, "businessKey is null");
         Table table = tableAt(target, snapshotId);
+        // A scan drops the manifests' column statistics from its tasks' files unless asked to keep them.
         TableScan scan = table.newScan().useSnapshot(snapshotId).caseSensitive(false)
-                .filter(target.businessKeyFilter(businessKey)).select(columns);
+                .filter(target.businessKeyFilter(businessKey)).select(columns).includeColumnStats();
         List<FileScanTask> tasks = new ArrayList<>();
         List<Supplier<CloseableIterable<Record>>> parts = new ArrayList<>();
         try (CloseableIterable<FileScanTask> planned = scan.planFiles()) {

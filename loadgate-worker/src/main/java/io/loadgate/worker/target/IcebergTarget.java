@@ -20,6 +20,10 @@ import io.loadgate.worker.validation.MetricCalculator;
 import io.loadgate.worker.validation.MetricNames;
 import io.loadgate.worker.validation.MetricSet;
 import io.loadgate.worker.validation.ParallelMetrics;
+import io.loadgate.worker.validation.StagedFilesReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -29,6 +33,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Supplier;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -174,10 +179,11 @@ final class IcebergTarget implements Target {
      * {@inheritDoc}
      *
      * <p>The business key's files in the table now must be exactly {@code ledgerFiles} (location, size, record
-     * count; no delete files): that is recorded as {@link MetricNames#TARGET_FILES} for the ledger to judge. When they
+     * count, the SHA-256 of the bytes where the ledger has one; no delete files): that is recorded as {@link MetricNames#TARGET_FILES} for the ledger to judge. When they
      * are, the manifests' null counts stand for NULL_COUNT (Iceberg computes them from each file when it is added;
-     * a file whose metrics mode keeps none is read instead), and only the columns of the other metrics are read, one
-     * task per core. COUNT is the rows those reads yield, or the manifests' record counts when no column needs
+     * a file whose metrics mode keeps none is read instead), their lower and upper bounds for MIN and MAX where those
+     * are exact ({@link FileBounds}; otherwise the column is read), and only the columns of the other metrics are read,
+     * one task per core. COUNT is the rows those reads yield, or the manifests' record counts when no column needs
      * reading. When the files are not the ledger's, every column is read as {@link #reading(String, ValidationSpec,
      * Supplier)} does, so the other metrics say what differs beside the failing file check.
      */
@@ -193,8 +199,14 @@ final class IcebergTarget implements Target {
             TargetReader reader = new TargetReader(catalog);
             Map<String, String> values = new HashMap<>();
             var scan = reader.planBusinessKey(target, businessKey, snapshotId, validation.referencedColumns());
-            List<StagedFile> files = scan.tasks().stream().map(t -> new StagedFile(t.file().location(),
-                    t.file().recordCount(), t.file().fileSizeInBytes())).toList();
+            // Each file's bytes are hashed as staging validation hashed them: a file changed in place since (same
+            // name, size and row count) is not the ledger's, and its manifest entry no longer describes its data.
+            Map<String, String> ledgerChecksums = new HashMap<>();
+            ledgerFiles.stream().filter(f -> f.checksum() != null)
+                    .forEach(f -> ledgerChecksums.put(f.location(), f.checksum()));
+            List<StagedFile> files = scan.tasks().parallelStream().map(t -> new StagedFile(t.file().location(),
+                    t.file().recordCount(), t.file().fileSizeInBytes(), ledgerChecksums.containsKey(t.file().location())
+                    ? sha256(table, t.file().location()) : null)).toList();
             String actualFiles = TargetFiles.describe(files);
             values.put(MetricNames.TARGET_FILES, actualFiles);
             boolean exact = actualFiles.equals(expectedFiles) && scan.tasks().stream().allMatch(t ->
@@ -221,7 +233,18 @@ final class IcebergTarget implements Target {
                     values.put(MetricNames.nullCount(column), Long.toString(nulls));
                 }
             }
-            ValidationSpec fromData = new ValidationSpec(validation.sum(), validation.min(), validation.max(),
+            List<DataFile> dataFiles = scan.tasks().stream().map(t -> t.file()).toList();
+            List<String> minsFromData = new ArrayList<>();
+            for (String column : validation.min()) {
+                FileBounds.min(dataFiles, table.schema().caseInsensitiveFindField(column)).ifPresentOrElse(
+                        min -> values.put(MetricNames.min(column), min), () -> minsFromData.add(column));
+            }
+            List<String> maxsFromData = new ArrayList<>();
+            for (String column : validation.max()) {
+                FileBounds.max(dataFiles, table.schema().caseInsensitiveFindField(column)).ifPresentOrElse(
+                        max -> values.put(MetricNames.max(column), max), () -> maxsFromData.add(column));
+            }
+            ValidationSpec fromData = new ValidationSpec(validation.sum(), minsFromData, maxsFromData,
                     nullsFromData, validation.primaryKey());
             if (fromData.referencedColumns().isEmpty()) {
                 values.put(MetricNames.COUNT, Long.toString(files.stream().mapToLong(StagedFile::recordCount).sum()));
@@ -232,6 +255,14 @@ final class IcebergTarget implements Target {
                     ParallelMetrics.defaultParallelism()).result().values());
             return new MetricSet(values);
         };
+    }
+
+    private static String sha256(Table table, String location) {
+        try (InputStream in = table.io().newInputFile(location).newStream()) {
+            return StagedFilesReader.sha256(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + location + ": " + e.getMessage(), e);
+        }
     }
 
     @Override

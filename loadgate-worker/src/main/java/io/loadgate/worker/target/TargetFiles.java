@@ -9,9 +9,10 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * A set of data files as one comparable line: count, records, bytes and a digest of every file's location, size
- * and record count in location order. Two sets describe equally exactly when they hold the same files (up to a
- * SHA-256 collision), so the ledger can judge the target's files against its own as one metric.
+ * A set of data files as one comparable line: count, records, bytes and a digest of every file's location, size,
+ * record count and checksum of its bytes (where known) in location order. Two sets describe equally exactly when they
+ * hold the same files with the same bytes (up to a SHA-256 collision), so the ledger can judge the target's files
+ * against its own as one metric.
  */
 public final class TargetFiles {
     private TargetFiles() {
@@ -30,8 +31,8 @@ public final class TargetFiles {
         for (StagedFile file : sorted) {
             records += file.recordCount();
             bytes += file.byteCount();
-            digest.update((file.location() + "\n" + file.byteCount() + "\n" + file.recordCount() + "\n")
-                    .getBytes(StandardCharsets.UTF_8));
+            digest.update((file.location() + "\n" + file.byteCount() + "\n" + file.recordCount() + "\n"
+                    + (file.checksum() == null ? "" : file.checksum()) + "\n").getBytes(StandardCharsets.UTF_8));
         }
         return sorted.size() + " files, " + records + " records, " + bytes + " bytes, sha256 "
                 + HexFormat.of().formatHex(digest.digest()).substring(0, 16);

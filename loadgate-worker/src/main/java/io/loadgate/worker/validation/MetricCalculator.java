@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
 /**
@@ -40,6 +41,10 @@ public final class MetricCalculator {
     private final Sum[] sums;
     private final Object[] mins;
     private final Object[] maxs;
+    // The extremes' column types: records may hold dates and timestamps as Iceberg's internal numbers, which compare
+    // as the values do and are turned into dates and instants once, when the result is formatted.
+    private final Type[] minTypes;
+    private final Type[] maxTypes;
     private final long[] nulls;
     private final int[] keyPositions;
     private final DistinctKeys keys;
@@ -66,6 +71,8 @@ public final class MetricCalculator {
         }
         mins = new Object[minPositions.length];
         maxs = new Object[maxPositions.length];
+        minTypes = Arrays.stream(minPositions).mapToObj(p -> fields.get(p).type()).toArray(Type[]::new);
+        maxTypes = Arrays.stream(maxPositions).mapToObj(p -> fields.get(p).type()).toArray(Type[]::new);
         nulls = new long[nullPositions.length];
         keyPositions = positionsOf(spec.primaryKey());
         keys = keyPositions.length > 0 ? DistinctKeys.of(schema, keyPositions) : null;
@@ -154,10 +161,12 @@ public final class MetricCalculator {
             values.put(MetricNames.sum(spec.sum().get(i)), MetricValues.format(sums[i].value()));
         }
         for (int i = 0; i < mins.length; i++) {
-            values.put(MetricNames.min(spec.min().get(i)), MetricValues.format(mins[i]));
+            values.put(MetricNames.min(spec.min().get(i)),
+                    MetricValues.format(MetricValues.asGeneric(minTypes[i], mins[i])));
         }
         for (int i = 0; i < maxs.length; i++) {
-            values.put(MetricNames.max(spec.max().get(i)), MetricValues.format(maxs[i]));
+            values.put(MetricNames.max(spec.max().get(i)),
+                    MetricValues.format(MetricValues.asGeneric(maxTypes[i], maxs[i])));
         }
         for (int i = 0; i < nulls.length; i++) {
             values.put(MetricNames.nullCount(spec.nullCount().get(i)), MetricValues.format(nulls[i]));

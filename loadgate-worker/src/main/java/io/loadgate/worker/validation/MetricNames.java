@@ -16,8 +16,8 @@ public final class MetricNames {
     public static final String DATA_PREFIX = "DATA:";
     /**
      * The target's data files for the business key against the ledger's data files of the run, each side as
-     * {@code TargetFiles.describe} writes it: equal only when they are the same files by location, size and record
-     * count.
+     * {@code TargetFiles.describe} writes it: equal only when they are the same files by location, size, record
+     * count and (where the ledger has one) the SHA-256 of their bytes.
      */
     public static final String TARGET_FILES = "TARGET_FILES";
 

@@ -7,6 +7,9 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.util.HexFormat;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.DateTimeUtil;
 
 /**
  * The one text form of a metric value. Source and staging produce values of the same Java classes (a JDBC
@@ -48,6 +51,21 @@ public final class MetricValues {
             return HexFormat.of().formatHex(data);
         }
         throw new IllegalArgumentException("no metric format for " + value.getClass().getName());
+    }
+
+    /**
+     * {@code value} of a column of {@code type} as Iceberg's generic records hold it, given it either so or in Iceberg's
+     * internal representation (dates as days, times and timestamps as microseconds since midnight or the epoch), which
+     * is what manifest bounds and the staging reader yield: the same instant or day either way, so it formats alike.
+     */
+    public static Object asGeneric(Type type, Object value) {
+        return switch (type.typeId()) {
+            case DATE -> value instanceof Integer days ? DateTimeUtil.dateFromDays(days) : value;
+            case TIME -> value instanceof Long micros ? DateTimeUtil.timeFromMicros(micros) : value;
+            case TIMESTAMP -> value instanceof Long micros ? ((Types.TimestampType) type).shouldAdjustToUTC()
+                    ? DateTimeUtil.timestamptzFromMicros(micros) : DateTimeUtil.timestampFromMicros(micros) : value;
+            default -> value;
+        };
     }
 
     private static String decimal(BigDecimal decimal) {

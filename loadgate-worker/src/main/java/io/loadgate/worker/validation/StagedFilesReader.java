@@ -13,6 +13,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -20,11 +21,14 @@ import org.apache.hadoop.fs.Path;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.data.parquet.InternalReader;
 import org.apache.iceberg.hadoop.HadoopInputFile;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.parquet.ParquetSchemaUtil;
+import org.apache.iceberg.parquet.ParquetValueReader;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.schema.MessageType;
 
 /**
  * Reads staged chunk files as Iceberg generic records. It takes the files to read from the caller, who takes them
@@ -54,13 +58,18 @@ public final class StagedFilesReader {
         requireNonNull(schema, "schema is null");
         List<CloseableIterable<Record>> parts = new ArrayList<>(files.size());
         for (URI file : files) {
-            FileSystem fs = StagingFileSystems.forUri(file, hadoop);
-            parts.add(Parquet.read(HadoopInputFile.fromPath(new Path(file), fs))
-                    .project(schema)
-                    .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
-                    .build());
+            parts.add(open(file, schema, fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema)));
         }
         return CloseableIterable.concat(parts);
+    }
+
+    private CloseableIterable<Record> open(URI file, Schema schema,
+                                           Function<MessageType, ParquetValueReader<?>> readers) {
+        FileSystem fs = StagingFileSystems.forUri(file, hadoop);
+        return Parquet.read(HadoopInputFile.fromPath(new Path(file), fs))
+                .project(schema)
+                .createReaderFunc(readers)
+                .build();
     }
 
     /**
@@ -70,17 +79,25 @@ public final class StagedFilesReader {
     public String sha256(URI file) {
         FileSystem fs = StagingFileSystems.forUri(file, hadoop);
         try (InputStream in = fs.open(new Path(file))) {
-            MessageDigest digest = MessageDigest.getInstance("SHA-256");
-            byte[] buffer = new byte[1 << 16];
-            for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
-                digest.update(buffer, 0, n);
-            }
-            return HexFormat.of().formatHex(digest.digest());
+            return sha256(in);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The SHA-256 (lower-case hex) of the rest of {@code in}, as the chunk writer computed it; the caller closes it. */
+    public static String sha256(InputStream in) throws IOException {
+        MessageDigest digest;
+        try {
+            digest = MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required of every JVM", e);
         }
+        byte[] buffer = new byte[1 << 16];
+        for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+            digest.update(buffer, 0, n);
+        }
+        return HexFormat.of().formatHex(digest.digest());
     }
 
     /**
@@ -107,8 +124,11 @@ public final class StagedFilesReader {
         Schema read = validation.referencedColumns().isEmpty() ? schema
                 : schema.caseInsensitiveSelect(validation.referencedColumns());
         List<Supplier<CloseableIterable<Record>>> parts = new ArrayList<>(files.size());
+        // Iceberg's internal representation: dates as days, timestamps as microseconds, no java.time object per value
+        // (decoding timestamptz into OffsetDateTime was a fifth of the measuring threads' time); the calculator turns
+        // the extremes back into dates and instants. The values decoded from the pages are the same.
         for (URI file : files) {
-            parts.add(() -> read(read, List.of(file)));
+            parts.add(() -> open(file, read, fileSchema -> InternalReader.create(read, fileSchema)));
         }
         try {
             return ParallelMetrics.measure(parts, () -> new MetricCalculator(validation, read), parallelism);

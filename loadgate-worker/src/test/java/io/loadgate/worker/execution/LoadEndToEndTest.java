@@ -286,6 +286,64 @@ class LoadEndToEndTest {
         assertThat(run.errorMessage()).contains("FAIL TARGET_FILES").doesNotContain("TARGET_COUNT");
     }
 
+    /**
+     * MAX comes from the manifests' upper bounds once the files are the ledger's: what the table serves an engine that
+     * answers from metadata. An entry whose bound is wrong (the data, and so every data metric, still right) fails.
+     */
+    @Test
+    void aManifestWhoseBoundsDifferFromItsFilesFailsTargetValidation() throws Exception {
+        harness = new LoadHarness(dir, RecoveryMode.FAIL);
+        harness.addRows(DAY, 1, 6_000);
+        harness.startWorker(2, EnumSet.complementOf(EnumSet.of(DispatchType.VALIDATE_TARGET)));
+        RunSubmitter.Submission submission = harness.submit(harness.jobYaml("ITEMS", 2), DAY);
+        assertThat(harness.waitFor(submission.runId(), RunStatus.PUBLISHED).status()).isEqualTo(RunStatus.PUBLISHED);
+
+        Table table = harness.catalog.loadTable(TableIdentifier.parse(LoadHarness.TABLE));
+        DataFile victim = table.currentSnapshot().addedDataFiles(table.io()).iterator().next();
+        int id = table.schema().findField("id").fieldId();
+        Map<Integer, java.nio.ByteBuffer> upper = new java.util.HashMap<>(victim.upperBounds());
+        upper.put(id, org.apache.iceberg.types.Conversions.toByteBuffer(
+                org.apache.iceberg.types.Types.LongType.get(), 6_001L));
+        DataFile lying = DataFiles.builder(table.spec()).copy(victim).withMetrics(new org.apache.iceberg.Metrics(
+                victim.recordCount(), victim.columnSizes(), victim.valueCounts(), victim.nullValueCounts(),
+                victim.nanValueCounts(), victim.lowerBounds(), upper)).build();
+        table.newRewrite().rewriteFiles(Set.of(victim), Set.of(lying)).commit();
+        harness.startWorker(1, EnumSet.of(DispatchType.VALIDATE_TARGET));
+        RunView run = harness.follow(submission);
+
+        assertThat(run.status()).isEqualTo(RunStatus.FAILED_TARGET_VALIDATION);
+        assertThat(run.errorMessage()).contains("FAIL MAX:id").doesNotContain("TARGET_FILES")
+                .doesNotContain("TARGET_COUNT");
+    }
+
+    /**
+     * The manifests stand for the data only while the files hold the bytes staging validated: a file changed in place
+     * after its publish (same name, size and row count, so its manifest entry still matches the ledger's) fails
+     * TARGET_FILES, which compares every file's SHA-256 with its chunk report's.
+     */
+    @Test
+    void aFileChangedInPlaceAfterItsPublishFailsTargetValidation() throws Exception {
+        harness = new LoadHarness(dir, RecoveryMode.FAIL);
+        harness.addRows(DAY, 1, 6_000);
+        harness.startWorker(2, EnumSet.complementOf(EnumSet.of(DispatchType.VALIDATE_TARGET)));
+        RunSubmitter.Submission submission = harness.submit(harness.jobYaml("ITEMS", 2), DAY);
+        assertThat(harness.waitFor(submission.runId(), RunStatus.PUBLISHED).status()).isEqualTo(RunStatus.PUBLISHED);
+
+        Path victim = Path.of(java.net.URI.create(publishedFiles().get(0)).getPath());
+        byte[] bytes = Files.readAllBytes(victim);
+        // One byte of the footer's created_by text: the file still reads, with the same rows and statistics.
+        int at = new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1).lastIndexOf("parquet-");
+        assertThat(at).isPositive();
+        bytes[at] = (byte) 'P';
+        Files.write(victim, bytes);
+        harness.startWorker(1, EnumSet.of(DispatchType.VALIDATE_TARGET));
+        RunView run = harness.follow(submission);
+
+        assertThat(run.status()).isEqualTo(RunStatus.FAILED_TARGET_VALIDATION);
+        assertThat(run.errorMessage()).contains("FAIL TARGET_FILES").doesNotContain("TARGET_COUNT")
+                .doesNotContain("TARGET_READABLE");
+    }
+
     private List<String> publishedFiles() {
         Table table = harness.catalog.loadTable(TableIdentifier.parse(LoadHarness.TABLE));
         List<String> paths = new ArrayList<>();
