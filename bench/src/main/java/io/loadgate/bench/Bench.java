@@ -37,6 +37,14 @@ public final class Bench {
             FileBench.main(args);
             return;
         }
+        if (List.of(args).contains("--scale")) {
+            ScaleBench.main(args);
+            return;
+        }
+        if (List.of(args).contains("--report-rate")) {
+            ReportRateBench.main(args);
+            return;
+        }
         Options options = parse(args);
         String user = "postgres";
         String sourceUrl = options.server() + BenchTable.database(options.rows());

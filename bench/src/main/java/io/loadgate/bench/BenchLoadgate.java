@@ -2,6 +2,8 @@ package io.loadgate.bench;
 
 import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunStatus;
+import io.loadgate.ledger.Ledger;
+import io.loadgate.ledger.db.EmbeddedPostgres;
 import io.loadgate.server.LoadgateHome;
 import io.loadgate.server.LoadgateServer;
 import io.loadgate.server.auth.Tokens;
@@ -27,6 +29,7 @@ import io.loadgate.worker.submit.RunSubmitter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -52,7 +55,8 @@ final class BenchLoadgate implements AutoCloseable {
     private final TargetCatalogs catalogs;
     private final SourceCache sources;
     private final ScheduledExecutorService timer;
-    private final Worker worker;
+    /** Empty when the workers run elsewhere (a process of their own, as {@code --scale} has them). */
+    private final Optional<Worker> worker;
     private final Map<String, String> environment;
     private final Path home;
     private final String token;
@@ -76,10 +80,23 @@ final class BenchLoadgate implements AutoCloseable {
                 new Configuration(), new WorkerContext.Shared(new RunContexts(timed), sources, catalogs, timer,
                     WorkerMetrics.off()),
                 Duration.ofSeconds(10), Duration.ofSeconds(1));
-        this.worker = Worker.start(context, threads);
+        this.worker = threads > 0 ? Optional.of(Worker.start(context, threads)) : Optional.empty();
     }
 
+    /** The ledger and a pool of {@code workerThreads} workers in this process. */
     static BenchLoadgate start(Path home, int workerThreads) {
+        if (workerThreads < 1) {
+            throw new IllegalArgumentException("workerThreads must be at least 1, got " + workerThreads);
+        }
+        return open(home, workerThreads);
+    }
+
+    /** The ledger alone: the workers are started apart ({@link WorkerProcess}) or not at all (the report rate). */
+    static BenchLoadgate startLedger(Path home) {
+        return open(home, 0);
+    }
+
+    private static BenchLoadgate open(Path home, int workerThreads) {
         // Only LOADGATE_HOME from us: a developer's LOADGATE_* overrides must not point the benchmark elsewhere.
         Map<String, String> env = new HashMap<>();
         System.getenv().forEach((k, v) -> {
@@ -127,7 +144,7 @@ final class BenchLoadgate implements AutoCloseable {
      * what runs them (Spark tasks): a pool that leases every dispatch type would take their extractions too.
      */
     void stopWorkers() {
-        worker.stop(Duration.ofSeconds(10));
+        worker.ifPresent(w -> w.stop(Duration.ofSeconds(10)));
     }
 
     String ledgerUrl() {
@@ -156,12 +173,31 @@ final class BenchLoadgate implements AutoCloseable {
      * its own timed client, so its polling is kept apart from the load's calls.
      */
     LoadResult load(String label, int partitions, String yaml, String businessKey) throws Exception {
+        Submitted load = submit(label, yaml, businessKey);
+        return LoadResult.of(label, partitions, load.end(), load.startNanos(), load.calls(), load.followerCalls());
+    }
+
+    /**
+     * A submitted load that ended SUCCESS: its last view, when it was submitted (this process's nanoTime and the
+     * wall clock, which the ledger's timestamps are on), and the timed calls made while it ran.
+     */
+    record Submitted(RunView end, long startNanos, Instant startedAt, List<TimedLedgerClient.Call> calls,
+                     List<TimedLedgerClient.Call> followerCalls) {
+        /** Submit to the ledger's completedAt: the same clock, to the millisecond, unlike the follower's polls. */
+        Duration wall() {
+            return Duration.between(startedAt, end.completedAt());
+        }
+    }
+
+    /** Submits the job and follows the run to its end; anything but SUCCESS throws. */
+    Submitted submit(String label, String yaml, String businessKey) throws Exception {
         Path jobFile = home.resolve("jobs").resolve("bench-" + label.replaceAll("[^A-Za-z0-9]+", "-") + ".yaml");
         Files.createDirectories(jobFile.getParent());
         Files.writeString(jobFile, yaml);
         JobSpec job = JobSpecLoader.parse(jobFile, yaml);
         TimedLedgerClient followerCalls = new TimedLedgerClient(http);
         int before = timed.calls().size();
+        Instant startedAt = Instant.now();
         long start = System.nanoTime();
         RunView end;
         var submission = new RunSubmitter(timed, sources, environment).submit(job, yaml, businessKey);
@@ -174,12 +210,22 @@ final class BenchLoadgate implements AutoCloseable {
         }
         // Calls are appended as they end: those after `before` are this load's, plus lease polls begun earlier.
         var calls = timed.calls();
-        return LoadResult.of(label, partitions, end, start, calls.subList(before, calls.size()), followerCalls.calls());
+        return new Submitted(end, start, startedAt, calls.subList(before, calls.size()), followerCalls.calls());
+    }
+
+    /** The ledger in this process, behind its HTTP API: what a call costs without HTTP. */
+    Ledger inProcessLedger() {
+        return server.ledger();
+    }
+
+    /** The embedded PostgreSQL the ledger runs on (it can hold other databases: pgbench's). */
+    EmbeddedPostgres embedded() {
+        return server.embedded().orElseThrow();
     }
 
     @Override
     public void close() {
-        worker.stop(Duration.ofSeconds(10));
+        stopWorkers();
         timer.shutdownNow();
         catalogs.close();
         server.close();

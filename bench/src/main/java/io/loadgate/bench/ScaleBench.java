@@ -1,0 +1,299 @@
+package io.loadgate.bench;
+
+import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.DoubleSummaryStatistics;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * The issue 14 scale benchmark ({@code bench/run --scale}): the bench table at 1,000,000, 5,000,000 and 25,000,000
+ * rows (each size its own database, as {@code --rows} makes them), each loaded once through the real path by a worker
+ * in a JVM of its own with {@code -Xmx1g} ({@link WorkerProcess}, one per size, so that its peak RSS is that size's),
+ * the ledger and the submitter in this JVM. Beside each load: the COPY ceiling of the same size, measured around it,
+ * the 1-minute load average while it ran, and the ledger's rows of the run, which must grow with the chunks, not the
+ * rows. Whole-load time per row should stay within ±15% across the sizes and the worker's peak RSS flat.
+ */
+final class ScaleBench {
+    static final List<Long> SIZES = List.of(1_000_000L, 5_000_000L, 25_000_000L);
+    static final String WORKER_HEAP = "1g";
+    /** Each worker's JVM warms up on the smallest table (JIT), so that the small size is not the only cold one. */
+    private static final long WARMUP_ROWS = 1_000_000;
+    private static final double PER_ROW_TOLERANCE = 0.15;
+    private static final String LEDGER_ROWS = """
+            SELECT (SELECT count(*) FROM load_partition WHERE run_id = ?),
+                   (SELECT count(*) FROM load_file WHERE run_id = ?),
+                   (SELECT count(*) FROM load_event WHERE run_id = ?),
+                   (SELECT count(*) FROM load_dispatch WHERE run_id = ?),
+                   (SELECT count(*) FROM load_validation WHERE run_id = ?)""";
+
+    private ScaleBench() {
+    }
+
+    record Options(List<Long> sizes, int partitions, Path home, Path results, String server, boolean warmup,
+                   Path cli) {
+    }
+
+    /** The ledger's rows of one run, by table. */
+    record LedgerRows(long partitions, long chunks, long events, long dispatches, long validations) {
+        long total() {
+            return partitions + chunks + events + dispatches + validations;
+        }
+    }
+
+    /** One size: its COPY passes, its load, the worker's peak RSS and ledger calls, the run's ledger rows. */
+    record Size(long rows, List<CopyBaseline.Measurement> copies, BenchLoadgate.Submitted load, long peakRssKib,
+                Map<String, Long> workerCalls, long submitterCalls, LedgerRows ledgerRows, String loadAverage) {
+        double copyRowsPerSecond() {
+            return copies.stream().mapToDouble(CopyBaseline.Measurement::rowsPerSecond).max().orElseThrow();
+        }
+
+        double wallSeconds() {
+            return load.wall().toNanos() / 1e9;
+        }
+
+        double rowsPerSecond() {
+            return rows / wallSeconds();
+        }
+
+        double nanosPerRow() {
+            return load.wall().toNanos() / (double) rows;
+        }
+
+        /** The worker's calls and the submitter's, without the lease long polls (they mostly wait for work). */
+        long ledgerCalls() {
+            return submitterCalls + workerCalls.entrySet().stream().filter(e -> !e.getKey().equals("leaseDispatches"))
+                    .mapToLong(Map.Entry::getValue).sum();
+        }
+
+        long workerCalls(String method) {
+            return workerCalls.getOrDefault(method, 0L);
+        }
+    }
+
+    static void main(String[] args) throws Exception {
+        Options options = parse(args);
+        String user = "postgres";
+        Bench.Machine machine = Bench.Machine.describe(options.server(), user);
+        System.out.println("machine: " + machine.oneLine());
+        List<Long> tables = new ArrayList<>(options.sizes());
+        if (options.warmup() && !tables.contains(WARMUP_ROWS)) {
+            tables.add(0, WARMUP_ROWS);
+        }
+        // All tables first, so that making one (25 M rows take minutes) never falls inside a measurement.
+        for (long rows : tables) {
+            BenchTable.ensure(options.server(), user, rows);
+        }
+        Bench.freshHome(options.home());
+        List<Size> sizes = new ArrayList<>();
+        try (LoadAverage whole = LoadAverage.start();
+             BenchLoadgate ledger = BenchLoadgate.startLedger(options.home())) {
+            Path stage = options.home().resolve("stage");
+            Files.createDirectories(stage);
+            for (long rows : options.sizes()) {
+                Size size = measure(ledger, options, stage, rows, user);
+                System.out.printf("  %,d rows in %.1f s: %,.0f rows/s, %.2f× COPY, %.0f ns/row, worker peak RSS %,d MiB,"
+                                + " %d ledger calls, %d ledger rows%n", rows, size.wallSeconds(), size.rowsPerSecond(),
+                        size.rowsPerSecond() / size.copyRowsPerSecond(), size.nanosPerRow(), size.peakRssKib() >> 10,
+                        size.ledgerCalls(), size.ledgerRows().total());
+                sizes.add(size);
+            }
+            String section = section(ZonedDateTime.now(ZoneOffset.UTC), machine, options, sizes, whole.summary());
+            System.out.println();
+            System.out.println(section);
+            Report.prepend(options.results(), section);
+            System.out.println("written to " + options.results());
+        }
+    }
+
+    private static Size measure(BenchLoadgate ledger, Options options, Path stage, long rows, String user)
+            throws Exception {
+        String sourceUrl = options.server() + BenchTable.database(rows);
+        try (LoadAverage load = LoadAverage.start()) {
+            List<CopyBaseline.Measurement> copies = new ArrayList<>();
+            System.out.printf("%,d rows: COPY ceiling (two passes) ...%n", rows);
+            copies.add(CopyBaseline.measure(sourceUrl, user));
+            copies.add(CopyBaseline.measure(sourceUrl, user));
+            BenchLoadgate.Submitted loaded;
+            long peakRss;
+            Map<String, Long> calls = new TreeMap<>();
+            try (WorkerProcess worker = WorkerProcess.start(options.cli(), ledger, options.partitions(), WORKER_HEAP,
+                    "scale-" + rows)) {
+                System.out.printf("  worker pid %d (-Xmx%s, %d threads)%n", worker.pid(), WORKER_HEAP,
+                        options.partitions());
+                try {
+                    if (options.warmup()) {
+                        System.out.printf("  warm-up load of %,d rows (not reported) ...%n", WARMUP_ROWS);
+                        ledger.submit("scale warm-up", BenchTable.jobYaml(options.server()
+                                + BenchTable.database(WARMUP_ROWS), "SCALE_WARMUP", "lake.scale_warmup",
+                                options.partitions(), stage.toUri().toString(), "zstd"), BenchTable.DAY.toString());
+                    }
+                    Map<String, Long> before = worker.ledgerCalls();
+                    System.out.printf("  load of %,d rows with %d partitions ...%n", rows, options.partitions());
+                    loaded = ledger.submit("scale " + rows, BenchTable.jobYaml(sourceUrl, "SCALE_" + rows,
+                            "lake.scale_" + rows, options.partitions(), stage.toUri().toString(), "zstd"),
+                            BenchTable.DAY.toString());
+                    worker.ledgerCalls().forEach((method, n) -> {
+                        long made = n - before.getOrDefault(method, 0L);
+                        if (made > 0) {
+                            calls.put(method, made);
+                        }
+                    });
+                    peakRss = worker.peakRssKib();
+                } catch (RuntimeException e) {
+                    throw new IllegalStateException("the load of " + rows + " rows failed; the worker's output ends: \n"
+                            + worker.logTail().orElse("(none)"), e);
+                }
+            }
+            long stopped = System.nanoTime();
+            copies.add(CopyBaseline.measure(sourceUrl, user));
+            if (loaded.end().extractedCount() != rows) {
+                throw new IllegalStateException("the load extracted " + loaded.end().extractedCount() + " of " + rows);
+            }
+            LedgerRows ledgerRows = ledgerRows(ledger, loaded.end().runId());
+            // A lease poll of the stopped worker can still be waiting in the ledger, which would hand it the next
+            // run's first dispatch; nothing is submitted until it has surely ended.
+            long wait = WorkerProcess.LEASE_WAIT.plusSeconds(2).toNanos() - (System.nanoTime() - stopped);
+            if (wait > 0) {
+                Thread.sleep(Duration.ofNanos(wait).toMillis());
+            }
+            long submitterCalls = loaded.calls().stream().filter(c -> !c.isLeaseWait()).count();
+            return new Size(rows, copies, loaded, peakRss, calls, submitterCalls, ledgerRows, load.summary());
+        }
+    }
+
+    private static LedgerRows ledgerRows(BenchLoadgate ledger, RunId runId) {
+        return ledger.inProcessLedger().database().inTransaction(tx -> tx.queryOne(LEDGER_ROWS,
+                rs -> new LedgerRows(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5)),
+                runId, runId, runId, runId, runId).orElseThrow());
+    }
+
+    static String section(ZonedDateTime time, Bench.Machine machine, Options options, List<Size> sizes,
+                          String loadAverage) {
+        StringBuilder out = new StringBuilder();
+        out.append("## ").append(Bench.date(time)).append(" — scale (issue 14): ")
+                .append(sizes.stream().map(s -> "%,d".formatted(s.rows())).collect(Collectors.joining(" / ")))
+                .append(" rows, nproc ").append(machine.cpus()).append("\n\n");
+        out.append("Machine: ").append(machine.oneLine()).append(" (the bench JVM: ledger and submitter).  \n");
+        out.append("1-minute load average through the whole run: ").append(loadAverage)
+                .append("; the machine is shared with other sessions, so each size's load average is given beside it")
+                .append(" and only ratios to the COPY of the same size compare.  \n");
+        out.append("Source: `%s`, the bench table's 6 columns, in database `bench` (5,000,000 rows) or `bench_<rows>`;"
+                .formatted(BenchTable.TABLE)).append(" each size loaded once with ").append(options.partitions())
+                .append(" partitions by a worker in a JVM of its own (`loadgate worker --threads ")
+                .append(options.partitions()).append("`, bin/loadgate's class path, `-Xmx").append(WORKER_HEAP)
+                .append("`), a new one per size, ")
+                .append(options.warmup() ? "after an unreported warm-up load of %,d rows in it".formatted(WARMUP_ROWS)
+                        : "without a warm-up load")
+                .append("; ledger (embedded PostgreSQL of `").append(options.home())
+                .append("`) and submitter in the bench JVM; Parquet zstd, 1,000,000 rows per chunk.\n\n");
+        out.append("| rows | wall (submit → SUCCESS) | rows/s | COPY rows/s (best of 3) | × COPY | ns per row |"
+                + " per row ÷ mean | plan / extract / after (s) | worker peak RSS | ledger calls (of them heartbeats)"
+                + " | ledger rows: partitions / chunks / events / dispatches / validations | load average |\n"
+                + "|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---|\n");
+        double meanPerRow = sizes.stream().mapToDouble(Size::nanosPerRow).average().orElseThrow();
+        for (Size s : sizes) {
+            RunView end = s.load().end();
+            LedgerRows r = s.ledgerRows();
+            out.append("| %,d | %.1f s | %,.0f | %,.0f | %.2f | %.0f | %.2f | %.1f / %.1f / %.1f | %,d MiB | %d (%d) |"
+                    .formatted(s.rows(), s.wallSeconds(), s.rowsPerSecond(), s.copyRowsPerSecond(),
+                            s.rowsPerSecond() / s.copyRowsPerSecond(), s.nanosPerRow(), s.nanosPerRow() / meanPerRow,
+                            Duration.between(s.load().startedAt(), end.startedAt()).toMillis() / 1e3,
+                            Duration.between(end.startedAt(), end.extractCompletedAt()).toMillis() / 1e3,
+                            Duration.between(end.extractCompletedAt(), end.completedAt()).toMillis() / 1e3,
+                            s.peakRssKib() >> 10, s.ledgerCalls(), s.workerCalls("heartbeat")
+                                    + s.workerCalls("heartbeatValidation")))
+                    .append(" %d / %d / %d / %d / %d (%d) | %s |\n".formatted(r.partitions(), r.chunks(), r.events(),
+                            r.dispatches(), r.validations(), r.total(), s.loadAverage()));
+        }
+        out.append('\n').append(verdicts(sizes)).append("\n\n");
+        out.append("Worker ledger calls by method (the measured load only; `leaseDispatches` are long polls, not"
+                + " counted above):\n\n| call |");
+        sizes.forEach(s -> out.append(" %,d rows |".formatted(s.rows())));
+        out.append("\n|---|").append("---:|".repeat(sizes.size())).append('\n');
+        sizes.stream().flatMap(s -> s.workerCalls().keySet().stream()).distinct().sorted().forEach(method -> {
+            out.append("| `").append(method).append("` |");
+            sizes.forEach(s -> out.append(" %d |".formatted(s.workerCalls(method))));
+            out.append('\n');
+        });
+        out.append("| submitter (createRun, registerManifest, ...) |");
+        sizes.forEach(s -> out.append(" %d |".formatted(s.submitterCalls())));
+        out.append("\n\nCOPY passes (two before the load, one after): ");
+        out.append(sizes.stream().map(s -> "%,d rows: %s".formatted(s.rows(), s.copies().stream()
+                .map(c -> "%,.0f".formatted(c.rowsPerSecond())).collect(Collectors.joining(", ")))).collect(
+                Collectors.joining("; "))).append(" rows/s.\n\n");
+        return out.toString();
+    }
+
+    /** Time per row within ±15% of the mean across the sizes (by seconds and by × COPY), and RSS flat. */
+    private static String verdicts(List<Size> sizes) {
+        DoubleSummaryStatistics perRow = sizes.stream().mapToDouble(Size::nanosPerRow).summaryStatistics();
+        // Per row against COPY per row of the same size: the load average differs between the sizes' measurements.
+        DoubleSummaryStatistics perCopyRow = sizes.stream()
+                .mapToDouble(s -> s.copyRowsPerSecond() / s.rowsPerSecond()).summaryStatistics();
+        DoubleSummaryStatistics rss = sizes.stream().mapToDouble(Size::peakRssKib).summaryStatistics();
+        Size first = sizes.get(0);
+        Size last = sizes.get(sizes.size() - 1);
+        return ("Whole-load time per row: %.0f–%.0f ns, %+.0f%% / %+.0f%% of the mean (goal ±%.0f%%: %s). The same in"
+                + " units of the size's own COPY time per row (%.2f–%.2f): %+.0f%% / %+.0f%% (%s). Worker peak RSS:"
+                + " %,d–%,d MiB, the largest size at %.2f× the smallest's (%s). Ledger rows per run: %d at %,d rows,"
+                + " %d at %,d rows (%.1f× for %.0f× the rows; chunks %d → %d).").formatted(
+                perRow.getMin(), perRow.getMax(), pct(perRow.getMin(), perRow.getAverage()),
+                pct(perRow.getMax(), perRow.getAverage()), 100 * PER_ROW_TOLERANCE, within(perRow),
+                perCopyRow.getMin(), perCopyRow.getMax(), pct(perCopyRow.getMin(), perCopyRow.getAverage()),
+                pct(perCopyRow.getMax(), perCopyRow.getAverage()), within(perCopyRow),
+                (long) rss.getMin() >> 10, (long) rss.getMax() >> 10, (double) last.peakRssKib() / first.peakRssKib(),
+                last.peakRssKib() <= first.peakRssKib() * (1 + PER_ROW_TOLERANCE) ? "flat within 15%" : "**grows**",
+                first.ledgerRows().total(), first.rows(), last.ledgerRows().total(), last.rows(),
+                (double) last.ledgerRows().total() / first.ledgerRows().total(), (double) last.rows() / first.rows(),
+                first.ledgerRows().chunks(), last.ledgerRows().chunks());
+    }
+
+    private static double pct(double value, double mean) {
+        return 100 * (value / mean - 1);
+    }
+
+    private static String within(DoubleSummaryStatistics s) {
+        return s.getMin() >= s.getAverage() * (1 - PER_ROW_TOLERANCE)
+                && s.getMax() <= s.getAverage() * (1 + PER_ROW_TOLERANCE) ? "met" : "**missed**";
+    }
+
+    private static Options parse(String[] args) {
+        List<Long> sizes = SIZES;
+        int partitions = 2;
+        Path home = Path.of("/tmp/loadgate-bench");
+        Path results = Path.of("bench/RESULTS.md");
+        String server = "jdbc:postgresql://127.0.0.1:5432/";
+        boolean warmup = true;
+        Path cli = Path.of("loadgate-cli/target");
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--scale" -> { }
+                case "--sizes" -> sizes = Stream.of(args[++i].split(",")).map(Long::valueOf).toList();
+                case "--partitions" -> partitions = Integer.parseInt(args[++i]);
+                case "--home" -> home = Path.of(args[++i]).toAbsolutePath();
+                case "--results" -> results = Path.of(args[++i]);
+                case "--server" -> server = args[++i].endsWith("/") ? args[i] : args[i] + "/";
+                case "--no-warmup" -> warmup = false;
+                case "--cli" -> cli = Path.of(args[++i]);
+                default -> {
+                    System.err.println("""
+                            usage: bench/run --scale [--sizes 1000000,5000000,25000000] [--partitions 2] [--home DIR]
+                                                     [--results FILE] [--server URL] [--no-warmup]
+                                                     [--cli loadgate-cli/target]""");
+                    System.exit(2);
+                }
+            }
+        }
+        return new Options(sizes, partitions, home, results, server, warmup, cli.toAbsolutePath());
+    }
+}

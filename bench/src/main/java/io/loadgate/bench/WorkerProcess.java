@@ -1,0 +1,153 @@
+package io.loadgate.bench;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A worker in a JVM of its own, started as the distribution starts one: {@code loadgate worker} with bin/loadgate's
+ * class path ({@code loadgate-cli/target}), here with {@code -Xmx1g}, leasing from the benchmark's ledger with a
+ * worker token and publishing to the ledger's lakehouse (the worker finds it through {@code LOADGATE_HOME}, as a
+ * worker beside a ledger does). Its own process so that its peak RSS is the worker's alone, and its ledger calls are
+ * read off its {@code /metrics} ({@code loadgate_worker_ledger_calls_seconds_count} by method).
+ */
+final class WorkerProcess implements AutoCloseable {
+    /** The CLI worker's long poll (WorkerCommand's lease wait): a poll of a stopped worker can last that long. */
+    static final Duration LEASE_WAIT = Duration.ofSeconds(20);
+    private static final Pattern METRICS_URL = Pattern.compile("metrics on (http://\\S+/metrics)");
+    private static final Pattern CALLS = Pattern.compile(
+            "^loadgate_worker_ledger_calls_seconds_count\\{([^}]*)\\}\\s+(\\S+)$");
+    private static final Pattern METHOD = Pattern.compile("method=\"([^\"]+)\"");
+    private static final Duration READY_WITHIN = Duration.ofSeconds(120);
+
+    private final Process process;
+    private final URI metrics;
+    private final Path log;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    private WorkerProcess(Process process, URI metrics, Path log) {
+        this.process = process;
+        this.metrics = metrics;
+        this.log = log;
+    }
+
+    /**
+     * Starts {@code loadgate worker --threads threads} and waits for its start line.
+     *
+     * @param cliTarget the built distribution's directory: {@code loadgate-cli.jar} and {@code lib/}
+     */
+    static WorkerProcess start(Path cliTarget, BenchLoadgate ledger, int threads, String maxHeap, String node)
+            throws IOException, InterruptedException {
+        Path jar = cliTarget.resolve("loadgate-cli.jar");
+        if (!Files.isRegularFile(jar) || !Files.isDirectory(cliTarget.resolve("lib"))) {
+            throw new IllegalStateException(jar + " or its lib/ is missing: build the distribution first"
+                    + " (bench/run does: mvn -Pbench package)");
+        }
+        Path home = ledger.home();
+        Path tokens = home.resolve("bench-worker-token");
+        Files.writeString(tokens, "worker=" + ledger.workerToken() + "\n");
+        Path log = home.resolve("worker-" + node + ".log");
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx" + maxHeap, "-cp",
+                jar + ":" + cliTarget.resolve("lib") + "/*", "io.loadgate.cli.Main", "worker",
+                "--ledger", ledger.ledgerUrl(), "--token-file", tokens.toString(), "--threads",
+                Integer.toString(threads), "--node", node, "--grace", "10", "--metrics-port", "0"));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        builder.environment().keySet().removeIf(k -> k.startsWith("LOADGATE_"));
+        builder.environment().putAll(ledger.environment());
+        Process process = builder.start();
+        try {
+            return new WorkerProcess(process, awaitMetricsUrl(process, log), log);
+        } catch (RuntimeException | IOException | InterruptedException e) {
+            process.destroyForcibly();
+            throw e;
+        }
+    }
+
+    private static URI awaitMetricsUrl(Process process, Path log) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + READY_WITHIN.toNanos();
+        while (System.nanoTime() < deadline) {
+            Matcher m = METRICS_URL.matcher(Files.readString(log));
+            if (m.find()) {
+                return URI.create(m.group(1));
+            }
+            if (!process.isAlive()) {
+                throw new IllegalStateException("the worker exited " + process.exitValue() + " before it started: "
+                        + Files.readString(log));
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("the worker did not start within " + READY_WITHIN + ": " + log);
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    /** {@code VmHWM} of {@code /proc/PID/status}: the process's peak resident set so far, in KiB. */
+    long peakRssKib() throws IOException {
+        return status("VmHWM");
+    }
+
+    private long status(String field) throws IOException {
+        return Files.readAllLines(Path.of("/proc/" + process.pid() + "/status")).stream()
+                .filter(l -> l.startsWith(field + ":")).findFirst()
+                .map(l -> Long.parseLong(l.replaceAll("\\D", "")))
+                .orElseThrow(() -> new IllegalStateException("no " + field + " in /proc/" + process.pid() + "/status"));
+    }
+
+    /** The worker's ledger calls so far, by method (successful and failed), from its Prometheus endpoint. */
+    Map<String, Long> ledgerCalls() throws IOException, InterruptedException {
+        String body = http.send(HttpRequest.newBuilder(metrics).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        Map<String, Long> calls = new TreeMap<>();
+        for (String line : body.split("\n")) {
+            Matcher m = CALLS.matcher(line.trim());
+            if (m.matches()) {
+                Matcher method = METHOD.matcher(m.group(1));
+                if (method.find()) {
+                    calls.merge(method.group(1), (long) Double.parseDouble(m.group(2)), Long::sum);
+                }
+            }
+        }
+        return calls;
+    }
+
+    /** SIGTERM (the worker finishes its steps, up to its grace), then waits for the exit. */
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The worker's output, for a failed measurement's message. */
+    Optional<String> logTail() {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return Optional.of(String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size())));
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+}
