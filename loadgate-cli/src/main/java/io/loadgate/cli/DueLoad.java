@@ -57,7 +57,8 @@ final class DueLoad {
     private record Outcome(DueKey due, RunCommand.Ended ended, String note, int exitCode) {
         String line() {
             String key = String.format("%-16s", due.key());
-            String late = due.late().isEmpty() ? "" : "  late: " + String.join(" ", due.late());
+            String late = (due.late().isEmpty() ? "" : "  late: " + String.join(" ", due.late()))
+                    + (due.changed().isEmpty() ? "" : "  changed: " + String.join(" ", due.changed()));
             if (ended == null) {
                 return String.format("%s %-36s %-26s %s%s", key, "-", "NOT STARTED", note, late);
             }
@@ -114,7 +115,9 @@ final class DueLoad {
             DueKey key = still.get();
             System.out.println("== load " + number + "/" + count + ": " + job.jobKey() + " business key "
                     + key.key() + (key.late().isEmpty() ? "" : " (late: " + String.join(" ", key.late())
-                    + ": the key is loaded again with all its directories)"));
+                    + ": the key is loaded again with all its directories)")
+                    + (key.changed().isEmpty() ? "" : " (changed: " + String.join(" ", key.changed())
+                    + ": files changed since the key was loaded; it is loaded again as its files are now)"));
             RunId after = previous.map(RunView::runId).orElse(null);
             try {
                 // Once per snapshot after the run seen: a load that planned the same directories after the same
