@@ -25,6 +25,8 @@ public enum ErrorCode {
     PARTITION_NOT_FOUND(404, false),
     DISPATCH_NOT_FOUND(404, false),
     DUPLICATE_ACTIVE_RUN(409, false),
+    /** Extension: a create's {@code afterRun} is not the key's latest run any more (another run was created since). */
+    STALE_PLAN(409, true),
     /** Extension: an Idempotency-Key its caller used before for another create request. */
     IDEMPOTENCY_KEY_REUSED(422, true),
     INVALID_HDFS_ROOT(422, false),

@@ -20,10 +20,15 @@ public final class RunApi {
     private RunApi() {
     }
 
-    /** {@code POST /v1/runs}. */
+    /**
+     * {@code POST /v1/runs}. {@code afterRun} (extension, absent unless given): the create is a compare-and-set on the
+     * key's history, made only while the key's latest run is {@code afterRun.runId()} (null: while the key has no
+     * run), else refused with 409 {@link ErrorCode#STALE_PLAN}; a caller that planned after one run thus never creates
+     * a run of that plan once another run of the key was created since.
+     */
     public record CreateRun(JobKey jobKey, BusinessKey businessKey, String hdfsRoot, String stageTablePrefix,
                             boolean allowEmptySource, Map<String, Object> parameters, Executor executor,
-                            String recoveryMode) {
+                            String recoveryMode, @JsonInclude(JsonInclude.Include.NON_NULL) AfterRun afterRun) {
         public CreateRun {
             requireNonNull(jobKey, "jobKey is null");
             requireNonNull(businessKey, "businessKey is null");
@@ -33,6 +38,14 @@ public final class RunApi {
             requireNonNull(executor, "executor is null");
         }
 
+        /** A create with no precondition on the key's history, as the seed API knows it. */
+        public CreateRun(JobKey jobKey, BusinessKey businessKey, String hdfsRoot, String stageTablePrefix,
+                         boolean allowEmptySource, Map<String, Object> parameters, Executor executor,
+                         String recoveryMode) {
+            this(jobKey, businessKey, hdfsRoot, stageTablePrefix, allowEmptySource, parameters, executor, recoveryMode,
+                    null);
+        }
+
         /** A run for Loadgate workers, with no parameters, that refuses an empty source. */
         public static CreateRun forWorkers(JobKey jobKey, BusinessKey businessKey, String hdfsRoot, String stageTablePrefix) {
             return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, false, Map.of(), Executor.WORKER, null);
@@ -40,23 +53,37 @@ public final class RunApi {
 
         public CreateRun withParameters(Map<String, Object> newParameters) {
             return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, allowEmptySource, newParameters, executor,
-                    recoveryMode);
+                    recoveryMode, afterRun);
         }
 
         public CreateRun withExecutor(Executor newExecutor) {
             return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, allowEmptySource, parameters, newExecutor,
-                    recoveryMode);
+                    recoveryMode, afterRun);
         }
 
         /** The run's own recovery mode (FAIL or REISSUE) instead of the server's. */
         public CreateRun withRecoveryMode(String mode) {
             return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, allowEmptySource, parameters, executor,
-                    mode);
+                    mode, afterRun);
         }
 
         public CreateRun allowingEmptySource() {
-            return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, true, parameters, executor, recoveryMode);
+            return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, true, parameters, executor, recoveryMode,
+                    afterRun);
         }
+
+        /** Only while the key's latest run is {@code latestRun}, or, with null, while the key has no run. */
+        public CreateRun afterRun(RunId latestRun) {
+            return new CreateRun(jobKey, businessKey, hdfsRoot, stageTablePrefix, allowEmptySource, parameters, executor,
+                    recoveryMode, new AfterRun(latestRun));
+        }
+    }
+
+    /**
+     * The precondition of a create (extension): the key's latest run, or null for a key that has none; the null is
+     * written, whatever a client's mapper does with nulls, since an absent runId is refused.
+     */
+    public record AfterRun(@JsonInclude(JsonInclude.Include.ALWAYS) RunId runId) {
     }
 
     /**

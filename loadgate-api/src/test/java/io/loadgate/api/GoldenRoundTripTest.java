@@ -57,6 +57,7 @@ class GoldenRoundTripTest {
         is("runs.create", RunApi.CreateRun.class, RunApi.RunCreated.class);
         is("runs.create.c", RunApi.CreateRun.class, RunApi.RunCreated.class);
         is("runs.create.duplicate", RunApi.CreateRun.class, ErrorResponse.class);
+        is("runs.create.stale", RunApi.CreateRun.class, ErrorResponse.class);
         is("runs.create.invalid", null, ErrorResponse.class);
         is("runs.manifest", RunApi.Manifest.class, RunApi.ManifestAccepted.class);
         is("runs.fail", RunApi.FailRun.class, RunApi.RunChange.class);

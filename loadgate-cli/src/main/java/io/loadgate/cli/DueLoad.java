@@ -3,13 +3,16 @@ package io.loadgate.cli;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.BusinessKey;
+import io.loadgate.api.ErrorCode;
 import io.loadgate.api.JobKey;
 import io.loadgate.api.LoadedKey;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunId;
 import io.loadgate.worker.execution.SourceCache;
 import io.loadgate.worker.execution.TargetCatalogs;
 import io.loadgate.worker.job.JobSpec;
+import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.source.SourceException;
 import io.loadgate.worker.source.files.DueKeys;
@@ -25,8 +28,10 @@ import org.apache.hadoop.conf.Configuration;
 /**
  * {@code loadgate load JOB.yaml} without a key, for a file job: every due key whose directories are not all loaded
  * (the ledger's loaded-directories), oldest first, one run each. Two of these at once never run a key twice: the
- * ledger's one-active-run rule refuses the second run of a key while the first is active, and a key is checked again
- * just before its run, so a key another load finished meanwhile is skipped. Nothing is held in this process: a load
+ * ledger's one-active-run rule refuses the second run of a key while the first is active, a key is checked again
+ * just before its run, so a key another load finished meanwhile is skipped, and the create is refused (STALE_PLAN)
+ * when another run of the key was created between that check and the create, so an older plan never runs after a
+ * newer one; the key is then checked again. Nothing is held in this process: a load
  * that is killed leaves at most its current run, which the workers finish or the sweeper ends.
  */
 final class DueLoad {
@@ -52,7 +57,8 @@ final class DueLoad {
     private record Outcome(DueKey due, RunCommand.Ended ended, String note, int exitCode) {
         String line() {
             String key = String.format("%-16s", due.key());
-            String late = due.late().isEmpty() ? "" : "  late: " + String.join(" ", due.late());
+            String late = (due.late().isEmpty() ? "" : "  late: " + String.join(" ", due.late()))
+                    + (due.changed().isEmpty() ? "" : "  changed: " + String.join(" ", due.changed()));
             if (ended == null) {
                 return String.format("%s %-36s %-26s %s%s", key, "-", "NOT STARTED", note, late);
             }
@@ -77,43 +83,7 @@ final class DueLoad {
         }
         List<Outcome> outcomes = new ArrayList<>();
         for (int i = 0; i < due.size() && !interruption.interrupted(); i++) {
-            // The key's latest run first, then the watermark: a run seen ended here has its SUCCESS (and its
-            // directories) visible to the read after, so a key another load has just loaded is not due any more.
-            String name = due.get(i).key().toString();
-            Optional<RunView> previous = ledger(c -> c.listRuns(new RunFilter(JobKey.of(job.jobKey()),
-                    BusinessKey.of(name), null, 1))).stream().findFirst();
-            if (previous.isPresent() && previous.get().status().isActive()) {
-                outcomes.add(print(new Outcome(due.get(i), null, "another run is loading it: "
-                        + previous.get().runId(), 0)));
-                continue;
-            }
-            Optional<DueKey> still = stillDue(source, due.get(i));
-            if (still.isEmpty()) {
-                outcomes.add(print(new Outcome(due.get(i), null, "loaded by another load meanwhile", 0)));
-                continue;
-            }
-            DueKey key = still.get();
-            System.out.println("== load " + (i + 1) + "/" + due.size() + ": " + job.jobKey() + " business key "
-                    + key.key() + (key.late().isEmpty() ? "" : " (late: " + String.join(" ", key.late())
-                    + ": the key is loaded again with all its directories)"));
-            Outcome outcome;
-            try {
-                // Once per snapshot after the run seen: a load that planned the same directories after the same
-                // run meanwhile made the run this one follows (the ledger's idempotent create), never a second.
-                RunCommand.Ended ended = RunCommand.loadOncePerSnapshot(client, sources, catalogs, job, yaml,
-                        key.key().toString(), previous.map(RunView::runId).orElse(null), interruption);
-                // The ledger counts the late directories (loadgate_late_directories_total) with the SUCCESS.
-                outcome = new Outcome(key, ended, null, ended.exitCode(interruption));
-            } catch (CliException e) {
-                if (e.exitCode() == RunOutcome.ACTIVE_RUN_EXISTS) {
-                    // Another load (or an operator's run) started this key since: not this load's failure; the
-                    // next load finds the key loaded, or due again if that run failed.
-                    outcome = new Outcome(key, null, "another run is loading it: " + e.getMessage(), 0);
-                } else {
-                    System.err.println("loadgate: " + key.key() + ": " + e.getMessage());
-                    outcome = new Outcome(key, null, e.getMessage(), e.exitCode());
-                }
-            }
+            Outcome outcome = load(source, due.get(i), i + 1, due.size(), interruption);
             outcomes.add(print(outcome));
             if (outcome.exitCode() != 0 && !keepGoing) {
                 break;
@@ -121,6 +91,63 @@ final class DueLoad {
         }
         int exit = summarise(due, outcomes);
         return interruption.interrupted() ? interruption.exitCode() : exit;
+    }
+
+    /** How many times a key is planned again after the ledger found its plan stale, before it is left to a next load. */
+    private static final int PLANS = 3;
+
+    /** One due key ({@code number} of {@code count}): its run, or why this load left it. */
+    private Outcome load(FileSource source, DueKey due, int number, int count, Interruption interruption)
+            throws InterruptedException {
+        String name = due.key().toString();
+        for (int plan = 1; ; plan++) {
+            // The key's latest run first, then the watermark: a run seen ended here has its SUCCESS (and its
+            // directories) visible to the read after, so a key another load has just loaded is not due any more.
+            Optional<RunView> previous = ledger(c -> c.listRuns(new RunFilter(JobKey.of(job.jobKey()),
+                    BusinessKey.of(name), null, 1))).stream().findFirst();
+            if (previous.isPresent() && previous.get().status().isActive()) {
+                return new Outcome(due, null, "another run is loading it: " + previous.get().runId(), 0);
+            }
+            Optional<DueKey> still = stillDue(source, due);
+            if (still.isEmpty()) {
+                return new Outcome(due, null, "loaded by another load meanwhile", 0);
+            }
+            DueKey key = still.get();
+            System.out.println("== load " + number + "/" + count + ": " + job.jobKey() + " business key "
+                    + key.key() + (key.late().isEmpty() ? "" : " (late: " + String.join(" ", key.late())
+                    + ": the key is loaded again with all its directories)")
+                    + (key.changed().isEmpty() ? "" : " (changed: " + String.join(" ", key.changed())
+                    + ": files changed since the key was loaded; it is loaded again as its files are now)"));
+            RunId after = previous.map(RunView::runId).orElse(null);
+            try {
+                // Once per snapshot after the run seen: a load that planned the same directories after the same
+                // run meanwhile made the run this one follows (the ledger's idempotent create), never a second;
+                // and none at all once another run of the key was created since that run (STALE_PLAN below).
+                RunCommand.Ended ended = RunCommand.loadOncePerSnapshot(client, sources, catalogs, job, yaml,
+                        name, after, interruption);
+                // The ledger counts the late directories (loadgate_late_directories_total) with the SUCCESS.
+                return new Outcome(key, ended, null, ended.exitCode(interruption));
+            } catch (LedgerCallException e) {
+                if (!e.is(ErrorCode.STALE_PLAN)) {
+                    throw e;
+                }
+                // Another load ran the key between this one's plan and its create: this plan may be older than
+                // that run's, so it is not run; the key's state is read again (loaded, active, or still due).
+                String note = "another run " + e.details().get("latestRunId") + " was created since the plan";
+                System.out.println(name + ": " + note + (plan < PLANS ? "; planning again" : ""));
+                if (plan == PLANS) {
+                    return new Outcome(key, null, note + " " + PLANS + " times; left to the next load", 0);
+                }
+            } catch (CliException e) {
+                if (e.exitCode() == RunOutcome.ACTIVE_RUN_EXISTS) {
+                    // Another load (or an operator's run) started this key since: not this load's failure; the
+                    // next load finds the key loaded, or due again if that run failed.
+                    return new Outcome(key, null, "another run is loading it: " + e.getMessage(), 0);
+                }
+                System.err.println("loadgate: " + key.key() + ": " + e.getMessage());
+                return new Outcome(key, null, e.getMessage(), e.exitCode());
+            }
+        }
     }
 
     private <T> T ledger(Function<LedgerClient, T> call) {

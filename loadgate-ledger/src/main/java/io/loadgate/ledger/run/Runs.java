@@ -29,12 +29,27 @@ import java.util.UUID;
 
 /** Run-level decisions: create, register the manifest, fail, cancel. */
 public final class Runs {
+    // The key's latest run, by the order GET /v1/runs lists a key's runs in (newest first).
+    private static final String LATEST_RUN = """
+            SELECT run_id FROM load_run WHERE job_key = ? AND business_key = ?
+             ORDER BY started_at DESC, run_id LIMIT 1
+            """;
+    // The create's precondition (the caller's afterRun, when it sends one) is in the WHERE clause of the insert
+    // itself: the key's latest run is still the one the caller planned after, or it has none.
     private static final String INSERT = """
             INSERT INTO load_run (run_id, job_key, business_key, status, executor, hdfs_root, hdfs_run_path,
                                   stage_table, allow_empty_source, parameters, created_by, recovery_mode, create_key)
-            VALUES (?, ?, ?, 'CREATED', ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            SELECT ?::uuid, ?::text, ?::text, 'CREATED', ?::text, ?::text, ?::text, ?::text, ?::boolean, ?::jsonb,
+                   ?::text, ?::text, ?::text
+             WHERE NOT ?::boolean OR (%s) IS NOT DISTINCT FROM ?::uuid
             ON CONFLICT (job_key, business_key) WHERE status IN (%s) DO NOTHING
-            """.formatted(SqlLists.quoted(RunStatus.ACTIVE));
+            """.formatted(LATEST_RUN.strip(), SqlLists.quoted(RunStatus.ACTIVE));
+    // Creates of one key take turns (a transaction-level lock on the key, released at commit), so that the insert's
+    // snapshot holds every earlier create of the key: without it a run created just after that snapshot, and ended
+    // before the insert reached the index of active runs, would be neither seen by the precondition nor met by the
+    // index. Two int keys, "LGcr" in ASCII and the key's hash: a space apart from the sweeper's one bigint key; two
+    // keys of one hash merely take turns.
+    private static final String LOCK_KEY = "SELECT pg_advisory_xact_lock(x'4c476372'::int, hashtext(?::text || '/' || ?::text))";
     private static final String ACTIVE_RUN = """
             SELECT run_id FROM load_run
              WHERE job_key = ? AND business_key = ?
@@ -112,9 +127,12 @@ public final class Runs {
             if (earlier.isPresent()) {
                 return earlier.get();
             }
+            tx.queryOne(LOCK_KEY, rs -> true, request.jobKey(), request.businessKey());
+            RunId after = request.afterRun() == null ? null : request.afterRun().runId();
             int inserted = tx.update(INSERT, runId, request.jobKey(), request.businessKey(),
                     request.executor().wireName(), root.toString(), runPath, stageTable, request.allowEmptySource(),
-                    LedgerJson.jsonb(request.parameters()), actor, request.recoveryMode(), createKey);
+                    LedgerJson.jsonb(request.parameters()), actor, request.recoveryMode(), createKey,
+                    request.afterRun() != null, request.jobKey(), request.businessKey(), after);
             if (inserted == 0) {
                 // A copy of this very request may have committed the active run while this one waited on the index.
                 earlier = keyedCreate(tx, request, root, actor, createKey);
@@ -123,6 +141,18 @@ public final class Runs {
                 }
                 Optional<UUID> active = tx.queryOne(ACTIVE_RUN, rs -> rs.getObject(1, UUID.class),
                         request.jobKey(), request.businessKey());
+                if (active.isEmpty() && request.afterRun() != null) {
+                    Optional<RunId> latest = tx.queryOne(LATEST_RUN, rs -> Tx.runId(rs, 1), request.jobKey(),
+                            request.businessKey());
+                    if (!latest.equals(Optional.ofNullable(after))) {
+                        throw new LedgerException.Conflict(ErrorCode.STALE_PLAN, "job " + request.jobKey()
+                                + " business key " + request.businessKey() + ": the create was planned after "
+                                + (after == null ? "no run" : "run " + after) + ", and the key's latest run is now "
+                                + latest.map(RunId::toString).orElse("none") + "; plan again",
+                                latest.<Map<String, Object>>map(id -> Map.of("latestRunId", id.toString()))
+                                        .orElse(Map.of()));
+                    }
+                }
                 throw new LedgerException.Conflict(ErrorCode.DUPLICATE_ACTIVE_RUN, "job " + request.jobKey()
                         + " already has an active run for business key " + request.businessKey(),
                         active.<Map<String, Object>>map(id -> Map.of("activeRunId", id.toString())).orElse(Map.of()));

@@ -52,6 +52,14 @@ public final class Watermarks {
              ORDER BY k.business_key, d.directory
             """;
 
+    // The files the given runs read (their ids comma-joined): their partitions' listings, as their manifests had them.
+    private static final String LOADED_FILES = """
+            SELECT p.run_id, p.source_ref
+              FROM load_run r JOIN load_partition p ON p.run_id = r.run_id
+             WHERE r.run_id = ANY (string_to_array(?, ',')::uuid[]) AND r.snapshot_ref LIKE '%s%%'
+               AND p.source_ref IS NOT NULL
+            """.formatted(FILE_SNAPSHOT_PREFIX);
+
     private final Database database;
 
     public Watermarks(Database database) {
@@ -89,18 +97,37 @@ public final class Watermarks {
      */
     static List<String> directories(String sourceRef) {
         List<String> directories = new ArrayList<>();
-        if (sourceRef.isEmpty()) {
-            return directories;
-        }
-        for (String item : sourceRef.split(";", -1)) {
-            int comma = item.indexOf(',');
-            String path = comma < 0 ? item : item.substring(0, comma);
-            int slash = path.indexOf('/');
+        for (LoadedKey.LoadedFile file : files(sourceRef)) {
+            int slash = file.path().indexOf('/');
             if (slash > 0) {
-                directories.add(path.substring(0, slash).replace("%3B", ";").replace("%2C", ",").replace("%25", "%"));
+                directories.add(file.path().substring(0, slash));
             }
         }
         return directories;
+    }
+
+    /** The files a file partition's sourceRef lists (see {@link #directories}), paths unescaped. */
+    static List<LoadedKey.LoadedFile> files(String sourceRef) {
+        List<LoadedKey.LoadedFile> files = new ArrayList<>();
+        if (sourceRef.isEmpty()) {
+            return files;
+        }
+        for (String item : sourceRef.split(";", -1)) {
+            String[] fields = item.split(",", -1);
+            String path = fields[0].replace("%3B", ";").replace("%2C", ",").replace("%25", "%");
+            files.add(new LoadedKey.LoadedFile(path, fields.length > 1 ? number(fields[1]) : -1,
+                    fields.length > 2 ? number(fields[2]) : -1));
+        }
+        return files;
+    }
+
+    /** A listing's number; -1 (never a file's length or time, so the file counts as changed) when it is none. */
+    private static long number(String text) {
+        try {
+            return Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     /** Every key of {@code jobKey} with a SUCCESS run: its latest one and the directories that run loaded. */
@@ -108,8 +135,24 @@ public final class Watermarks {
         requireNonNull(jobKey, "jobKey is null");
         record Row(String businessKey, UUID runId, java.time.Instant completedAt, String directory) {
         }
-        List<Row> rows = database.inTransaction(tx -> tx.query(LOADED, rs -> new Row(rs.getString("business_key"),
-                rs.getObject("run_id", UUID.class), Tx.instant(rs, "completed_at"), rs.getString("directory")), jobKey));
+        record Listing(UUID runId, String sourceRef) {
+        }
+        record Read(List<Row> rows, List<Listing> listings) {
+        }
+        // By the run ids the first query found: a SUCCESS recorded between the two reads changes nothing here.
+        Read read = database.inTransaction(tx -> {
+            List<Row> found = tx.query(LOADED, rs -> new Row(rs.getString("business_key"),
+                    rs.getObject("run_id", UUID.class), Tx.instant(rs, "completed_at"), rs.getString("directory")),
+                    jobKey);
+            String runIds = String.join(",", found.stream().map(r -> r.runId().toString()).distinct().toList());
+            return new Read(found, runIds.isEmpty() ? List.of() : tx.query(LOADED_FILES,
+                    rs -> new Listing(rs.getObject(1, UUID.class), rs.getString(2)), runIds));
+        });
+        List<Row> rows = read.rows();
+        Map<UUID, List<LoadedKey.LoadedFile>> files = new LinkedHashMap<>();
+        for (Listing listing : read.listings()) {
+            files.computeIfAbsent(listing.runId(), k -> new ArrayList<>()).addAll(files(listing.sourceRef()));
+        }
         Map<UUID, List<String>> directories = new LinkedHashMap<>();
         Map<UUID, Row> runs = new LinkedHashMap<>();
         for (Row row : rows) {
@@ -120,6 +163,8 @@ public final class Watermarks {
             }
         }
         return runs.values().stream().map(r -> new LoadedKey(BusinessKey.of(r.businessKey()), new RunId(r.runId()),
-                r.completedAt(), directories.get(r.runId()))).toList();
+                r.completedAt(), directories.get(r.runId()), files.getOrDefault(r.runId(), List.<LoadedKey.LoadedFile>of())
+                        .stream().sorted(java.util.Comparator.comparing(LoadedKey.LoadedFile::path)).toList()))
+                .toList();
     }
 }

@@ -483,7 +483,25 @@ final class RequestBody {
         return items;
     }
 
-    /** Ends reading an item of {@link #objects}: its unknown fields join the common errors. */
+    /** An object field read by its own {@link RequestBody} (its errors join this one's), or null when absent or null. */
+    RequestBody nested(String field) {
+        JsonNode value = value(field, false);
+        if (value == null) {
+            return null;
+        }
+        if (!value.isObject()) {
+            fail(field, "must be an object");
+            return null;
+        }
+        return new RequestBody((ObjectNode) value, prefix + field + ".", errors);
+    }
+
+    /** Whether the body holds {@code field}, null or not. */
+    boolean present(String field) {
+        return node.has(field);
+    }
+
+    /** Ends reading an item of {@link #objects} or {@link #nested}: its unknown fields join the common errors. */
     void finishItem() {
         checkUnknown();
     }

@@ -63,17 +63,33 @@ final class RunRoutes {
         Map<String, Object> parameters = body.object("parameters", false);
         String executor = body.string("executor", false, 10, Formats.EXECUTOR);
         var recoveryMode = body.enumValue("recoveryMode", false, io.loadgate.ledger.LedgerSettings.RecoveryMode.class);
+        RunApi.AfterRun afterRun = afterRun(body);
         String createKey = ctx.header(IDEMPOTENCY_KEY);
         body.check(IDEMPOTENCY_KEY, createKey == null || Formats.IDEMPOTENCY_KEY.matcher(createKey).matches(),
                 "header must be 1 to 200 visible ASCII characters");
         body.finish();
         var created = ledger.runs().create(new RunApi.CreateRun(JobKey.of(jobKey), BusinessKey.of(businessKey), hdfsRoot, prefix,
                 allowEmpty, parameters, executor == null ? Executor.HTTP : Executor.fromWire(executor),
-                recoveryMode == null ? null : recoveryMode.name()), ApiServer.actor(ctx), createKey);
+                recoveryMode == null ? null : recoveryMode.name(), afterRun), ApiServer.actor(ctx), createKey);
         if (created.replayed()) {
             ctx.header("Idempotent-Replayed", "true");
         }
         ApiServer.ok(ctx, created.run());
+    }
+
+    /**
+     * A create's precondition (extension): absent, none; {@code {"runId": null}}, the key has no run; {@code {"runId":
+     * ID}}, ID is its latest. The field must be there, null or not, so that a mistyped name is no silent "no run".
+     */
+    private static RunApi.AfterRun afterRun(RequestBody body) {
+        RequestBody after = body.nested("afterRun");
+        if (after == null) {
+            return null;
+        }
+        after.check("runId", after.present("runId"), "is required (null: the key has no run)");
+        java.util.UUID runId = after.uuid("runId", false);
+        after.finishItem();
+        return new RunApi.AfterRun(runId == null ? null : new io.loadgate.api.RunId(runId));
     }
 
     private static void manifest(Context ctx, Ledger ledger) {

@@ -207,6 +207,9 @@ class GoldenWireTest {
         Runs.succeeded(ledger, "FILES", "2026-11-30T15", Runs.filesManifest("d_20261130-1500/part-0.json",
                 "d_20261130-1500/part-1.json"));
         step("jobs.loaded-directories", "GET", "/v1/jobs/FILES/loaded-directories", "viewer", null, 200);
+        // A create planned while key 2026-12-01 had no run, sent after run C was made: refused, naming run C.
+        step("runs.create.stale", "POST", "/v1/runs", "worker", RunApi.CreateRun.forWorkers(JobKey.of("GOLDEN"),
+                BusinessKey.of("2026-12-01"), TestLedger.STAGE_ROOT, "stg_").afterRun(null), 409);
         // Run H: a Spark run (executor spark, an extension), whose driver beats it while its tasks extract.
         String runH = step("runs.create.spark", "POST", "/v1/runs", "worker", RunApi.CreateRun.forWorkers(
                 JobKey.of("GOLDEN_SPARK"), BusinessKey.of("2026-12-06"), TestLedger.STAGE_ROOT, "stg_")

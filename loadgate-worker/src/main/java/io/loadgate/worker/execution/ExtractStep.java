@@ -95,11 +95,7 @@ public final class ExtractStep {
             Written written = write(run, partition, snapshotRef, claim.attempt(), claimant, heartbeat);
             if (written.chunks().isEmpty()) {
                 return fail(run, partition, token, claim.attempt(), "DATA", "ROW_COUNT_MISMATCH",
-                        written.mapper() == null
-                                ? "the partition read no rows but expected " + partition.expectedRowCount()
-                                : "the mapper gave no row for any of the partition's " + written.mapper().linesRead()
-                                        + " lines (" + written.mapper().linesSkipped() + " skipped); a partition"
-                                        + " needs a chunk to report");
+                        "the partition read no rows but expected " + partition.expectedRowCount());
             }
             report(run, partition, token, written);
             return StepOutcome.OK;
@@ -173,9 +169,17 @@ public final class ExtractStep {
                 List<ChunkToReport> chunks = new ArrayList<>();
                 writer.writePartition(naming, whileOwned(records, heartbeat))
                         .forEach(chunk -> chunks.add(new ChunkToReport(chunk, ChunkKind.DATA)));
-                rejects.finish(chunks.size()).ifPresent(chunk -> chunks.add(new ChunkToReport(chunk, ChunkKind.REJECTS)));
-                chunks.forEach(c -> metrics.chunkWritten(job, c.chunk().byteCount()));
                 MapperCounts mapper = rows.mapperCounts().orElse(null);
+                if (chunks.isEmpty() && mapper != null) {
+                    // The mapper gave no row for any line (each skipped, with its reason): the partition holds no
+                    // row, which an empty rejects chunk reports; without a mapper no rows for expected lines is
+                    // a mismatch, and the step fails the partition.
+                    chunks.add(new ChunkToReport(rejects.finishEvenIfEmpty(0), ChunkKind.REJECTS));
+                } else {
+                    rejects.finish(chunks.size())
+                            .ifPresent(chunk -> chunks.add(new ChunkToReport(chunk, ChunkKind.REJECTS)));
+                }
+                chunks.forEach(c -> metrics.chunkWritten(job, c.chunk().byteCount()));
                 if (mapper != null) {
                     LOG.info("partition {}/{}: the mapper read {} lines, skipped {} {}, emitted {} rows", run.runId(),
                             partition.partitionId(), mapper.linesRead(), mapper.linesSkipped(),

@@ -143,6 +143,57 @@ public final class RejectsWriter implements AutoCloseable {
         return Optional.of(new StagedChunk(chunkIndex, path.toUri(), records, file.byteCount(), file.sha256Hex()));
     }
 
+    /**
+     * {@link #finish}, and when nothing was rejected a file of no rows all the same: the one chunk of a partition whose
+     * mapper gave no row for any line, since the ledger completes a partition on its chunks' report (lines read as
+     * planned, 0 rows emitted, 0 staged). A rejects chunk, so nothing of it is ever published.
+     */
+    public StagedChunk finishEvenIfEmpty(int chunkIndex) {
+        if (appender != null || finished) {
+            return finish(chunkIndex).orElseThrow(() -> new IllegalStateException("the rejects file is finished"));
+        }
+        finished = true;
+        // Iceberg's appender creates its file on the first row; parquet-mr's writer writes a file of no row group.
+        file = new DigestingOutputFile(HadoopOutputFile.fromPath(path, fs));
+        org.apache.parquet.io.OutputFile out = new org.apache.parquet.io.OutputFile() {
+            @Override
+            public org.apache.parquet.io.PositionOutputStream create(long blockSizeHint) {
+                org.apache.iceberg.io.PositionOutputStream stream = file.create();
+                return new org.apache.parquet.io.DelegatingPositionOutputStream(stream) {
+                    @Override
+                    public long getPos() throws IOException {
+                        return stream.getPos();
+                    }
+                };
+            }
+
+            @Override
+            public org.apache.parquet.io.PositionOutputStream createOrOverwrite(long blockSizeHint) {
+                return create(blockSizeHint);
+            }
+
+            @Override
+            public boolean supportsBlockSize() {
+                return false;
+            }
+
+            @Override
+            public long defaultBlockSize() {
+                return 0;
+            }
+        };
+        try {
+            org.apache.parquet.hadoop.ParquetFileWriter writer = new org.apache.parquet.hadoop.ParquetFileWriter(out,
+                    org.apache.iceberg.parquet.ParquetSchemaUtil.convert(schema, "table"),
+                    org.apache.parquet.hadoop.ParquetFileWriter.Mode.CREATE, 0, 0);
+            writer.start();
+            writer.end(java.util.Map.of());
+        } catch (IOException e) {
+            throw new UncheckedIOException("writing rejects file " + path + " failed: " + e.getMessage(), e);
+        }
+        return new StagedChunk(chunkIndex, path.toUri(), 0, file.byteCount(), file.sha256Hex());
+    }
+
     /** Abandons an unfinished file (the partition failed): it is deleted rather than left half-written. */
     @Override
     public void close() {

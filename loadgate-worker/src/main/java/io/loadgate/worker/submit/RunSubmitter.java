@@ -6,6 +6,7 @@ import io.loadgate.api.BusinessKey;
 import io.loadgate.api.Executor;
 import io.loadgate.api.JobKey;
 import io.loadgate.api.PartitionId;
+import io.loadgate.api.RunApi.AfterRun;
 import io.loadgate.api.RunApi.CreateRun;
 import io.loadgate.api.RunApi.CreatedRun;
 import io.loadgate.api.RunApi.Manifest;
@@ -95,7 +96,7 @@ public final class RunSubmitter {
      * @throws TargetCheckException when the target cannot take the run; no run was created
      */
     public Submission submit(JobSpec job, String jobYaml, String businessKey) {
-        return submit(job, jobYaml, businessKey, Executor.WORKER, plan -> null);
+        return submit(job, jobYaml, businessKey, Executor.WORKER, plan -> null, null);
     }
 
     /**
@@ -103,7 +104,7 @@ public final class RunSubmitter {
      * whose partitions the caller runs itself (the ledger dispatches none of them).
      */
     public Submission submit(JobSpec job, String jobYaml, String businessKey, Executor executor) {
-        return submit(job, jobYaml, businessKey, requireNonNull(executor, "executor is null"), plan -> null);
+        return submit(job, jobYaml, businessKey, requireNonNull(executor, "executor is null"), plan -> null, null);
     }
 
     /**
@@ -112,10 +113,15 @@ public final class RunSubmitter {
      * snapshotRef and {@code previousRun}, so that a second caller that planned the same snapshot after the same run
      * gets the first caller's run back (as it is now, even ended) instead of a second run of the same data. It is a
      * compare-and-set on the key's history: a caller that saw a later run, or another snapshot, makes its own run.
+     * The ledger checks it too (the create's {@code afterRun}): once another run of the key was created since
+     * {@code previousRun}, a create of another snapshot is refused, so that an older plan never runs after a newer.
+     *
+     * @throws LedgerCallException 409 STALE_PLAN when the key's latest run is not {@code previousRun} any more: plan
+     *     again
      */
     public Submission submitOncePerSnapshot(JobSpec job, String jobYaml, String businessKey, RunId previousRun) {
         return submit(job, jobYaml, businessKey, Executor.WORKER,
-                plan -> onceKey(job.jobKey(), businessKey, plan.snapshotRef(), previousRun));
+                plan -> onceKey(job.jobKey(), businessKey, plan.snapshotRef(), previousRun), new AfterRun(previousRun));
     }
 
     static String onceKey(String jobKey, String businessKey, String snapshotRef, RunId previousRun) {
@@ -129,8 +135,9 @@ public final class RunSubmitter {
         }
     }
 
+    /** @param after the create's precondition on the key's history, or null for none */
     private Submission submit(JobSpec job, String jobYaml, String businessKey, Executor executor,
-                              java.util.function.Function<SourcePlan, String> createKey) {
+                              java.util.function.Function<SourcePlan, String> createKey, AfterRun after) {
         Source source = Sources.forJob(job, environment);
         businessKey = source.canonicalKey(businessKey);
         SnapshotHolder snapshot = source.openSnapshot(businessKey);
@@ -151,6 +158,9 @@ public final class RunSubmitter {
                     .withRecoveryMode(job.recovery().mode() == null ? null : job.recovery().mode().name());
             if (job.source().allowEmpty()) {
                 request = request.allowingEmptySource();
+            }
+            if (after != null) {
+                request = request.afterRun(after.runId());
             }
             CreatedRun created = ledger.createRun(request, OnLostResponse.ADOPT_ACTIVE_RUN, createKey.apply(plan));
             sources.register(created.runId(), source);

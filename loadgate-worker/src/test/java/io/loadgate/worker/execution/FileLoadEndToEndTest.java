@@ -195,6 +195,44 @@ class FileLoadEndToEndTest {
                 assertThat(v.judgedResult().name()).as(v.metricName()).isEqualTo("PASS"));
     }
 
+    /** Keeps only the events of the gzipped file (ids 400 and up): every line of the plain file is skipped. */
+    private static final String SKIPS_A_FILE = """
+            import json, sys
+            for line in sys.stdin:
+                try:
+                    event = json.loads(line)
+                except ValueError:
+                    print("\\x1enot json")
+                    continue
+                if event["id"] < 400:
+                    print("\\x1ebefore 400")
+                    continue
+                print("%d\\t\\\\N\\t%s" % (event["id"], event["amount"]))
+                print("\\x1e")
+            """;
+
+    @Test
+    void aMapperPartitionWhoseEveryLineIsSkippedSucceedsWithNoRowStaged() throws Exception {
+        harness.startWorker(2);
+
+        RunView run = harness.follow(harness.submit(mappedJob(SKIPS_A_FILE), HOUR));
+
+        assertThat(run.status()).as(run.errorMessage()).isEqualTo(RunStatus.SUCCESS);
+        assertThat(run.sourceCount()).isEqualTo(701);
+        assertThat(run.targetCount()).isEqualTo(300);
+        assertThat(icebergIds()).hasSize(300).allMatch(id -> id >= 400);
+        RunView shown = harness.client.getRun(run.runId());
+        assertThat(shown.partitions()).hasSize(2).anySatisfy(p -> {
+            assertThat(p.linesRead()).as("the plain file's lines").isEqualTo(401);
+            assertThat(p.linesSkipped()).isEqualTo(401);
+            assertThat(p.rowsEmitted()).isZero();
+            assertThat(p.actualRowCount()).isZero();
+            assertThat(p.fileCount()).as("one empty rejects chunk").isEqualTo(1);
+        });
+        assertThat(harness.client.validations(run.runId())).allSatisfy(v ->
+                assertThat(v.judgedResult().name()).as(v.metricName()).isEqualTo("PASS"));
+    }
+
     @Test
     void aMapperThatExitsNonZeroOrHangsFailsItsPartitionAndTheRunAndNothingIsPublished() throws Exception {
         harness.startWorker(2);

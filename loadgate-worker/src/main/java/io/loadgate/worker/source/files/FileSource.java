@@ -42,6 +42,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.io.compress.CompressionCodec;
 import org.apache.hadoop.io.compress.CompressionCodecFactory;
+import org.apache.hadoop.io.compress.ZStandardCodec;
 
 /**
  * File drops in Camus directories as a {@link Source}. The snapshot of a business key is its listing: every due
@@ -322,10 +323,17 @@ public final class FileSource implements Source {
             return raw;
         }
         try {
+            if (codec instanceof ZStandardCodec && !ZStandardCodec.isNativeCodeLoaded()) {
+                // Hadoop's codec needs its native library, absent from most hosts; what it writes (as Camus does
+                // through it, and the zstd tool) are plain Zstandard frames, which zstd-jni (Parquet's) reads.
+                return new com.github.luben.zstd.ZstdInputStream(raw);
+            }
+            // Snappy goes through snappy-java in Hadoop 3.3 and later: no native library either.
             return codec.createInputStream(raw);
-        } catch (RuntimeException | IOException e) {
+        } catch (RuntimeException | IOException | LinkageError e) {
             raw.close();
-            // Snappy and Zstandard need Hadoop's native library on this host.
+            // Planning counts every file's lines through here: a codec this host cannot read refuses the key before
+            // a run exists, never midway through one.
             throw new SourceException("cannot decompress " + path + " with " + codec.getClass().getSimpleName()
                     + ": " + e.getMessage(), e);
         }

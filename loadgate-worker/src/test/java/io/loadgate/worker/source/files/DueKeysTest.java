@@ -25,7 +25,17 @@ class DueKeysTest {
     }
 
     private static LoadedKey loaded(String key, String... directories) {
-        return new LoadedKey(BusinessKey.of(key), new RunId(UUID.randomUUID()), Instant.EPOCH, List.of(directories));
+        return new LoadedKey(BusinessKey.of(key), new RunId(UUID.randomUUID()), Instant.EPOCH, List.of(directories),
+                List.of());
+    }
+
+    /** Files {@code name/part-i.json} of length 10 and modification time 0, as {@link #directory} lists them. */
+    private static List<LoadedKey.LoadedFile> files(String name, int files) {
+        List<LoadedKey.LoadedFile> loaded = new java.util.ArrayList<>();
+        for (int i = 0; i < files; i++) {
+            loaded.add(new LoadedKey.LoadedFile(name + "/part-" + i + ".json", 10, 0));
+        }
+        return loaded;
     }
 
     @Test
@@ -52,5 +62,35 @@ class DueKeysTest {
             assertThat(k.directories()).containsExactly("d_20261130-0000", "d_20261130-2350");
             assertThat(k.late()).containsExactly("d_20261130-2350");
         });
+    }
+
+    @Test
+    void aFileAddedRemovedOrChangedInALoadedDirectoryMakesItsKeyDueAndAGoneDirectoryDoesNot() {
+        List<LoadedKey.LoadedFile> read = new java.util.ArrayList<>(files("d_20261130-1400", 2));
+        read.addAll(files("d_20261130-1410", 1));
+        read.addAll(files("d_20261130-1420", 1));
+        LoadedKey fourteen = new LoadedKey(BusinessKey.of("2026-11-30T14"), new RunId(UUID.randomUUID()),
+                Instant.EPOCH, List.of("d_20261130-1400", "d_20261130-1410", "d_20261130-1420"), read);
+
+        assertThat(DueKeys.of(FileGrouping.HOUR, List.of(directory("d_20261130-1400", 2),
+                directory("d_20261130-1410", 1)), List.of(fourteen))).as("d_20261130-1420 gone: retention").isEmpty();
+
+        FileSource.SourceDirectory changed = new FileSource.SourceDirectory("d_20261130-1400",
+                LocalDateTime.of(2026, 11, 30, 14, 0), List.of(
+                        new FileStatus(11, false, 1, 10, 0, new Path("/drops/d_20261130-1400/part-0.json")),
+                        new FileStatus(10, false, 1, 10, 5, new Path("/drops/d_20261130-1400/part-1.json")),
+                        new FileStatus(10, false, 1, 10, 0, new Path("/drops/d_20261130-1400/part-2.json"))));
+        FileSource.SourceDirectory emptied = new FileSource.SourceDirectory("d_20261130-1410",
+                LocalDateTime.of(2026, 11, 30, 14, 10), List.of(
+                        new FileStatus(10, false, 1, 10, 0, new Path("/drops/d_20261130-1410/part-9.json"))));
+        assertThat(DueKeys.of(FileGrouping.HOUR, List.of(changed, emptied), List.of(fourteen))).singleElement()
+                .satisfies(k -> {
+                    assertThat(k.late()).isEmpty();
+                    assertThat(k.directories()).containsExactly("d_20261130-1400", "d_20261130-1410");
+                    assertThat(k.changed()).as("longer, touched, added; removed and added").containsExactly(
+                            "d_20261130-1400/part-0.json", "d_20261130-1400/part-1.json",
+                            "d_20261130-1400/part-2.json", "d_20261130-1410/part-0.json",
+                            "d_20261130-1410/part-9.json");
+                });
     }
 }

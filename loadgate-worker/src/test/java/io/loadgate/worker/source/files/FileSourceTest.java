@@ -339,6 +339,52 @@ class FileSourceTest {
         return new Read(rows, rejects);
     }
 
+    /**
+     * Camus's compressed text files: {@code .snappy} as Hadoop's SnappyCodec writes them (its block stream, through
+     * snappy-java: no native Hadoop needed), {@code .zst} as Zstandard frames (written here by zstd-jni, the library
+     * Parquet brings, as Hadoop's ZStandardCodec and the zstd tool write them), each line counted at planning and read
+     * back as a row.
+     */
+    @Test
+    void readsSnappyAndZstandardFilesWrittenByTheirLibraries() throws IOException {
+        Path day = Files.createDirectories(root.resolve("d_20261203-0000"));
+        org.apache.hadoop.io.compress.SnappyCodec snappy = new org.apache.hadoop.io.compress.SnappyCodec();
+        snappy.setConf(new Configuration());
+        StringBuilder many = new StringBuilder();
+        for (int id = 100; id < 5_100; id++) {
+            many.append("{\"id\": ").append(id).append("}\n");
+        }
+        try (OutputStream out = snappy.createOutputStream(Files.newOutputStream(day.resolve("a.json.snappy")))) {
+            out.write(many.toString().getBytes(StandardCharsets.UTF_8));
+        }
+        try (OutputStream out = new com.github.luben.zstd.ZstdOutputStream(
+                Files.newOutputStream(day.resolve("b.json.zst")))) {
+            out.write("{\"id\": 1}\n{\"id\": 2}\n{\"id\": 3}".getBytes(StandardCharsets.UTF_8));
+        }
+        JobSpec job = JobSpecLoader.parse(Path.of("compressed.yaml"), """
+                job_key: COMPRESSED
+                source:
+                  files:
+                    root: "%s"
+                    format: ndjson
+                    group_by: day
+                    partitions: 2
+                    columns: [{name: id, type: bigint}]
+                target: {table: lake.compressed, business_key_column: load_key}
+                staging: {root: /tmp/stage}
+                """.formatted(root.toUri()));
+        FileSource source = new FileSource(job.source().files(), new Configuration(),
+                Clock.fixed(Instant.parse("2026-12-04T00:00:00Z"), ZoneOffset.UTC));
+
+        SourcePlan plan = source.openSnapshot("2026-12-03").plan();
+
+        assertThat(plan.split().rowCount()).isEqualTo(5_003);
+        Read read = readAll(source, plan, "2026-12-03");
+        assertThat(read.rejects).isEmpty();
+        assertThat(read.rows).hasSize(5_003).contains("1|2026-12-03|2026-12-03", "3|2026-12-03|2026-12-03",
+                "100|2026-12-03|2026-12-03", "5099|2026-12-03|2026-12-03");
+    }
+
     private void write(String path, String text) throws IOException {
         Path file = root.resolve(path);
         Files.createDirectories(file.getParent());
