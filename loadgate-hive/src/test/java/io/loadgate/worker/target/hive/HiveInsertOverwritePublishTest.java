@@ -33,7 +33,6 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.LocalDate;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -45,8 +44,6 @@ import org.apache.hadoop.fs.FileUtil;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hive.metastore.HiveMetaStoreClient;
 import org.apache.hadoop.hive.metastore.IMetaStoreClient;
-import org.apache.hadoop.hive.metastore.api.AlreadyExistsException;
-import org.apache.hadoop.hive.metastore.api.Database;
 import org.apache.hadoop.hive.metastore.api.Partition;
 import org.apache.hadoop.hive.metastore.conf.MetastoreConf;
 import org.junit.jupiter.api.AfterAll;
@@ -104,9 +101,17 @@ class HiveInsertOverwritePublishTest {
     private record Setup(HiveTarget target, String table, String stageRoot) {
     }
 
-    /** A target of table {@code loader.<table>} reaching HiveServer2 on {@code port} (the server's, or a proxy's). */
     private static Setup target(String table, int port) {
-        HiveServer2Spec server = new HiveServer2Spec("jdbc:hive2://127.0.0.1:" + port + "/default;auth=noSasl",
+        return target(table, port, "");
+    }
+
+    /**
+     * A target of table {@code loader.<table>} reaching HiveServer2 on {@code port} (the server's, or a proxy's), with
+     * {@code sessionSettings} ({@code ?key=value;...}) for its sessions.
+     */
+    private static Setup target(String table, int port, String sessionSettings) {
+        HiveServer2Spec server = new HiveServer2Spec("jdbc:hive2://127.0.0.1:" + port + "/default;auth=noSasl"
+                + sessionSettings,
                 "loadgate", null, hs2.standaloneDriver.toString());
         TargetSpec spec = new TargetSpec("loader." + table, "order_date", null, null, SchemaPolicy.EXACT,
                 new HiveSpec(metastore.metastoreUri, Map.of(), HivePartitioning.DT, HivePublishMode.INSERT_OVERWRITE,
@@ -227,8 +232,10 @@ class HiveInsertOverwritePublishTest {
             Setup cut = target(direct.table(), proxy.port());
             Staged run = stage(cut, 1_000, 1_000, true);
             UUID token = UUID.randomUUID();
+            long started = System.nanoTime();
             PublishOutcome outcome = cut.target().publish(publication(run, token, Fences.next()));
-            System.out.println("lost answer: " + outcome.message());
+            System.out.println("lost answer after " + (System.nanoTime() - started) / 1_000_000 + " ms: "
+                    + outcome.message());
 
             assertThat(proxy.didCut()).isTrue();
             assertThat(outcome.status()).as(outcome.message()).isEqualTo(Status.PUBLISH_UNKNOWN);
@@ -249,24 +256,19 @@ class HiveInsertOverwritePublishTest {
 
     @Test
     void aStatementHiveServer2RefusesWhileCompilingIsFailedPublishAndDropsItsStagingTable() throws Exception {
-        String table = "acid_orders_" + TABLES.incrementAndGet();
-        try {
-            admin.createDatabase(new Database("loader", "", null, new HashMap<>()));
-        } catch (AlreadyExistsException e) {
-            // Another test of the class made it.
-        }
-        try (Connection c = hs2.connect(); Statement s = c.createStatement()) {
-            // Transactional, while this HiveServer2 runs without Hive's transaction manager: its DML is refused.
-            s.execute("CREATE TABLE loader." + table + " (id bigint, amount decimal(12,2), order_date date)"
-                    + " PARTITIONED BY (dt string) STORED AS ORC TBLPROPERTIES ('transactional'='true')");
-        }
-        Setup setup = target(table, hs2.port);
+        Setup made = target();
+        made.target().setUp(StagedRuns.ORDERS);
+        // A session setting under which Hive's compiler refuses any insert into the (metastore-translated) external
+        // table: a refusal that comes after the staging table was made, before anything ran.
+        Setup setup = target(made.table(), hs2.port, "?hive.insert.into.external.tables=false");
         Staged run = stage(setup, 0, 10, false);
         PublishOutcome outcome = setup.target().publish(publication(run, UUID.randomUUID(), Fences.next()));
         System.out.println("refused: " + outcome.message());
 
         assertThat(outcome.status()).as(outcome.message()).isEqualTo(Status.FAILED_PUBLISH);
-        assertThat(outcome.message()).contains("refused the INSERT OVERWRITE", "before running it");
+        assertThat(outcome.errorCode()).isEqualTo(ErrorCode.NOT_COMMITTED);
+        assertThat(outcome.message()).contains("refused the INSERT OVERWRITE", "before running it", "SQLState 42");
         assertThat(admin.tableExists("loader", stagingTable(run.runId()))).isFalse();
+        assertThat(admin.listPartitionNames("loader", made.table(), (short) -1)).as("no partition written").isEmpty();
     }
 }
