@@ -67,7 +67,9 @@ import org.apache.thrift.TException;
  * A Hive table in a Hive Metastore ({@code target.hive}): EXTERNAL, Parquet, partitioned by the business key's
  * {@link io.loadgate.worker.job.HivePartitioning}. A publish points the key's partition at a directory holding
  * exactly the run's data files ({@link PublishDirectory}), fenced as {@link HivePublisher} says; a rollback drops the
- * partition and keeps its files for cleanup; cleanup keeps every file a partition points at.
+ * partition and keeps its files for cleanup; cleanup keeps every file a partition points at. With {@code publish:
+ * insert_overwrite} the table may be any Hive table with the partitioning, and a publish is one {@code INSERT
+ * OVERWRITE} through HiveServer2 ({@link InsertOverwritePublisher}).
  */
 final class HiveTarget implements Target {
     private final String jobKey;
