@@ -1,6 +1,7 @@
 package io.loadgate.worker.target;
 
 import io.loadgate.worker.job.JobSpec;
+import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 
 /**
@@ -12,5 +13,6 @@ public interface TargetProvider {
     /** The {@code target} key that selects it, e.g. {@code hive}. */
     String kind();
 
-    Target create(JobSpec job, Configuration hadoop);
+    /** {@code environment} supplies the password variables the target's spec names. */
+    Target create(JobSpec job, Configuration hadoop, Map<String, String> environment);
 }

@@ -22,7 +22,7 @@ public final class Targets {
     private final Map<String, String> environment;
     private final Configuration hadoop;
 
-    /** {@code environment} supplies the password variable a warehouse spec names; pass {@code System.getenv()}. */
+    /** {@code environment} supplies the password variable a warehouse or HiveServer2 spec names; pass {@code System.getenv()}. */
     public Targets(TargetCatalogs catalogs, Map<String, String> environment, Configuration hadoop) {
         this.catalogs = requireNonNull(catalogs, "catalogs is null");
         this.environment = requireNonNull(environment, "environment is null");
@@ -36,7 +36,7 @@ public final class Targets {
             return new WarehouseTarget(job.jobKey(), spec, environment, hadoop);
         }
         if (spec.isHive()) {
-            return provided("hive").create(job, hadoop);
+            return provided("hive").create(job, hadoop, environment);
         }
         return new IcebergTarget(job.jobKey(), spec, () -> catalogs.forJob(job));
     }

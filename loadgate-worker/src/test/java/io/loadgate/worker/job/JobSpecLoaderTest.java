@@ -206,6 +206,40 @@ class JobSpecLoaderTest {
     }
 
     @Test
+    void aHiveTargetPublishesByDirectoryUnlessItSaysInsertOverwriteThroughAHiveServer2() throws IOException {
+        String hive = VALID.replace("  table: lake.orders", "  table: lake.orders\n  hive:\n"
+                + "    metastore_uri: thrift://hms:9083\n");
+        assertThat(JobSpecLoader.load(write(hive)).target().hive().publish()).isEqualTo(HivePublishMode.DIRECTORY);
+
+        String insert = hive.replace("    metastore_uri: thrift://hms:9083\n", """
+                    metastore_uri: thrift://hms:9083
+                    publish: insert_overwrite
+                    hiveserver2:
+                      url: "jdbc:hive2://hs2:10000/lake;ssl=true;sslTrustStorePassword=tspw"
+                      user: loader
+                      password_env: HS2_PASSWORD
+                      jdbc_driver_path: /opt/hive/jdbc/hive-jdbc-4.0.1-standalone.jar
+                """);
+        HiveSpec spec = JobSpecLoader.load(write(insert)).target().hive();
+
+        assertThat(spec.publish()).isEqualTo(HivePublishMode.INSERT_OVERWRITE);
+        assertThat(spec.hiveserver2().jdbcDriverPath()).isEqualTo("/opt/hive/jdbc/hive-jdbc-4.0.1-standalone.jar");
+        assertThat(spec.hiveserver2().resolvePassword(Map.of("HS2_PASSWORD", "s3cret"))).isEqualTo("s3cret");
+        assertThat(spec.hiveserver2().toString()).as("no session settings, which may hold a password")
+                .contains("jdbc:hive2://hs2:10000/lake;...").doesNotContain("tspw");
+        assertThatThrownBy(() -> spec.hiveserver2().resolvePassword(Map.of())).isInstanceOf(JobSpecException.class)
+                .hasMessage("target.hive.hiveserver2.password_env names HS2_PASSWORD, which is not set in the environment");
+        assertOneLine(hive.replace("    metastore_uri: thrift://hms:9083\n",
+                        "    metastore_uri: thrift://hms:9083\n    publish: insert_overwrite\n"), ":",
+                "target.hive.publish insert_overwrite needs target.hive.hiveserver2");
+        assertOneLine(insert.replace("publish: insert_overwrite", "publish: directory"), ":",
+                "target.hive.hiveserver2 is used only by target.hive.publish insert_overwrite");
+        assertOneLine(insert.replace("jdbc:hive2://hs2", "jdbc:postgresql://hs2"), ":",
+                "target.hive.hiveserver2.url must be jdbc:hive2://host:port/database, got 'jdbc:postgresql://hs2:10000/lake;...'");
+        assertOneLine(insert.replace("publish: insert_overwrite", "publish: merge"), ":", "publish");
+    }
+
+    @Test
     void duplicateKeyAndBrokenYamlFail() throws IOException {
         assertOneLine(VALID.replace("  user: loader\n", "  user: loader\n  user: other\n"), ":5:", "Duplicate field 'user'");
         assertOneLine(VALID.replace("job_key: ORDERS_DAILY", "job_key: 'ORDERS_DAILY"), ":", "not valid YAML");

@@ -281,6 +281,11 @@ final class HivePublisher {
      * found, which the ledger allows only once this attempt was settled.
      */
     ProbeResult probe(String runId, UUID publishToken) throws TException {
+        return probe(runId, publishToken, SEQUENCE_PROPERTY);
+    }
+
+    /** As {@link #probe(String, UUID)}, the found publish's reference read from the parameter {@code refProperty}. */
+    ProbeResult probe(String runId, UUID publishToken, String refProperty) throws TException {
         List<Partition> partitions;
         try {
             partitions = client.listPartitions(table.database(), table.name(), (short) -1);
@@ -299,7 +304,7 @@ final class HivePublisher {
                 throw new IllegalStateException("partition " + name + " of Hive table " + table + " carries publish"
                         + " token " + publishToken + " but run id " + recordedRun + ", not " + runId);
             }
-            Long sequence = longParameter(parameters, SEQUENCE_PROPERTY);
+            Long sequence = longParameter(parameters, refProperty);
             return new ProbeResult(ProbeResult.Status.PUBLISHED, sequence == null ? 0 : sequence, "partition " + name
                     + " of Hive table " + table + " points at " + partition.getSd().getLocation() + " and carries"
                     + " publish token " + publishToken + " of run " + runId);

@@ -3,6 +3,7 @@ package io.loadgate.worker.target.hive;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.job.HivePartitioning;
+import io.loadgate.worker.job.HivePublishMode;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -63,13 +64,17 @@ record HiveTable(String database, String name, HivePartitioning partitioning) {
         return table;
     }
 
-    /** What a metastore table must be for Loadgate to publish into it; null when it fits. */
-    String misfit(Table table) {
-        if (!"TRUE".equalsIgnoreCase(table.getParameters().get("EXTERNAL"))
+    /**
+     * What a metastore table must be for Loadgate to publish into it with {@code mode}; null when it fits. An
+     * {@code INSERT OVERWRITE} goes through Hive, which writes the table's own format into its own location, so any
+     * table with the partitioning fits that mode.
+     */
+    String misfit(Table table, HivePublishMode mode) {
+        if (mode == HivePublishMode.DIRECTORY && !"TRUE".equalsIgnoreCase(table.getParameters().get("EXTERNAL"))
                 && !TableType.EXTERNAL_TABLE.name().equals(table.getTableType())) {
             return "is " + table.getTableType() + ", not EXTERNAL: its partitions cannot point at staged directories";
         }
-        if (!SERDE.equals(table.getSd().getSerdeInfo().getSerializationLib())) {
+        if (mode == HivePublishMode.DIRECTORY && !SERDE.equals(table.getSd().getSerdeInfo().getSerializationLib())) {
             return "is not stored as Parquet (SerDe " + table.getSd().getSerdeInfo().getSerializationLib() + ")";
         }
         List<String> keys = table.getPartitionKeys().stream().map(FieldSchema::getName).toList();

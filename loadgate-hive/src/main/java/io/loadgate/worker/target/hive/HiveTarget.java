@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.job.FileGrouping;
 import io.loadgate.worker.job.FilesSpec;
+import io.loadgate.worker.job.HivePublishMode;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.SchemaPolicy;
 import io.loadgate.worker.job.TargetSpec;
@@ -24,6 +25,9 @@ import io.loadgate.worker.validation.StagedFilesReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -63,7 +67,9 @@ import org.apache.thrift.TException;
  * A Hive table in a Hive Metastore ({@code target.hive}): EXTERNAL, Parquet, partitioned by the business key's
  * {@link io.loadgate.worker.job.HivePartitioning}. A publish points the key's partition at a directory holding
  * exactly the run's data files ({@link PublishDirectory}), fenced as {@link HivePublisher} says; a rollback drops the
- * partition and keeps its files for cleanup; cleanup keeps every file a partition points at.
+ * partition and keeps its files for cleanup; cleanup keeps every file a partition points at. With {@code publish:
+ * insert_overwrite} the table may be any Hive table with the partitioning, and a publish is one {@code INSERT
+ * OVERWRITE} through HiveServer2 ({@link InsertOverwritePublisher}).
  */
 final class HiveTarget implements Target {
     private final String jobKey;
@@ -72,6 +78,8 @@ final class HiveTarget implements Target {
     private final MetastoreConnector metastore;
     private final Configuration hadoop;
     private final Set<String> keyDerived;
+    /** Null unless the job publishes with {@link HivePublishMode#INSERT_OVERWRITE}. */
+    private final HiveServer2Connector hiveServer2;
 
     /**
      * @param keyDerived staged columns that hold, in every row, what the partition column of the same name holds
@@ -79,12 +87,26 @@ final class HiveTarget implements Target {
      */
     HiveTarget(String jobKey, TargetSpec spec, MetastoreConnector metastore, Configuration hadoop,
                Set<String> keyDerived) {
+        this(jobKey, spec, metastore, hadoop, keyDerived, null);
+    }
+
+    /** @param hiveServer2 the HiveServer2 of {@code publish: insert_overwrite}; null for {@code publish: directory} */
+    HiveTarget(String jobKey, TargetSpec spec, MetastoreConnector metastore, Configuration hadoop,
+               Set<String> keyDerived, HiveServer2Connector hiveServer2) {
         this.jobKey = requireNonNull(jobKey, "jobKey is null");
         this.spec = requireNonNull(spec, "spec is null");
         this.table = HiveTable.of(spec.table(), spec.hive().partitioning());
         this.metastore = requireNonNull(metastore, "metastore is null");
         this.hadoop = requireNonNull(hadoop, "hadoop is null");
         this.keyDerived = Set.copyOf(keyDerived);
+        if ((spec.hive().publish() == HivePublishMode.INSERT_OVERWRITE) != (hiveServer2 != null)) {
+            throw new IllegalArgumentException("a HiveServer2 is given exactly for publish insert_overwrite");
+        }
+        this.hiveServer2 = hiveServer2;
+    }
+
+    private boolean insertOverwrite() {
+        return hiveServer2 != null;
     }
 
     /**
@@ -131,7 +153,11 @@ final class HiveTarget implements Target {
                 // The database is shared by the tables of many jobs.
             }
             try {
-                client.createTable(table.newTable(hiveColumns));
+                if (insertOverwrite()) {
+                    createThroughHiveServer2(hiveColumns);
+                } else {
+                    client.createTable(table.newTable(hiveColumns));
+                }
                 return true;
             } catch (AlreadyExistsException e) {
                 check(columns);
@@ -140,6 +166,36 @@ final class HiveTarget implements Target {
         } catch (TException e) {
             throw new TargetException("the metastore refused the creation of Hive table " + table + ": "
                     + TargetException.oneLine(e), e);
+        }
+    }
+
+    /**
+     * {@code publish: insert_overwrite} makes the table as Hive makes one (managed, and transactional where Hive's
+     * settings make managed tables so), with the publish sequence a rollback advances.
+     */
+    private void createThroughHiveServer2(List<FieldSchema> columns) throws AlreadyExistsException {
+        String ddl = "CREATE TABLE `" + table.database() + "`.`" + table.name() + "` (" + String.join(", ",
+                columns.stream().map(c -> "`" + c.getName() + "` " + c.getType()).toList()) + ") PARTITIONED BY ("
+                + String.join(", ", table.partitioning().columns().stream().map(c -> "`" + c + "` string").toList())
+                + ") STORED AS PARQUET TBLPROPERTIES ('" + HiveTable.SEQUENCE + "'='0')";
+        try (Connection connection = hiveServer2.open(); Statement statement = connection.createStatement()) {
+            statement.execute(ddl);
+        } catch (SQLException e) {
+            if (String.valueOf(e.getMessage()).contains("AlreadyExistsException")) {
+                throw new AlreadyExistsException(e.getMessage());
+            }
+            throw new TargetException("HiveServer2 refused the creation of Hive table " + table + ": "
+                    + TargetException.oneLine(e), e);
+        }
+    }
+
+    /** HiveServer2 takes a connection: its driver loads and the credentials are accepted. */
+    private void checkHiveServer2() {
+        try (Connection connection = hiveServer2.open()) {
+            connection.isValid(10);
+        } catch (SQLException | RuntimeException e) {
+            throw new TargetException("target.hive.hiveserver2 " + spec.hive().hiveserver2().redactedUrl()
+                    + " cannot be used: " + TargetException.oneLine(e), e);
         }
     }
 
@@ -166,13 +222,16 @@ final class HiveTarget implements Target {
     @Override
     public List<String> check(Schema columns) {
         List<FieldSchema> wanted = HiveTypes.columns(dataColumns(columns), table.toString());
+        if (insertOverwrite()) {
+            checkHiveServer2();
+        }
         try (IMetaStoreClient client = open()) {
             Optional<Table> found = existing(client);
             if (found.isEmpty()) {
                 return List.of();
             }
             Table current = found.get();
-            String misfit = table.misfit(current);
+            String misfit = table.misfit(current, spec.hive().publish());
             if (misfit != null) {
                 throw new TargetMismatchException("Hive table " + table + " " + misfit);
             }
@@ -212,6 +271,9 @@ final class HiveTarget implements Target {
 
     @Override
     public PublishOutcome publish(Publication publication) {
+        if (insertOverwrite()) {
+            return publishInsertOverwrite(publication);
+        }
         HivePublisher.Swap swap;
         IMetaStoreClient client;
         try {
@@ -237,9 +299,50 @@ final class HiveTarget implements Target {
         }
     }
 
+    private PublishOutcome publishInsertOverwrite(Publication publication) {
+        InsertOverwritePublisher.Insert insert;
+        try {
+            List<String> values = table.partitioning().values(publication.businessKey());
+            if (publication.files().isEmpty()) {
+                return PublishOutcome.failed(PublishOutcome.ErrorCode.NOT_COMMITTED, "run " + publication.runId()
+                        + " staged no rows: an INSERT OVERWRITE from no files would empty the partition; roll the key"
+                        + " back instead");
+            }
+            Schema staged = publication.stagedColumns().get();
+            setUp(staged);
+            String location = PublishDirectory.build(publication.files(), publication.fence().generation(), hadoop);
+            insert = new InsertOverwritePublisher.Insert(publication.runId(), jobKey, publication.businessKey(),
+                    publication.publishToken(), publication.fence(), values,
+                    location, HiveTypes.columns(staged, table.toString()));
+        } catch (TargetMismatchException e) {
+            return PublishOutcome.failed(PublishOutcome.ErrorCode.TARGET_MISMATCH, e.getMessage());
+        } catch (IOException | RuntimeException e) {
+            return PublishOutcome.failed(PublishOutcome.ErrorCode.NOT_COMMITTED, "publish of run "
+                    + publication.runId() + " to Hive table " + table + " not started: " + TargetException.oneLine(e));
+        }
+        return new InsertOverwritePublisher(hiveServer2, metastore, table).publish(insert);
+    }
+
+    /**
+     * {@code publish: insert_overwrite}: found only when the partition's parameters name this run, which the
+     * publisher records after HiveServer2 confirmed the statement. Absent is no evidence that the statement never ran
+     * (see {@link InsertOverwritePublisher}), so the probe then throws and leaves the run to an operator.
+     */
     @Override
     public ProbeResult probe(String runId, UUID publishToken) {
         try (IMetaStoreClient client = open()) {
+            if (insertOverwrite()) {
+                ProbeResult found = new HivePublisher(client, table).probe(runId, publishToken,
+                        io.loadgate.worker.publish.IcebergPublisher.PUBLISH_GENERATION_PROPERTY);
+                if (found.status() == ProbeResult.Status.PUBLISHED) {
+                    return found;
+                }
+                throw new TargetException("publish insert_overwrite of run " + runId + ": " + found.evidence()
+                        + ", which does not tell whether its INSERT OVERWRITE ran: Hive writes no token with the data,"
+                        + " and HiveServer2 may still run a statement whose client is gone. Resolve the run by hand"
+                        + " (loadgate resolve " + runId + " --as PUBLISHED|FAILED_PUBLISH) after looking up the"
+                        + " HiveServer2 query id its publish event names", null);
+            }
             return new HivePublisher(client, table).probe(runId, publishToken);
         } catch (TException e) {
             throw new TargetException("cannot read the partitions of Hive table " + table + ": "

@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A HiveServer2 4.0.1 in a JVM of its own, serving Hive SQL on a free loopback port (binary Thrift, no SASL), with its
- * own embedded Derby metastore and local MapReduce: Hive SQL needs unshaded Hadoop 3.3, which cannot share a class
+ * own embedded Derby metastore or the test metastore ({@link HiveMetastoreFixture}), and local MapReduce: Hive SQL needs unshaded Hadoop 3.3, which cannot share a class
  * path with the shaded client the rest of Loadgate uses, so its 319 jars come from their own dependency set
  * ({@code src/test/hs2/pom.xml}, resolved offline by Maven at start) and its JDBC driver is loaded in a class loader
  * of its own. {@link #start} throws {@link Unavailable} with the reason when that JVM cannot start (its jars not in the
@@ -50,18 +50,38 @@ final class HiveServer2Fixture implements AutoCloseable {
     private final Driver driver;
     private final String url;
     final Duration startup;
+    /** HiveServer2's Thrift port on 127.0.0.1. */
+    final int port;
+    /** {@code hive-jdbc-4.0.1-standalone.jar}, the driver a job's {@code jdbc_driver_path} names. */
+    final Path standaloneDriver;
 
-    private HiveServer2Fixture(Process process, URLClassLoader drivers, Driver driver, String url, Duration startup) {
+    private HiveServer2Fixture(Process process, URLClassLoader drivers, Driver driver, int port, Duration startup,
+                               Path standaloneDriver) {
         this.process = process;
         this.drivers = drivers;
         this.driver = driver;
-        this.url = url;
+        this.port = port;
+        this.url = "jdbc:hive2://127.0.0.1:" + port + "/default;auth=noSasl";
         this.startup = startup;
+        this.standaloneDriver = standaloneDriver;
     }
 
+    /** With an embedded Derby metastore of its own. */
     static HiveServer2Fixture start(Path work) throws Unavailable, IOException, InterruptedException {
+        return start(work, null);
+    }
+
+    /**
+     * @param metastoreUri the metastore HiveServer2 uses ({@code thrift://...}), so that a test reads and writes the
+     *     same tables through it; null for an embedded Derby one
+     */
+    static HiveServer2Fixture start(Path work, String metastoreUri) throws Unavailable, IOException,
+            InterruptedException {
         Instant started = Instant.now();
-        List<String> classPath = classPath(work);
+        List<String> classPath = new ArrayList<>(classPath(work));
+        Path standalone = classPath.stream().filter(e -> e.endsWith("-standalone.jar")).findFirst().map(Path::of)
+                .orElseThrow(() -> new Unavailable("no hive-jdbc standalone jar among HiveServer2's jars"));
+        classPath.remove(standalone.toString());
         int port;
         try (ServerSocket socket = new ServerSocket(0)) {
             port = socket.getLocalPort();
@@ -72,18 +92,25 @@ final class HiveServer2Fixture implements AutoCloseable {
         command.addAll(List.of("-cp", String.join(File.pathSeparator, classPath),
                 "org.apache.hive.service.server.HiveServer2"));
         String w = work.toAbsolutePath().toString();
-        for (String setting : List.of("hive.server2.thrift.port=" + port, "hive.server2.thrift.bind.host=127.0.0.1",
+        List<String> metastore = metastoreUri != null ? List.of("hive.metastore.uris=" + metastoreUri)
+                : List.of("hive.metastore.uris=",
+                        "javax.jdo.option.ConnectionURL=jdbc:derby:;databaseName=" + w + "/metastore_db;create=true",
+                        "datanucleus.schema.autoCreateAll=true", "hive.metastore.schema.verification=false");
+        List<String> settings = new ArrayList<>(metastore);
+        settings.addAll(List.of("hive.server2.thrift.port=" + port, "hive.server2.thrift.bind.host=127.0.0.1",
                 "hive.server2.transport.mode=binary", "hive.server2.authentication=NOSASL",
-                "hive.server2.enable.doAs=false", "hive.server2.webui.port=0", "hive.metastore.uris=",
-                "javax.jdo.option.ConnectionURL=jdbc:derby:;databaseName=" + w + "/metastore_db;create=true",
-                "datanucleus.schema.autoCreateAll=true", "hive.metastore.schema.verification=false",
+                "hive.server2.enable.doAs=false", "hive.server2.webui.port=0",
+                // Polls the metastore's notification log, which a metastore serves only to its proxy users ("User
+                // root is not allowed to perform this API call"), and fails the start; Loadgate needs none of it.
+                "hive.notification.event.poll.interval=0s",
                 "hive.execution.engine=mr", "mapreduce.framework.name=local", "hive.support.concurrency=false",
                 "hive.stats.autogather=false", "hive.in.test=true", "fs.defaultFS=file:///",
                 "hive.metastore.warehouse.dir=file://" + w + "/warehouse",
                 "hive.metastore.warehouse.external.dir=file://" + w + "/external",
                 "hive.exec.scratchdir=" + w + "/scratch", "hive.exec.local.scratchdir=" + w + "/local-scratch",
                 "hive.querylog.location=" + w + "/query-log",
-                "hive.server2.logging.operation.log.location=" + w + "/operation-log")) {
+                "hive.server2.logging.operation.log.location=" + w + "/operation-log"));
+        for (String setting : settings) {
             command.add("--hiveconf");
             command.add(setting);
         }
@@ -113,8 +140,8 @@ final class HiveServer2Fixture implements AutoCloseable {
         try {
             Driver driver = (Driver) drivers.loadClass("org.apache.hive.jdbc.HiveDriver").getDeclaredConstructor()
                     .newInstance();
-            return new HiveServer2Fixture(process, drivers, driver,
-                    "jdbc:hive2://127.0.0.1:" + port + "/default;auth=noSasl", Duration.between(started, Instant.now()));
+            return new HiveServer2Fixture(process, drivers, driver, port, Duration.between(started, Instant.now()),
+                    standalone);
         } catch (ReflectiveOperationException e) {
             process.destroyForcibly();
             drivers.close();
