@@ -207,6 +207,22 @@ class GoldenWireTest {
         Runs.succeeded(ledger, "FILES", "2026-11-30T15", Runs.filesManifest("d_20261130-1500/part-0.json",
                 "d_20261130-1500/part-1.json"));
         step("jobs.loaded-directories", "GET", "/v1/jobs/FILES/loaded-directories", "viewer", null, 200);
+        // Run H (extension): a manifest whose source metrics follow, then the metrics, again, and other ones.
+        String runH = ledger.post("/v1/runs", RunApi.CreateRun.forWorkers(JobKey.of("GOLDEN"),
+                BusinessKey.of("2026-12-06"), TestLedger.STAGE_ROOT, "stg_")).text("runId");
+        RunApi.Manifest plain = manifest(10);
+        step("runs.manifest.pending", "POST", "/v1/runs/" + runH + "/manifest", "worker", new RunApi.Manifest(
+                plain.snapshotScn(), "1a2b3c4d-00000001-1", plain.sourceCount(), plain.sourceNullSplitCount(),
+                plain.sourceMinSplit(), plain.sourceMaxSplit(), plain.plannedPartitionCount(), Map.of(), "loadgate-1",
+                plain.partitions(), true), 200);
+        Map<String, String> valuesH = new LinkedHashMap<>();
+        valuesH.put("COUNT", "10");
+        valuesH.put("SUM:amount", "1234.50");
+        var metricsH = new RunApi.SourceMetrics(valuesH, "loadgate-1");
+        step("runs.source-metrics", "PUT", "/v1/runs/" + runH + "/source-metrics", "worker", metricsH, 200);
+        step("runs.source-metrics.again", "PUT", "/v1/runs/" + runH + "/source-metrics", "worker", metricsH, 200);
+        step("runs.source-metrics.conflict", "PUT", "/v1/runs/" + runH + "/source-metrics", "worker",
+                new RunApi.SourceMetrics(Map.of("COUNT", "11"), "loadgate-1"), 409);
         assertThat(cases).isGreaterThan(30);
     }
 

@@ -37,6 +37,7 @@ import io.loadgate.api.RunApi.OnLostResponse;
 import io.loadgate.api.RunApi.RunChange;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunApi;
 import io.loadgate.api.RunId;
 import io.loadgate.api.StepApi;
 import io.loadgate.api.StepApi.PublishClaim;
@@ -75,6 +76,11 @@ public abstract class ForwardingLedgerClient implements LedgerClient {
     @Override
     public ManifestAccepted registerManifest(RunId runId, Manifest manifest) {
         return around("registerManifest", () -> delegate.registerManifest(runId, manifest));
+    }
+
+    @Override
+    public RunApi.SourceMetricsAccepted recordSourceMetrics(RunId runId, RunApi.SourceMetrics metrics) {
+        return around("recordSourceMetrics", () -> delegate.recordSourceMetrics(runId, metrics));
     }
 
     @Override
