@@ -288,21 +288,13 @@ public final class Runs {
 
     /**
      * Extension: a run whose extraction ended while its source metrics were still awaited may fail from
-     * EXTRACTED_VALIDATED as from EXTRACTING; its submitter's measuring failed, and no validation can be judged.
+     * EXTRACTED_VALIDATED as from EXTRACTING (checked on the locked run); its submitter's measuring failed, and no
+     * validation can be judged.
      */
-    private static final RunApi.FailRun AWAITING_METRICS_FAIL = new RunApi.FailRun(RunStatus.EXTRACTED_VALIDATED,
-            RunStatus.FAILED_EXTRACT, null, null, null);
-
     private static boolean awaitingMetricsFail(RunApi.FailRun request) {
-        return request.expectedStatus() == AWAITING_METRICS_FAIL.expectedStatus()
-                && request.failStatus() == AWAITING_METRICS_FAIL.failStatus();
+        return request.expectedStatus() == RunStatus.EXTRACTED_VALIDATED
+                && request.failStatus() == RunStatus.FAILED_EXTRACT;
     }
-
-    /**
-     * The {@value #SOURCE_METRICS_STAGE} stage of a run's error: its source metrics, measured after the manifest,
-     * could not be measured or did not come.
-     */
-    public static final String SOURCE_METRICS_STAGE = "SOURCE_METRICS";
 
     public RunApi.RunChange fail(RunId runId, RunApi.FailRun request, String actor) {
         if (!ALLOWED_FAILS.getOrDefault(request.expectedStatus(), Set.of()).contains(request.failStatus())
