@@ -242,7 +242,7 @@ public final class RunSubmitter {
             try {
                 metrics = snapshot.sourceMetrics();
             } catch (RuntimeException e) {
-                failForMetrics(runId, e);
+                failForMetrics(runId, snapshot, e);
                 throw e;
             }
             try {
@@ -261,11 +261,27 @@ public final class RunSubmitter {
         return task;
     }
 
-    /** Fails the run from whichever state before validation it is in: extraction may have ended meanwhile. */
-    private void failForMetrics(RunId runId, RuntimeException failure) {
+    /**
+     * Fails the run from whichever state before validation it is in: extraction may have ended meanwhile. A snapshot
+     * that died under the measuring is said as such while the run extracts, as the follower says it
+     * (FAILED_SNAPSHOT_EXPIRED): the loss is the cause, and the run's partitions cannot be read either.
+     */
+    private void failForMetrics(RunId runId, SnapshotHolder snapshot, RuntimeException failure) {
         String message = Messages.fit("the source metrics could not be measured at the run's snapshot: "
                 + failure.getMessage());
         LOG.warn("run {}: {}", runId, message);
+        if (!snapshot.isAlive()) {
+            try {
+                ledger.failRun(runId, new FailRun(RunStatus.EXTRACTING, RunStatus.FAILED_SNAPSHOT_EXPIRED, "EXTRACT",
+                        RunFollower.SNAPSHOT_LOST, message));
+                return;
+            } catch (LedgerCallException e) {
+                if (!e.is(ErrorCode.RUN_STATUS_MISMATCH)) {
+                    LOG.warn("run {}: failing it was refused: {}", runId, e.getMessage());
+                    return;
+                }
+            }
+        }
         for (RunStatus from : List.of(RunStatus.EXTRACTING, RunStatus.EXTRACTED_VALIDATED)) {
             try {
                 ledger.failRun(runId, new FailRun(from, RunStatus.FAILED_EXTRACT, "SOURCE_METRICS", METRICS_FAILED,
