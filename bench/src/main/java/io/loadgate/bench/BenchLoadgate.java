@@ -25,6 +25,7 @@ import io.loadgate.worker.ledger.LedgerToken;
 import io.loadgate.worker.metrics.WorkerMetrics;
 import io.loadgate.worker.publish.CatalogConfig;
 import io.loadgate.worker.submit.RunFollower;
+import io.loadgate.worker.source.SourceMetricsTiming;
 import io.loadgate.worker.submit.RunSubmitter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -200,7 +201,8 @@ final class BenchLoadgate implements AutoCloseable {
         Instant startedAt = Instant.now();
         long start = System.nanoTime();
         RunView end;
-        var submission = new RunSubmitter(timed, sources, environment).submit(job, yaml, businessKey);
+        var submission = new RunSubmitter(timed, sources, environment).withSourceMetrics(metricsTiming())
+                .submit(job, yaml, businessKey);
         try (submission) {
             end = new RunFollower(followerCalls, Duration.ofMillis(100), Duration.ofSeconds(30))
                     .follow(submission.runId(), submission, run -> { });
@@ -221,6 +223,16 @@ final class BenchLoadgate implements AutoCloseable {
     /** The embedded PostgreSQL the ledger runs on (it can hold other databases: pgbench's). */
     EmbeddedPostgres embedded() {
         return server.embedded().orElseThrow();
+    }
+
+    /**
+     * {@code BENCH_SOURCE_METRICS=while_planning} measures the source's metrics before the manifest, as before issue
+     * 14's overlap, so that one build can compare both orders; the default is the submitter's own.
+     */
+    static SourceMetricsTiming metricsTiming() {
+        String timing = System.getenv("BENCH_SOURCE_METRICS");
+        return timing == null || timing.isBlank() ? SourceMetricsTiming.AFTER_PLANNING
+                : SourceMetricsTiming.valueOf(timing.trim().toUpperCase(java.util.Locale.ROOT));
     }
 
     @Override

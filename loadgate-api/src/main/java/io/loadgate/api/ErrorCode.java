@@ -47,7 +47,9 @@ public enum ErrorCode {
     /** Extension: rollback of a run that a later SUCCESS run of its key superseded. */
     NOT_LATEST_SUCCESS(409, true),
     /** Extension: rollback recorded before with another targetRef. */
-    ALREADY_ROLLED_BACK(409, true);
+    ALREADY_ROLLED_BACK(409, true),
+    /** Extension: source metrics for a run that already has different ones. */
+    SOURCE_METRICS_CONFLICT(409, true);
 
     private final int httpStatus;
     private final boolean extension;

@@ -146,20 +146,61 @@ public final class RunApi {
         }
     }
 
-    /** {@code POST /v1/runs/{runId}/manifest}: the plan and the source's numbers at one snapshot. */
+    /**
+     * {@code POST /v1/runs/{runId}/manifest}: the plan and the source's numbers at one snapshot.
+     * {@code sourceMetricsPending} (extension, left out unless true): the source's metrics are measured at the same
+     * snapshot while the partitions extract and come later, with {@link SourceMetrics}; {@code sourceMetrics} is then
+     * empty.
+     */
     public record Manifest(@JsonFormat(shape = JsonFormat.Shape.STRING) BigInteger snapshotScn, String snapshotRef,
                            long sourceCount, long sourceNullSplitCount,
                            @JsonFormat(shape = JsonFormat.Shape.STRING) BigInteger sourceMinSplit,
                            @JsonFormat(shape = JsonFormat.Shape.STRING) BigInteger sourceMaxSplit,
                            int plannedPartitionCount,
                            Map<String, String> sourceMetrics, String sourceMetricsVersion,
-                           List<ManifestPartition> partitions) {
+                           List<ManifestPartition> partitions,
+                           @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean sourceMetricsPending) {
         public Manifest {
             if (snapshotScn == null && snapshotRef == null) {
                 throw new IllegalArgumentException("snapshotScn or snapshotRef is required");
             }
             sourceMetrics = ordered(sourceMetrics);
             partitions = List.copyOf(requireNonNull(partitions, "partitions is null"));
+            if (sourceMetricsPending && !sourceMetrics.isEmpty()) {
+                throw new IllegalArgumentException("a manifest whose source metrics are pending carries none");
+            }
+        }
+
+        /** The contract's manifest, carrying its source metrics (what a NiFi flow sends). */
+        public Manifest(BigInteger snapshotScn, String snapshotRef, long sourceCount, long sourceNullSplitCount,
+                        BigInteger sourceMinSplit, BigInteger sourceMaxSplit, int plannedPartitionCount,
+                        Map<String, String> sourceMetrics, String sourceMetricsVersion,
+                        List<ManifestPartition> partitions) {
+            this(snapshotScn, snapshotRef, sourceCount, sourceNullSplitCount, sourceMinSplit, sourceMaxSplit,
+                    plannedPartitionCount, sourceMetrics, sourceMetricsVersion, partitions, false);
+        }
+    }
+
+    /**
+     * {@code PUT /v1/runs/{runId}/source-metrics} (extension): the source's metrics at the run's snapshot, for a run
+     * whose manifest said they were pending.
+     */
+    public record SourceMetrics(Map<String, String> sourceMetrics, String sourceMetricsVersion) {
+        public SourceMetrics {
+            sourceMetrics = ordered(requireNonNull(sourceMetrics, "sourceMetrics is null"));
+        }
+    }
+
+    /**
+     * {@link SourceMetrics}' answer: {@code changed} is false for the same metrics sent again;
+     * {@code validationScheduled} is true when extraction had already ended and the staging validation was
+     * scheduled by these metrics.
+     */
+    public record SourceMetricsAccepted(RunId runId, RunStatus runStatus, boolean changed,
+                                        boolean validationScheduled) {
+        public SourceMetricsAccepted {
+            requireNonNull(runId, "runId is null");
+            requireNonNull(runStatus, "runStatus is null");
         }
     }
 

@@ -60,6 +60,10 @@ class GoldenRoundTripTest {
         is("runs.create.stale", RunApi.CreateRun.class, ErrorResponse.class);
         is("runs.create.invalid", null, ErrorResponse.class);
         is("runs.manifest", RunApi.Manifest.class, RunApi.ManifestAccepted.class);
+        is("runs.manifest.pending", RunApi.Manifest.class, RunApi.ManifestAccepted.class);
+        is("runs.source-metrics", RunApi.SourceMetrics.class, RunApi.SourceMetricsAccepted.class);
+        is("runs.source-metrics.again", RunApi.SourceMetrics.class, RunApi.SourceMetricsAccepted.class);
+        is("runs.source-metrics.conflict", RunApi.SourceMetrics.class, ErrorResponse.class);
         is("runs.fail", RunApi.FailRun.class, RunApi.RunChange.class);
         is("runs.get.extracted", null, RunApi.RunView.class);
         is("runs.get.unknown", null, ErrorResponse.class);

@@ -18,6 +18,7 @@ import io.loadgate.ledger.dispatch.Outbox;
 import io.loadgate.ledger.event.EventLog;
 import io.loadgate.ledger.run.RunRow;
 import io.loadgate.ledger.run.RunTransitions;
+import io.loadgate.ledger.run.SourceMetricsLater;
 import io.loadgate.ledger.run.StagePath;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -397,8 +398,8 @@ public final class Partitions {
             return new Completion(RunTransitions.read(tx, run.runId()).orElseThrow().status(), false);
         }
         tx.update(RECORD_EXTRACTED, totals.rows(), run.runId());
-        Outbox.insert(tx, run.runId(), run.executor(), DispatchType.VALIDATE_RUN, null, Map.of());
-        return new Completion(RunStatus.EXTRACTED_VALIDATED, true);
+        // Source metrics still awaited: their arrival schedules the validation (SourceMetricsLater).
+        return new Completion(RunStatus.EXTRACTED_VALIDATED, SourceMetricsLater.scheduleValidation(tx, run));
     }
 
     private static PartitionRow lockPartition(Tx tx, RunId runId, String partitionId) throws SQLException {

@@ -7,7 +7,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** What the planner saw at the snapshot: the source's totals and the partitions it will be read in. */
+/**
+ * What the planner saw at the snapshot: the source's totals and the partitions it will be read in.
+ * {@code sourceMetricsPending} (an extension): the source's metrics are measured at the same snapshot while the
+ * partitions extract and come later ({@link SourceMetricsLater}); {@code sourceMetrics} is then empty.
+ */
 public record Manifest(
         BigInteger snapshotScn,
         String snapshotRef,
@@ -18,11 +22,23 @@ public record Manifest(
         int plannedPartitionCount,
         Map<String, String> sourceMetrics,
         String sourceMetricsVersion,
-        List<Partition> partitions) {
+        List<Partition> partitions,
+        boolean sourceMetricsPending) {
 
     public Manifest {
         sourceMetrics = Map.copyOf(requireNonNull(sourceMetrics, "sourceMetrics is null"));
         partitions = List.copyOf(requireNonNull(partitions, "partitions is null"));
+        if (sourceMetricsPending && !sourceMetrics.isEmpty()) {
+            throw new IllegalArgumentException("a manifest whose source metrics are pending carries none");
+        }
+    }
+
+    /** The contract's manifest, carrying its source metrics. */
+    public Manifest(BigInteger snapshotScn, String snapshotRef, long sourceCount, long sourceNullSplitCount,
+                    BigInteger sourceMinSplit, BigInteger sourceMaxSplit, int plannedPartitionCount,
+                    Map<String, String> sourceMetrics, String sourceMetricsVersion, List<Partition> partitions) {
+        this(snapshotScn, snapshotRef, sourceCount, sourceNullSplitCount, sourceMinSplit, sourceMaxSplit,
+                plannedPartitionCount, sourceMetrics, sourceMetricsVersion, partitions, false);
     }
 
     /** One planned partition: a half-open range of the split column, the NULL partition, or a file source. */
@@ -76,6 +92,10 @@ public record Manifest(
         wire.put("sourceMetrics", sourceMetrics);
         wire.put("sourceMetricsVersion", sourceMetricsVersion);
         wire.put("partitions", partitions.stream().map(Partition::toWire).toList());
+        // Only when true, so that the stored canonical form of a contract manifest is what it always was.
+        if (sourceMetricsPending) {
+            wire.put("sourceMetricsPending", true);
+        }
         return wire;
     }
 }

@@ -14,7 +14,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.UUID;
 
-/** The fields of a run that the ledger's decisions read, as locked at the start of a transaction. */
+/**
+ * The fields of a run that the ledger's decisions read, as locked at the start of a transaction.
+ * {@code sourceMetricsPending}: its manifest left the source's metrics to follow, and they have not come yet.
+ */
 public record RunRow(
         RunId runId,
         JobKey jobKey,
@@ -28,7 +31,8 @@ public record RunRow(
         String snapshotScn,
         String snapshotRef,
         UUID publishToken,
-        LedgerSettings.RecoveryMode recoveryMode) {
+        LedgerSettings.RecoveryMode recoveryMode,
+        boolean sourceMetricsPending) {
 
     public RunRow {
         requireNonNull(runId, "runId is null");
@@ -43,7 +47,8 @@ public record RunRow(
 
     static final String COLUMNS = """
             run_id, job_key, business_key, status, executor, hdfs_run_path, stage_table, allow_empty_source,
-            source_count, snapshot_scn, snapshot_ref, publish_token, recovery_mode""";
+            source_count, snapshot_scn, snapshot_ref, publish_token, recovery_mode,
+            source_metrics_due_since IS NOT NULL AS source_metrics_pending""";
 
     static RunRow map(ResultSet rs) throws SQLException {
         BigDecimal scn = rs.getBigDecimal("snapshot_scn");
@@ -61,6 +66,7 @@ public record RunRow(
                 rs.getString("snapshot_ref"),
                 rs.getObject("publish_token", UUID.class),
                 rs.getString("recovery_mode") == null ? null
-                        : LedgerSettings.RecoveryMode.valueOf(rs.getString("recovery_mode")));
+                        : LedgerSettings.RecoveryMode.valueOf(rs.getString("recovery_mode")),
+                rs.getBoolean("source_metrics_pending"));
     }
 }

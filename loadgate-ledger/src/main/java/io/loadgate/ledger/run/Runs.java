@@ -265,7 +265,8 @@ public final class Runs {
         response.put("status", next.name());
         response.put("dispatchPartitions", dispatchPartitions.stream().map(Manifest.Partition::toWire).toList());
         response.put("emptyPartitionCount", emptyPartitions);
-        response.put("validationScheduled", allEmpty);
+        // A manifest whose metrics follow leaves even an empty run's validation to their arrival (SourceMetricsLater).
+        response.put("validationScheduled", allEmpty && !manifest.sourceMetricsPending());
 
         if (!RunTransitions.transition(tx, run.runId(), RunStatus.CREATED, next, null, actor,
                 Map.of("partitions", manifest.partitions().size(), "emptyPartitions", emptyPartitions,
@@ -287,7 +288,9 @@ public final class Runs {
                             manifest.snapshotScn() == null ? null : manifest.snapshotScn().toString(),
                             manifest.snapshotRef()));
         }
-        if (allEmpty) {
+        if (manifest.sourceMetricsPending()) {
+            tx.update(SourceMetricsLater.AWAIT, run.runId());
+        } else if (allEmpty) {
             Outbox.insert(tx, run.runId(), run.executor(), DispatchType.VALIDATE_RUN, null, Map.of());
         }
         return response;
@@ -332,13 +335,26 @@ public final class Runs {
             RunStatus.STAGING_VALIDATED, Set.of(RunStatus.FAILED_PUBLISH),
             RunStatus.PUBLISHED, Set.of(RunStatus.FAILED_TARGET_VALIDATION));
 
+    /**
+     * Extension: a run whose extraction ended while its source metrics were still awaited may fail from
+     * EXTRACTED_VALIDATED as from EXTRACTING (checked on the locked run); its submitter's measuring failed, and no
+     * validation can be judged.
+     */
+    private static boolean awaitingMetricsFail(RunApi.FailRun request) {
+        return request.expectedStatus() == RunStatus.EXTRACTED_VALIDATED
+                && request.failStatus() == RunStatus.FAILED_EXTRACT;
+    }
+
     public RunApi.RunChange fail(RunId runId, RunApi.FailRun request, String actor) {
-        if (!ALLOWED_FAILS.getOrDefault(request.expectedStatus(), Set.of()).contains(request.failStatus())) {
-            throw new LedgerException.Invalid(ErrorCode.FAIL_TRANSITION_NOT_ALLOWED, request.expectedStatus() + " -> "
-                    + request.failStatus() + " is not an allowed failure transition");
+        if (!ALLOWED_FAILS.getOrDefault(request.expectedStatus(), Set.of()).contains(request.failStatus())
+                && !awaitingMetricsFail(request)) {
+            throw notAllowed(request);
         }
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
+            if (awaitingMetricsFail(request) && !run.sourceMetricsPending() && run.status() != request.failStatus()) {
+                throw notAllowed(request);
+            }
             boolean changed;
             if (run.status() == request.failStatus()) {
                 changed = false;
@@ -349,14 +365,27 @@ public final class Runs {
                 changed = RunTransitions.transition(tx, runId, request.expectedStatus(), request.failStatus(),
                         new RunTransitions.Failure(request.errorStage(), request.errorCode(), request.message()),
                         actor);
-                if (changed && request.failStatus() == RunStatus.FAILED_SNAPSHOT_EXPIRED) {
-                    // No partition can be read any more: their workers stop at their next heartbeat instead of
-                    // reading on for a run that has ended.
+                if (changed && (request.failStatus() == RunStatus.FAILED_SNAPSHOT_EXPIRED
+                        || run.sourceMetricsPending())) {
+                    // No partition can be read any more (or none is worth reading: the run cannot be validated);
+                    // their workers stop at their next heartbeat instead of reading on for a run that has ended.
                     Partitions.failUnfinished(tx, runId, "EXTRACT", request.errorCode(), request.message(), actor);
                 }
             }
             return new RunApi.RunChange(runId, request.failStatus(), changed);
         });
+    }
+
+    private static LedgerException.Invalid notAllowed(RunApi.FailRun request) {
+        return new LedgerException.Invalid(ErrorCode.FAIL_TRANSITION_NOT_ALLOWED, request.expectedStatus() + " -> "
+                + request.failStatus() + " is not an allowed failure transition");
+    }
+
+    /** {@code PUT /v1/runs/{runId}/source-metrics} (extension): see {@link SourceMetricsLater}. */
+    public RunApi.SourceMetricsAccepted recordSourceMetrics(RunId runId, RunApi.SourceMetrics metrics, String actor) {
+        requireNonNull(metrics, "metrics is null");
+        return database.inTransaction(tx -> SourceMetricsLater.record(tx, RunTransitions.lock(tx, runId), metrics,
+                actor));
     }
 
     public static final String CANCELLED_CODE = "RUN_CANCELLED";

@@ -92,6 +92,14 @@ public final class Sweep {
              ORDER BY started_at
              LIMIT ? FOR NO KEY UPDATE SKIP LOCKED
             """;
+    // Source metrics can be awaited only before the validation starts (SourceMetricsLater).
+    private static final String SOURCE_METRICS_OVERDUE = """
+            SELECT run_id, status FROM load_run
+             WHERE status IN ('EXTRACTING', 'EXTRACTED_VALIDATED')
+               AND source_metrics_due_since <= now() - make_interval(secs => ?)
+             ORDER BY source_metrics_due_since
+             LIMIT ? FOR NO KEY UPDATE SKIP LOCKED
+            """;
     private static final String STALE_ALERTS = """
             WITH due AS (
                 SELECT run_id FROM load_run
@@ -159,6 +167,7 @@ public final class Sweep {
             tick.rule("staleDrivers", tick::staleDrivers);
             tick.rule("runTimeout", tick::runTimeouts);
             tick.rule("manifestTimeout", tick::manifestTimeouts);
+            tick.rule("sourceMetricsTimeout", tick::sourceMetricsTimeouts);
             tick.rule("ackTimeout", tick::ackTimeouts);
             tick.rule("validationRegive", tick::staleValidations);
             tick.rule("validationStale", tick::staleAlerts);
@@ -181,6 +190,7 @@ public final class Sweep {
         private int publishUnknown;
         private int validationsRegiven;
         private int manifestsOverdue;
+        private int sourceMetricsOverdue;
 
         Tick(Tx tx, SweepThresholds thresholds) {
             this.tx = tx;
@@ -189,7 +199,7 @@ public final class Sweep {
 
         SweepReport report() {
             return new SweepReport(true, stalePartitionsTimedOut, reissued, runsTimedOut, requeued, dead, alerts,
-                    publishUnknown, validationsRegiven, manifestsOverdue, failedRules);
+                    publishUnknown, validationsRegiven, manifestsOverdue, sourceMetricsOverdue, failedRules);
         }
 
         void rule(String name, SqlAction body) {
@@ -307,6 +317,34 @@ public final class Sweep {
                                     + thresholds.manifestTimeout() + " of the run's creation: its submitter is gone;"
                                     + " start a new run for the key"), ACTOR);
                     manifestsOverdue += moved ? 1 : 0;
+                    return moved;
+                });
+            }
+        }
+
+        // Rule 2c (an extension): source metrics that a manifest said would follow and that have not come for
+        // manifest_timeout since. Their submitter died (it measures them at the snapshot it holds, so nobody else
+        // can), and no validation can be judged without them: the run times out and frees its key, and its
+        // unfinished partitions and open dispatches end with it, since their work can no longer be validated.
+        // The same threshold as the manifest's: both wait for one source query of a submitter that may be gone.
+        void sourceMetricsTimeouts() throws SQLException {
+            var runs = tx.query(SOURCE_METRICS_OVERDUE, rs -> new RunState(Tx.runId(rs, 1),
+                    RunStatus.valueOf(rs.getString(2)), null), SweepThresholds.seconds(thresholds.manifestTimeout()),
+                    thresholds.batch());
+            for (RunState candidate : runs) {
+                RunId runId = candidate.runId();
+                row("source metrics timeout " + runId, () -> {
+                    RunRow run = RunTransitions.lock(tx, runId);
+                    if (!run.sourceMetricsPending() || run.status() != candidate.status()) {
+                        return false;
+                    }
+                    boolean moved = timeOut(run, run.status(), "SOURCE_METRICS", "SOURCE_METRICS_TIMEOUT",
+                            "no source metrics within " + thresholds.manifestTimeout() + " of the manifest, which"
+                                    + " said they would follow: their submitter is gone; start a new run for the key");
+                    if (moved) {
+                        Dispatches.retireOpenOfRun(tx, runId, ACTOR);
+                        sourceMetricsOverdue++;
+                    }
                     return moved;
                 });
             }

@@ -8,17 +8,18 @@ import java.util.List;
  */
 public record SweepReport(boolean ran, int stalePartitionsTimedOut, int partitionsReissued, int runsTimedOut,
                           int dispatchesRequeued, int dispatchesDead, int staleAlerts, int publishUnknown,
-                          int validationsRegiven, int manifestsOverdue, List<String> failedRules) {
+                          int validationsRegiven, int manifestsOverdue, int sourceMetricsOverdue,
+                          List<String> failedRules) {
     public SweepReport {
         failedRules = List.copyOf(failedRules);
     }
 
     static SweepReport skipped() {
-        return new SweepReport(false, 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of());
+        return new SweepReport(false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of());
     }
 
     public int changes() {
         return stalePartitionsTimedOut + partitionsReissued + runsTimedOut + dispatchesRequeued + dispatchesDead
-                + staleAlerts + publishUnknown + validationsRegiven + manifestsOverdue;
+                + staleAlerts + publishUnknown + validationsRegiven + manifestsOverdue + sourceMetricsOverdue;
     }
 }

@@ -94,7 +94,9 @@ public final class Validations {
                 Outbox.ack(tx, dispatchId);
             }
             // One statement moves the status and records the validator, as the publish claim does with its token.
-            boolean started = RunTransitions.transitionWith(tx, runId, RunStatus.EXTRACTED_VALIDATED,
+            // A run still awaiting its source metrics starts nothing: there would be nothing to judge against
+            // (SourceMetricsLater); its validation is scheduled when they come.
+            boolean started = !run.sourceMetricsPending() && RunTransitions.transitionWith(tx, runId, RunStatus.EXTRACTED_VALIDATED,
                     RunStatus.STAGE_VALIDATING, new RunTransitions.Columns(START_COLUMNS, dispatchId, node), node,
                     Map.of("dispatchId", String.valueOf(dispatchId)));
             RunStatus status = run.status();

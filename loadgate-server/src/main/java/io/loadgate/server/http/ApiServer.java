@@ -237,6 +237,10 @@ public final class ApiServer implements AutoCloseable {
             routes.post(path, guarded(roles, handler));
         }
 
+        void put(String path, Set<Role> roles, Handler handler) {
+            routes.put(path, guarded(roles, handler));
+        }
+
         void open(String path, Handler handler) {
             routes.get(path, handler);
         }

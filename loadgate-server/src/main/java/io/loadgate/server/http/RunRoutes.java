@@ -29,6 +29,7 @@ final class RunRoutes {
     static void register(ApiServer.Routes routes, Ledger ledger) {
         routes.post("/v1/runs", ApiServer.WORKER, ctx -> create(ctx, ledger));
         routes.post("/v1/runs/{runId}/manifest", ApiServer.WORKER, ctx -> manifest(ctx, ledger));
+        routes.put("/v1/runs/{runId}/source-metrics", ApiServer.WORKER, ctx -> sourceMetrics(ctx, ledger));
         routes.post("/v1/runs/{runId}/fail", ApiServer.WORKER, ctx -> fail(ctx, ledger));
         routes.post("/v1/runs/{runId}/heartbeat", ApiServer.WORKER, ctx -> heartbeat(ctx, ledger));
         routes.get("/v1/runs", ApiServer.READERS, ctx -> list(ctx, ledger));
@@ -104,6 +105,10 @@ final class RunRoutes {
         Integer planned = body.int32("plannedPartitionCount", true, 0, 10_000);
         Map<String, String> metrics = body.stringMap("sourceMetrics", false, Formats.METRIC_NAME, 200);
         String metricsVersion = body.string("sourceMetricsVersion", false, Formats.CODE);
+        // Extension: the metrics follow with PUT .../source-metrics; a manifest that says so carries none.
+        boolean metricsPending = body.bool("sourceMetricsPending", false, false);
+        body.check("sourceMetrics", !metricsPending || metrics == null || metrics.isEmpty(),
+                "must be absent or empty when sourceMetricsPending is true");
         List<RequestBody> items = body.objects("partitions", true, 1, 10_000);
         List<Manifest.Partition> partitions = new ArrayList<>();
         if (items != null) {
@@ -126,7 +131,8 @@ final class RunRoutes {
         }
         body.finish();
         Manifest manifest = new Manifest(snapshotScn, snapshotRef, sourceCount, nullCount == null ? 0 : nullCount,
-                minSplit, maxSplit, planned, metrics == null ? Map.of() : metrics, metricsVersion, partitions);
+                minSplit, maxSplit, planned, metrics == null || metricsPending ? Map.of() : metrics, metricsVersion,
+                partitions, metricsPending);
         ApiServer.ok(ctx, ledger.runs().registerManifest(runId, manifest, ApiServer.actor(ctx)));
     }
 
@@ -135,6 +141,18 @@ final class RunRoutes {
         var runId = ApiServer.runId(ctx);
         RequestBody.parse(ctx.body() == null || ctx.body().isBlank() ? "{}" : ctx.body()).finish();
         ApiServer.ok(ctx, ledger.runs().heartbeat(runId));
+    }
+
+    /** The source's metrics of a run whose manifest said they would follow (extension). */
+    private static void sourceMetrics(Context ctx, Ledger ledger) {
+        var runId = ApiServer.runId(ctx);
+        RequestBody body = RequestBody.parse(ctx.body());
+        Map<String, String> metrics = body.stringMap("sourceMetrics", true, Formats.METRIC_NAME, 200);
+        String version = body.string("sourceMetricsVersion", false, Formats.CODE);
+        body.check("sourceMetrics", metrics == null || !metrics.isEmpty(), "must name at least one metric");
+        body.finish();
+        ApiServer.ok(ctx, ledger.runs().recordSourceMetrics(runId, new RunApi.SourceMetrics(metrics, version),
+                ApiServer.actor(ctx)));
     }
 
     private static void fail(Context ctx, Ledger ledger) {

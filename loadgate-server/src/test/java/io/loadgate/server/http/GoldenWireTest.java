@@ -216,6 +216,22 @@ class GoldenWireTest {
                 .withExecutor(Executor.SPARK), 200).get("runId").asText();
         assertThat(ledger.post("/v1/runs/" + runH + "/manifest", manifest(10)).status()).isEqualTo(200);
         step("runs.heartbeat", "POST", "/v1/runs/" + runH + "/heartbeat", "worker", "{}", 200);
+        // Run I (extension): a manifest whose source metrics follow, then the metrics, again, and other ones.
+        String runI = ledger.post("/v1/runs", RunApi.CreateRun.forWorkers(JobKey.of("GOLDEN"),
+                BusinessKey.of("2026-12-06"), TestLedger.STAGE_ROOT, "stg_")).text("runId");
+        RunApi.Manifest plain = manifest(10);
+        step("runs.manifest.pending", "POST", "/v1/runs/" + runI + "/manifest", "worker", new RunApi.Manifest(
+                plain.snapshotScn(), "1a2b3c4d-00000001-1", plain.sourceCount(), plain.sourceNullSplitCount(),
+                plain.sourceMinSplit(), plain.sourceMaxSplit(), plain.plannedPartitionCount(), Map.of(), "loadgate-1",
+                plain.partitions(), true), 200);
+        Map<String, String> valuesI = new LinkedHashMap<>();
+        valuesI.put("COUNT", "10");
+        valuesI.put("SUM:amount", "1234.50");
+        var metricsI = new RunApi.SourceMetrics(valuesI, "loadgate-1");
+        step("runs.source-metrics", "PUT", "/v1/runs/" + runI + "/source-metrics", "worker", metricsI, 200);
+        step("runs.source-metrics.again", "PUT", "/v1/runs/" + runI + "/source-metrics", "worker", metricsI, 200);
+        step("runs.source-metrics.conflict", "PUT", "/v1/runs/" + runI + "/source-metrics", "worker",
+                new RunApi.SourceMetrics(Map.of("COUNT", "11"), "loadgate-1"), 409);
         assertThat(cases).isGreaterThan(30);
     }
 

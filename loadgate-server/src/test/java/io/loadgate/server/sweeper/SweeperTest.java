@@ -218,6 +218,65 @@ class SweeperTest {
         assertThat(ledger.get("/v1/runs/" + fresh).text("status")).isEqualTo("CREATED");
     }
 
+    /**
+     * A killed submitter: its manifest said the source metrics would follow, and they never come. Past
+     * manifest_timeout since the manifest the run times out, from either side of extraction's end, and its
+     * unfinished partitions and open dispatches end with it; runs whose metrics came, or whose wait is younger, stay.
+     */
+    @Test
+    void sourceMetricsThatNeverComeTimeTheRunOut() {
+        String extracting = pendingRun(job(), 5, 7);
+        UUID token = claimed(extracting, "0000");
+        String extracted = pendingRun(job(), 5);
+        UUID other = claimed(extracted, "0000");
+        assertThat(ledger.post("/v1/runs/" + extracted + "/partitions/0000/chunks",
+                chunk(extracted, other, "0000", 0, 1, 5)).text("runStatus")).isEqualTo("EXTRACTED_VALIDATED");
+        String fresh = pendingRun(job(), 5);
+        String delivered = pendingRun(job(), 5);
+        assertThat(ledger.send("PUT", "/v1/runs/" + delivered + "/source-metrics", java.util.Map.of("sourceMetrics",
+                java.util.Map.of("COUNT", "5")), ledger.workerToken).status()).isEqualTo(200);
+        assertThat(sweep(RecoveryMode.FAIL, 3).tick(DEFAULTS).sourceMetricsOverdue()).as("not overdue yet").isZero();
+        ledger.execute("UPDATE load_run SET source_metrics_due_since = now() - interval '61 minutes',"
+                + " started_at = now() - interval '61 minutes' WHERE run_id IN ('" + extracting + "', '" + extracted
+                + "')");
+        ledger.execute("UPDATE load_run SET started_at = now() - interval '61 minutes' WHERE run_id = '" + delivered
+                + "'");
+
+        SweepReport report = sweep(RecoveryMode.FAIL, 3).tick(DEFAULTS);
+
+        assertThat(report.sourceMetricsOverdue()).isEqualTo(2);
+        for (String runId : List.of(extracting, extracted)) {
+            var run = ledger.get("/v1/runs/" + runId);
+            assertThat(run.text("status")).isEqualTo("TIMED_OUT");
+            assertThat(run.text("errorStage")).isEqualTo("SOURCE_METRICS");
+            assertThat(run.text("errorCode")).isEqualTo("SOURCE_METRICS_TIMEOUT");
+            assertThat(run.text("errorMessage")).startsWith("no source metrics within PT1H of the manifest");
+        }
+        assertThat(ledger.count("SELECT count(*) FROM load_partition WHERE run_id = '" + extracting
+                + "' AND status = 'TIMED_OUT'")).as("the running partition and the pending one").isEqualTo(2);
+        assertThat(ledger.count("SELECT count(*) FROM load_dispatch WHERE run_id = '" + extracting
+                + "' AND status IN ('PENDING', 'SENT')")).as("no worker takes a step of it up").isZero();
+        var beat = ledger.post("/v1/runs/" + extracting + "/partitions/0000/heartbeat",
+                java.util.Map.of("claimToken", token.toString()));
+        assertThat(beat.text("partitionStatus")).as("its worker stops at its next beat").isEqualTo("TIMED_OUT");
+        assertThat(ledger.get("/v1/runs/" + fresh).text("status")).isEqualTo("EXTRACTING");
+        assertThat(ledger.get("/v1/runs/" + delivered).text("status")).as("its metrics came").isEqualTo("EXTRACTING");
+        assertThat(ledger.post("/v1/runs", create(ledger.get("/v1/runs/" + extracting).text("jobKey"), "2026-11-29"))
+                .status()).as("the key is free again").isEqualTo(200);
+    }
+
+    private static String pendingRun(String jobKey, long... counts) {
+        var created = ledger.post("/v1/runs", create(jobKey, "2026-11-29"));
+        String runId = created.text("runId");
+        var manifest = Runs.manifest(counts);
+        manifest.remove("sourceMetrics");
+        manifest.put("sourceMetricsPending", true);
+        var registered = ledger.post("/v1/runs/" + runId + "/manifest", manifest);
+        assertThat(registered.status()).as(registered.toString()).isEqualTo(200);
+        Runs.remember(ledger, runId);
+        return runId;
+    }
+
     @Test
     void createdWithoutAManifestPastTheManifestTimeoutFails() {
         String overdue = ledger.post("/v1/runs", create(job(), "K")).text("runId");

@@ -38,6 +38,7 @@ import io.loadgate.api.RunApi.RunBeat;
 import io.loadgate.api.RunApi.RunChange;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunApi;
 import io.loadgate.api.RunId;
 import io.loadgate.api.StepApi;
 import io.loadgate.api.StepApi.PublishClaim;
@@ -81,6 +82,11 @@ public abstract class ForwardingLedgerClient implements LedgerClient {
     @Override
     public RunBeat heartbeatRun(RunId runId) {
         return around("heartbeatRun", () -> delegate.heartbeatRun(runId));
+    }
+
+    @Override
+    public RunApi.SourceMetricsAccepted recordSourceMetrics(RunId runId, RunApi.SourceMetrics metrics) {
+        return around("recordSourceMetrics", () -> delegate.recordSourceMetrics(runId, metrics));
     }
 
     @Override

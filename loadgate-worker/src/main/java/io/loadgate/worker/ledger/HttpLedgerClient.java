@@ -209,6 +209,13 @@ public final class HttpLedgerClient implements LedgerClient {
     }
 
     @Override
+    public RunApi.SourceMetricsAccepted recordSourceMetrics(RunId runId, RunApi.SourceMetrics metrics) {
+        requireNonNull(metrics, "metrics is null");
+        return execute(new Call("PUT", run(runId) + "/source-metrics", metrics,
+                type(RunApi.SourceMetricsAccepted.class), Repeat.REPEATABLE, config.requestTimeout()));
+    }
+
+    @Override
     public RunChange failRun(RunId runId, FailRun request) {
         requireNonNull(request, "request is null");
         return execute(post(run(runId) + "/fail", request, type(RunChange.class), Repeat.REPEATABLE));

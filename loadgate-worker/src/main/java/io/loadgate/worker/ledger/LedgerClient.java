@@ -36,6 +36,7 @@ import io.loadgate.api.RunApi.RunBeat;
 import io.loadgate.api.RunApi.RunChange;
 import io.loadgate.api.RunApi.RunFilter;
 import io.loadgate.api.RunApi.RunView;
+import io.loadgate.api.RunApi;
 import io.loadgate.api.RunId;
 import io.loadgate.api.StepApi;
 import io.loadgate.api.StepApi.PublishClaim;
@@ -115,6 +116,14 @@ public interface LedgerClient {
      * FAILED_MANIFEST); 409 {@code RUN_STATUS_MISMATCH} for a different manifest on a run past CREATED.
      */
     ManifestAccepted registerManifest(RunId runId, Manifest manifest);
+
+    /**
+     * {@code PUT /v1/runs/{runId}/source-metrics} (worker, extension): the source's metrics of a run whose manifest
+     * said they would follow ({@code sourceMetricsPending}). Repeatable: the same metrics again answer
+     * {@code changed=false}. 409 {@code SOURCE_METRICS_CONFLICT} when the run has other metrics; 409
+     * {@code RUN_STATUS_MISMATCH} for a run without a manifest or one that ended while they were awaited.
+     */
+    RunApi.SourceMetricsAccepted recordSourceMetrics(RunId runId, RunApi.SourceMetrics metrics);
 
     /**
      * {@code POST /v1/runs/{runId}/fail} (worker). Repeatable: a run already in {@code failStatus} answers

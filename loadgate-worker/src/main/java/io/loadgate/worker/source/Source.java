@@ -36,6 +36,15 @@ public interface Source {
     SnapshotHolder openSnapshot(String businessKey);
 
     /**
+     * {@link #openSnapshot(String)}, measuring the source's metrics when {@code timing} says. A source that can
+     * measure them later at the same snapshot overrides this; the others measure them while planning whatever
+     * {@code timing} asks, and their plan carries them.
+     */
+    default SnapshotHolder openSnapshot(String businessKey, SourceMetricsTiming timing) {
+        return openSnapshot(businessKey);
+    }
+
+    /**
      * Checks the job against the source without reading rows or taking a snapshot: the table or query resolves, and
      * the split, extracted and validation columns exist with usable types. Returns the columns a reader would yield,
      * in order (the staged files' schema is made from them).

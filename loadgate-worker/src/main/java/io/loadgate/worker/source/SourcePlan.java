@@ -4,13 +4,15 @@ import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.validation.MetricSet;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Everything the planner measured inside the snapshot: the manifest's content ({@code snapshotRef}, split stats,
- * partitions with expected counts, source metrics) and the columns a reader will yield.
+ * partitions with expected counts, source metrics) and the columns a reader will yield. {@code sourceMetrics} is
+ * empty when they are measured after planning ({@link SnapshotHolder#sourceMetrics()}).
  */
 public record SourcePlan(String snapshotRef, List<SourceColumn> columns, SplitStats split, List<Partition> partitions,
-                         MetricSet sourceMetrics) {
+                         Optional<MetricSet> sourceMetrics) {
     public SourcePlan {
         requireNonNull(snapshotRef, "snapshotRef is null");
         columns = List.copyOf(columns);

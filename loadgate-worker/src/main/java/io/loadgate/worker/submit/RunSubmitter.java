@@ -3,17 +3,21 @@ package io.loadgate.worker.submit;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.BusinessKey;
+import io.loadgate.api.ErrorCode;
 import io.loadgate.api.Executor;
 import io.loadgate.api.JobKey;
 import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunApi.AfterRun;
 import io.loadgate.api.RunApi.CreateRun;
 import io.loadgate.api.RunApi.CreatedRun;
+import io.loadgate.api.RunApi.FailRun;
 import io.loadgate.api.RunApi.Manifest;
 import io.loadgate.api.RunApi.ManifestAccepted;
 import io.loadgate.api.RunApi.ManifestPartition;
 import io.loadgate.api.RunApi.OnLostResponse;
+import io.loadgate.api.RunApi.SourceMetrics;
 import io.loadgate.api.RunId;
+import io.loadgate.api.RunStatus;
 import io.loadgate.worker.execution.RunContext;
 import io.loadgate.worker.execution.SourceCache;
 import io.loadgate.worker.job.BusinessKeyFormat;
@@ -21,69 +25,110 @@ import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecException;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
+import io.loadgate.worker.ledger.Messages;
 import io.loadgate.worker.publish.TargetTable;
 import io.loadgate.worker.source.Partition;
 import io.loadgate.worker.source.SnapshotHolder;
 import io.loadgate.worker.source.Source;
 import io.loadgate.worker.source.SourceColumn;
+import io.loadgate.worker.source.SourceMetricsTiming;
 import io.loadgate.worker.source.SourcePlan;
 import io.loadgate.worker.source.Sources;
 import io.loadgate.worker.staging.SourceSchemas;
 import io.loadgate.worker.transform.TransformChain;
+import io.loadgate.worker.validation.MetricSet;
 import java.math.BigInteger;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Starts a run: opens the source's snapshot, plans the partitions inside it, creates the run and registers the
  * manifest. The snapshot stays open in the returned {@link Submission} until the caller closes it, which must not
  * happen before extraction has ended: PostgreSQL forgets an exported snapshot with the transaction that made it.
+ *
+ * <p>By default ({@link SourceMetricsTiming#AFTER_PLANNING}) a source that can measures the job's source metrics
+ * after the manifest, at the same snapshot, on a thread of its own while the partitions extract; the manifest says
+ * they are pending, and the ledger schedules the staging validation only once they are in (docs/validation.md).
+ * When measuring them fails, that thread fails the run at once ({@value #METRICS_FAILED}); when this process dies
+ * before sending them, the ledger's sweeper fails it after {@code recovery.manifest_timeout}.
  */
 public final class RunSubmitter {
+    private static final Logger LOG = LoggerFactory.getLogger(RunSubmitter.class);
     static final String METRICS_VERSION = "loadgate-1";
     static final String STAGE_TABLE_PREFIX = "stg_";
+    /** The error code of a run whose source metrics, measured after its manifest, could not be measured. */
+    public static final String METRICS_FAILED = "SOURCE_METRICS_FAILED";
 
     private final LedgerClient ledger;
     private final SourceCache sources;
     private final Map<String, String> environment;
     private final Optional<TargetChecks> targets;
+    private final SourceMetricsTiming metricsTiming;
 
     /** A submitter that checks the job's target before each run (see {@link TargetChecks}). */
     public RunSubmitter(LedgerClient ledger, SourceCache sources, Map<String, String> environment,
                         TargetChecks targets) {
-        this(ledger, sources, environment, Optional.of(requireNonNull(targets, "targets is null")));
+        this(ledger, sources, environment, Optional.of(requireNonNull(targets, "targets is null")),
+                SourceMetricsTiming.AFTER_PLANNING);
     }
 
     /** A submitter that leaves the target to the publish (a harness whose target is a fault-injecting fake). */
     public RunSubmitter(LedgerClient ledger, SourceCache sources, Map<String, String> environment) {
-        this(ledger, sources, environment, Optional.empty());
+        this(ledger, sources, environment, Optional.empty(), SourceMetricsTiming.AFTER_PLANNING);
     }
 
     private RunSubmitter(LedgerClient ledger, SourceCache sources, Map<String, String> environment,
-                         Optional<TargetChecks> targets) {
+                         Optional<TargetChecks> targets, SourceMetricsTiming metricsTiming) {
         this.ledger = requireNonNull(ledger, "ledger is null");
         this.sources = requireNonNull(sources, "sources is null");
         this.environment = Map.copyOf(environment);
         this.targets = targets;
+        this.metricsTiming = requireNonNull(metricsTiming, "metricsTiming is null");
+    }
+
+    /**
+     * This submitter measuring the source's metrics as {@code timing} says; {@link SourceMetricsTiming#WHILE_PLANNING}
+     * sends them in the manifest, as the contract's manifest carries them (and as the bench compares).
+     */
+    public RunSubmitter withSourceMetrics(SourceMetricsTiming timing) {
+        return new RunSubmitter(ledger, sources, environment, targets, timing);
     }
 
     /**
      * A submitted run and the snapshot its partitions read; {@code businessKey} is the key as the ledger recorded it
      * (its canonical form, see {@link BusinessKeyFormat}); {@code addedColumns} are the columns the target check
-     * added to the table for it ({@code target.schema: add_columns}).
+     * added to the table for it ({@code target.schema: add_columns}); {@code sourceMetrics} ends when the source's
+     * metrics are in the ledger, or the run was failed for them (done at once when the manifest carried them).
      */
     public record Submission(RunId runId, String businessKey, SnapshotHolder snapshot, SourcePlan plan,
-                             ManifestAccepted manifest, List<String> addedColumns) implements AutoCloseable {
+                             ManifestAccepted manifest, List<String> addedColumns, Future<?> sourceMetrics)
+            implements AutoCloseable {
         public Submission {
             addedColumns = List.copyOf(addedColumns);
+            requireNonNull(sourceMetrics, "sourceMetrics is null");
         }
 
+        /** Ends the snapshot, once the source's metrics, which read at it, are measured. */
         @Override
         public void close() {
-            snapshot.close();
+            try {
+                sourceMetrics.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException e) {
+                // Reported by the measuring thread itself (it failed the run, or left it to the sweeper).
+            } finally {
+                snapshot.close();
+            }
         }
     }
 
@@ -140,7 +185,7 @@ public final class RunSubmitter {
                               java.util.function.Function<SourcePlan, String> createKey, AfterRun after) {
         Source source = Sources.forJob(job, environment);
         businessKey = source.canonicalKey(businessKey);
-        SnapshotHolder snapshot = source.openSnapshot(businessKey);
+        SnapshotHolder snapshot = source.openSnapshot(businessKey, metricsTiming);
         try {
             SourcePlan plan = snapshot.plan();
             // The snapshot's filter casts the key as the source does; what the ledger records and the publisher
@@ -165,7 +210,9 @@ public final class RunSubmitter {
             CreatedRun created = ledger.createRun(request, OnLostResponse.ADOPT_ACTIVE_RUN, createKey.apply(plan));
             sources.register(created.runId(), source);
             ManifestAccepted accepted = ledger.registerManifest(created.runId(), manifest(plan));
-            return new Submission(created.runId(), key, snapshot, plan, accepted, added);
+            Future<?> metrics = plan.sourceMetrics().isPresent() ? CompletableFuture.completedFuture(null)
+                    : measureLater(created.runId(), snapshot);
+            return new Submission(created.runId(), key, snapshot, plan, accepted, added, metrics);
         } catch (RuntimeException e) {
             snapshot.close();
             throw e;
@@ -205,11 +252,77 @@ public final class RunSubmitter {
         }
     }
 
+    /**
+     * Measures the source's metrics at the run's snapshot on a thread of its own, while the partitions extract, and
+     * sends them; a failure to measure fails the run at once, since no validation could be judged without them.
+     */
+    private Future<?> measureLater(RunId runId, SnapshotHolder snapshot) {
+        FutureTask<Void> task = new FutureTask<>(() -> {
+            MetricSet metrics;
+            try {
+                metrics = snapshot.sourceMetrics();
+            } catch (RuntimeException e) {
+                failForMetrics(runId, snapshot, e);
+                throw e;
+            }
+            try {
+                ledger.recordSourceMetrics(runId, new SourceMetrics(metrics.values(), METRICS_VERSION));
+            } catch (LedgerCallException e) {
+                // RUN_STATUS_MISMATCH: the run ended meanwhile (a partition failed it, an operator cancelled it);
+                // a ledger that stayed unreachable through the client's retries times the run out itself.
+                LOG.warn("run {}: the source metrics were not recorded: {}", runId, e.getMessage());
+                throw e;
+            }
+            return null;
+        });
+        Thread thread = new Thread(task, "loadgate-source-metrics-" + runId);
+        thread.setDaemon(true);
+        thread.start();
+        return task;
+    }
+
+    /**
+     * Fails the run from whichever state before validation it is in: extraction may have ended meanwhile. A snapshot
+     * that died under the measuring is said as such while the run extracts, as the follower says it
+     * (FAILED_SNAPSHOT_EXPIRED): the loss is the cause, and the run's partitions cannot be read either.
+     */
+    private void failForMetrics(RunId runId, SnapshotHolder snapshot, RuntimeException failure) {
+        String message = Messages.fit("the source metrics could not be measured at the run's snapshot: "
+                + failure.getMessage());
+        LOG.warn("run {}: {}", runId, message);
+        if (!snapshot.isAlive()) {
+            try {
+                ledger.failRun(runId, new FailRun(RunStatus.EXTRACTING, RunStatus.FAILED_SNAPSHOT_EXPIRED, "EXTRACT",
+                        RunFollower.SNAPSHOT_LOST, message));
+                return;
+            } catch (LedgerCallException e) {
+                if (!e.is(ErrorCode.RUN_STATUS_MISMATCH)) {
+                    LOG.warn("run {}: failing it was refused: {}", runId, e.getMessage());
+                    return;
+                }
+            }
+        }
+        for (RunStatus from : List.of(RunStatus.EXTRACTING, RunStatus.EXTRACTED_VALIDATED)) {
+            try {
+                ledger.failRun(runId, new FailRun(from, RunStatus.FAILED_EXTRACT, "SOURCE_METRICS", METRICS_FAILED,
+                        message));
+                return;
+            } catch (LedgerCallException e) {
+                if (!e.is(ErrorCode.RUN_STATUS_MISMATCH)) {
+                    LOG.warn("run {}: failing it was refused: {}", runId, e.getMessage());
+                    return;
+                }
+            }
+        }
+        LOG.warn("run {}: it had already left extraction when its source metrics failed", runId);
+    }
+
     static Manifest manifest(SourcePlan plan) {
         List<ManifestPartition> partitions = plan.partitions().stream().map(RunSubmitter::partition).toList();
         return new Manifest(null, plan.snapshotRef(), plan.split().rowCount(), plan.split().nullCount(),
-                plan.split().min(), plan.split().max(), partitions.size(), plan.sourceMetrics().values(),
-                METRICS_VERSION, partitions);
+                plan.split().min(), plan.split().max(), partitions.size(),
+                plan.sourceMetrics().map(MetricSet::values).orElse(Map.of()), METRICS_VERSION, partitions,
+                plan.sourceMetrics().isEmpty());
     }
 
     private static ManifestPartition partition(Partition p) {

@@ -49,6 +49,8 @@ class SnapshotLossEndToEndTest {
         // No worker yet: nothing but the submitter's holder is connected to the source, and no partition read
         // would notice the loss for it.
         RunSubmitter.Submission submission = harness.submit(yaml, DAY);
+        // Its source metrics, measured beside the holder at the same snapshot, are in first (issue 14).
+        submission.sourceMetrics().get(60, TimeUnit.SECONDS);
         CompletableFuture<RunView> followed = CompletableFuture.supplyAsync(() -> {
             try {
                 return harness.follow(submission);

@@ -134,7 +134,7 @@ public final class FileSource implements Source {
             total += lines;
         }
         SourcePlan plan = new SourcePlan(snapshotRef(partitions), columns, new SplitStats(total, 0, null, null),
-                partitions, new MetricSet(Map.of(MetricNames.COUNT, Long.toString(total))));
+                partitions, java.util.Optional.of(new MetricSet(Map.of(MetricNames.COUNT, Long.toString(total)))));
         return new SnapshotHolder() {
             @Override
             public SourcePlan plan() {

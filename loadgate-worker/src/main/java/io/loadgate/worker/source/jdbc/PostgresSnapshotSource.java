@@ -12,7 +12,9 @@ import io.loadgate.worker.source.SnapshotHolder;
 import io.loadgate.worker.source.Source;
 import io.loadgate.worker.source.SourceColumn;
 import io.loadgate.worker.source.SourceException;
+import io.loadgate.worker.source.SourceMetricsTiming;
 import io.loadgate.worker.source.SourcePlan;
+import io.loadgate.worker.validation.MetricSet;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -59,6 +61,15 @@ public final class PostgresSnapshotSource implements Source {
 
     @Override
     public SnapshotHolder openSnapshot(String businessKey) {
+        return openSnapshot(businessKey, SourceMetricsTiming.WHILE_PLANNING);
+    }
+
+    /**
+     * With {@link SourceMetricsTiming#AFTER_PLANNING} the holder's {@link SnapshotHolder#sourceMetrics()} measures
+     * them on connections that import the exported snapshot, as partition readers do: the same rows as the plan's.
+     */
+    @Override
+    public SnapshotHolder openSnapshot(String businessKey, SourceMetricsTiming timing) {
         Connection connection = connect(new Properties());
         try {
             beginRepeatableRead(connection);
@@ -69,9 +80,17 @@ public final class PostgresSnapshotSource implements Source {
                 snapshotId = rs.getString(1);
             }
             String exported = snapshotId;
-            SourcePlan plan = queries.measure(connection, snapshotId, businessKey, () -> attach(exported, new Properties()));
+            SnapshotQueries.SnapshotConnections beside = () -> attach(exported, new Properties());
+            SourcePlan plan = queries.measure(connection, snapshotId, businessKey, beside, timing);
             LOG.info("exported snapshot {}: {} rows in {} partitions", snapshotId, plan.split().rowCount(), plan.partitions().size());
-            return new TransactionHolder(connection, plan);
+            return new TransactionHolder(connection, plan, () -> {
+                Connection measuring = beside.open();
+                try {
+                    return queries.measureMetrics(measuring, businessKey, beside);
+                } finally {
+                    SourceConnections.closeQuietly(measuring);
+                }
+            });
         } catch (SQLException e) {
             SourceConnections.closeQuietly(connection);
             throw queries.failure(e);
@@ -162,20 +181,40 @@ public final class PostgresSnapshotSource implements Source {
         }
     }
 
+    /** Measures the source's metrics at the snapshot, on connections of its own. */
+    @FunctionalInterface
+    private interface MetricsQuery {
+        MetricSet measure() throws SQLException;
+    }
+
     /** The planner's open transaction; closing it ends the snapshot. */
-    private static final class TransactionHolder implements SnapshotHolder {
+    private final class TransactionHolder implements SnapshotHolder {
         private final Connection connection;
         private final SourcePlan plan;
+        private final MetricsQuery metrics;
         private volatile boolean closed;
 
-        TransactionHolder(Connection connection, SourcePlan plan) {
+        TransactionHolder(Connection connection, SourcePlan plan, MetricsQuery metrics) {
             this.connection = connection;
             this.plan = plan;
+            this.metrics = metrics;
         }
 
         @Override
         public SourcePlan plan() {
             return plan;
+        }
+
+        @Override
+        public MetricSet sourceMetrics() {
+            if (plan.sourceMetrics().isPresent()) {
+                return plan.sourceMetrics().get();
+            }
+            try {
+                return metrics.measure();
+            } catch (SQLException e) {
+                throw queries.failure(e);
+            }
         }
 
         @Override

@@ -11,6 +11,7 @@ import io.loadgate.worker.source.PartitionPlanner;
 import io.loadgate.worker.source.SnapshotExpiredException;
 import io.loadgate.worker.source.SourceColumn;
 import io.loadgate.worker.source.SourceException;
+import io.loadgate.worker.source.SourceMetricsTiming;
 import io.loadgate.worker.source.SourcePlan;
 import io.loadgate.worker.source.SourceUnavailableException;
 import io.loadgate.worker.source.SplitStats;
@@ -64,89 +65,152 @@ final class SnapshotQueries {
 
     /** Measures with one connection, one query after the other. */
     SourcePlan measure(Connection connection, String snapshotRef, String businessKey) throws SQLException {
-        return measure(connection, snapshotRef, businessKey, null);
+        return measure(connection, snapshotRef, businessKey, null, SourceMetricsTiming.WHILE_PLANNING);
     }
 
     /**
      * Measures the plan; with {@code beside}, the DUPLICATE_KEYS query runs on a connection of its own while this
      * one measures the totals and partition counts. The query groups every key, often the longest of the three,
      * and PostgreSQL runs its GROUP BY in one process: beside the other two it uses the cores they leave idle.
-     * Both connections see the same snapshot, so the results are those of the sequential plan.
+     * Both connections see the same snapshot, so the results are those of the sequential plan. With
+     * {@link SourceMetricsTiming#AFTER_PLANNING} the plan measures only the split column's totals and the partition
+     * counts, and {@link #measureMetrics} measures the metrics later at the same snapshot.
      */
-    SourcePlan measure(Connection connection, String snapshotRef, String businessKey, SnapshotConnections beside)
-            throws SQLException {
+    SourcePlan measure(Connection connection, String snapshotRef, String businessKey, SnapshotConnections beside,
+                       SourceMetricsTiming timing) throws SQLException {
         List<SourceColumn> all = describe(connection);
         SourceColumn split = splitColumn(all);
         List<SourceColumn> selected = check(all, split);
-
-        FutureTask<Long> duplicates = null;
-        if (!validation.primaryKey().isEmpty()) {
-            BoundSql query = sql.duplicateKeys(businessKey, validation.primaryKey());
-            duplicates = new FutureTask<>(() -> {
-                if (beside == null) {
-                    return duplicateKeys(connection, query);
-                }
-                Connection side = beside.open();
-                try {
-                    return duplicateKeys(side, query);
-                } finally {
-                    SourceConnections.closeQuietly(side);
-                }
-            });
-            if (beside != null) {
-                Thread thread = new Thread(duplicates, "loadgate-plan-duplicate-keys");
-                thread.setDaemon(true);
-                thread.start();
+        if (timing == SourceMetricsTiming.AFTER_PLANNING) {
+            SplitStats stats;
+            try (PreparedStatement statement = sql.splitStats(businessKey).prepare(connection);
+                 ResultSet rs = statement.executeQuery()) {
+                rs.next();
+                stats = splitStats(rs);
             }
+            return new SourcePlan(snapshotRef, selected, stats, partitions(connection, businessKey, stats, split),
+                    Optional.empty());
         }
+        FutureTask<Long> duplicates = duplicates(connection, businessKey, beside);
         try {
             return measure(connection, snapshotRef, businessKey, selected, split, duplicates, beside == null);
         } catch (SQLException | RuntimeException e) {
-            if (duplicates != null && beside != null) {
-                // Let the side query end before the caller releases the snapshot it reads; its outcome no longer matters.
-                try {
-                    await(duplicates);
-                } catch (SQLException | RuntimeException side) {
-                    if (side != e) {
-                        e.addSuppressed(side);
-                    }
+            settle(e, duplicates, beside);
+            throw e;
+        }
+    }
+
+    /**
+     * The job's source metrics on {@code connection}, which sees the run's snapshot (a plan measured
+     * {@link SourceMetricsTiming#AFTER_PLANNING}); DUPLICATE_KEYS on a connection of its own when {@code beside} is
+     * given, as in {@link #measure}. The same queries as while planning, so the same values.
+     */
+    MetricSet measureMetrics(Connection connection, String businessKey, SnapshotConnections beside)
+            throws SQLException {
+        List<SourceColumn> all = describe(connection);
+        List<SourceColumn> selected = check(all, splitColumn(all));
+        FutureTask<Long> duplicates = duplicates(connection, businessKey, beside);
+        try {
+            Map<String, String> metrics;
+            try (PreparedStatement statement = sql.stats(businessKey, validation, selected).prepare(connection);
+                 ResultSet rs = statement.executeQuery()) {
+                rs.next();
+                metrics = metrics(rs, selected, splitStats(rs));
+            }
+            addDuplicates(metrics, duplicates, beside == null);
+            return new MetricSet(metrics);
+        } catch (SQLException | RuntimeException e) {
+            settle(e, duplicates, beside);
+            throw e;
+        }
+    }
+
+    /** The DUPLICATE_KEYS query, started beside when {@code beside} is given; null when the job asks for none. */
+    private FutureTask<Long> duplicates(Connection connection, String businessKey, SnapshotConnections beside) {
+        if (validation.primaryKey().isEmpty()) {
+            return null;
+        }
+        BoundSql query = sql.duplicateKeys(businessKey, validation.primaryKey());
+        FutureTask<Long> duplicates = new FutureTask<>(() -> {
+            if (beside == null) {
+                return duplicateKeys(connection, query);
+            }
+            Connection side = beside.open();
+            try {
+                return duplicateKeys(side, query);
+            } finally {
+                SourceConnections.closeQuietly(side);
+            }
+        });
+        if (beside != null) {
+            Thread thread = new Thread(duplicates, "loadgate-plan-duplicate-keys");
+            thread.setDaemon(true);
+            thread.start();
+        }
+        return duplicates;
+    }
+
+    /** Lets a side query end before the caller releases the snapshot it reads; its outcome no longer matters. */
+    private static void settle(Exception e, FutureTask<Long> duplicates, SnapshotConnections beside) {
+        if (duplicates != null && beside != null) {
+            try {
+                await(duplicates);
+            } catch (SQLException | RuntimeException side) {
+                if (side != e) {
+                    e.addSuppressed(side);
                 }
             }
-            throw e;
         }
     }
 
     private SourcePlan measure(Connection connection, String snapshotRef, String businessKey, List<SourceColumn> selected,
                                SourceColumn split, FutureTask<Long> duplicates, boolean runDuplicatesHere) throws SQLException {
-        Map<String, String> metrics = new HashMap<>();
+        Map<String, String> metrics;
         SplitStats stats;
         try (PreparedStatement statement = sql.stats(businessKey, validation, selected).prepare(connection);
              ResultSet rs = statement.executeQuery()) {
             rs.next();
-            stats = new SplitStats(rs.getLong(1), rs.getLong(2), integer(rs, 3), integer(rs, 4));
-            int index = 5;
-            metrics.put(MetricNames.COUNT, Long.toString(stats.rowCount()));
-            for (String column : validation.sum()) {
-                metrics.put(MetricNames.sum(column), MetricValues.format(rs.getBigDecimal(index++)));
-            }
-            for (String column : validation.min()) {
-                metrics.put(MetricNames.min(column), MetricValues.format(JdbcValues.read(rs, index++, column(selected, column))));
-            }
-            for (String column : validation.max()) {
-                metrics.put(MetricNames.max(column), MetricValues.format(JdbcValues.read(rs, index++, column(selected, column))));
-            }
-            for (String column : validation.nullCount()) {
-                metrics.put(MetricNames.nullCount(column), Long.toString(rs.getLong(index++)));
-            }
+            stats = splitStats(rs);
+            metrics = metrics(rs, selected, stats);
         }
         List<Partition> partitions = partitions(connection, businessKey, stats, split);
+        addDuplicates(metrics, duplicates, runDuplicatesHere);
+        return new SourcePlan(snapshotRef, selected, stats, partitions, Optional.of(new MetricSet(metrics)));
+    }
+
+    private static SplitStats splitStats(ResultSet rs) throws SQLException {
+        return new SplitStats(rs.getLong(1), rs.getLong(2), integer(rs, 3), integer(rs, 4));
+    }
+
+    /** The metrics of a {@link SourceSql#stats} row, after its four split columns. */
+    private Map<String, String> metrics(ResultSet rs, List<SourceColumn> selected, SplitStats stats)
+            throws SQLException {
+        Map<String, String> metrics = new HashMap<>();
+        int index = 5;
+        metrics.put(MetricNames.COUNT, Long.toString(stats.rowCount()));
+        for (String column : validation.sum()) {
+            metrics.put(MetricNames.sum(column), MetricValues.format(rs.getBigDecimal(index++)));
+        }
+        for (String column : validation.min()) {
+            metrics.put(MetricNames.min(column), MetricValues.format(JdbcValues.read(rs, index++, column(selected, column))));
+        }
+        for (String column : validation.max()) {
+            metrics.put(MetricNames.max(column), MetricValues.format(JdbcValues.read(rs, index++, column(selected, column))));
+        }
+        for (String column : validation.nullCount()) {
+            metrics.put(MetricNames.nullCount(column), Long.toString(rs.getLong(index++)));
+        }
+        return metrics;
+    }
+
+    private static void addDuplicates(Map<String, String> metrics, FutureTask<Long> duplicates, boolean runHere)
+            throws SQLException {
         if (duplicates != null) {
-            if (runDuplicatesHere) {
+            if (runHere) {
                 duplicates.run();
             }
             metrics.put(MetricNames.DUPLICATE_KEYS, Long.toString(await(duplicates)));
         }
-        return new SourcePlan(snapshotRef, selected, stats, partitions, new MetricSet(metrics));
     }
 
     private static long duplicateKeys(Connection connection, BoundSql query) throws SQLException {

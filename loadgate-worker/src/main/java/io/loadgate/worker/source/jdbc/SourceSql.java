@@ -46,13 +46,24 @@ final class SourceSql {
      * split min, split max, then SUM, MIN, MAX and NULL_COUNT columns in the order {@code validation} lists them.
      */
     BoundSql stats(String businessKey, ValidationSpec validation, List<SourceColumn> columns) {
-        String split = source.splitColumn();
-        List<String> select = new ArrayList<>(List.of("COUNT(*)", "COUNT(*) - COUNT(" + split + ")", "MIN(" + split + ")", "MAX(" + split + ")"));
+        List<String> select = splitColumns();
         validation.sum().forEach(c -> select.add("SUM(" + c + ")"));
         validation.min().forEach(c -> select.add("MIN(" + ordered.apply(c, typeOf(columns, c)) + ")"));
         validation.max().forEach(c -> select.add("MAX(" + ordered.apply(c, typeOf(columns, c)) + ")"));
         validation.nullCount().forEach(c -> select.add("COUNT(*) - COUNT(" + c + ")"));
         return new BoundSql("SELECT " + String.join(", ", select) + " FROM " + relation + where(List.of()), filterParameters(businessKey));
+    }
+
+    /** {@link #stats}' first four columns alone: what a plan needs when the metrics are measured after it. */
+    BoundSql splitStats(String businessKey) {
+        return new BoundSql("SELECT " + String.join(", ", splitColumns()) + " FROM " + relation + where(List.of()),
+                filterParameters(businessKey));
+    }
+
+    private List<String> splitColumns() {
+        String split = source.splitColumn();
+        return new ArrayList<>(List.of("COUNT(*)", "COUNT(*) - COUNT(" + split + ")", "MIN(" + split + ")",
+                "MAX(" + split + ")"));
     }
 
     /** One scan counting every range partition's rows; the NULL partition's count is the split null count. */

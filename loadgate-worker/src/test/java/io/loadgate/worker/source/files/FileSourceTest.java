@@ -104,7 +104,7 @@ class FileSourceTest {
         assertThat(files).allSatisfy(f -> assertThat(f.length()).isEqualTo(root.resolve(f.path()).toFile().length()));
         assertThat(plan.columns()).extracting(SourceColumn::name)
                 .containsExactly("id", "user_name", "amount", "ts", "ok", "load_key", "dt", "hr");
-        assertThat(plan.sourceMetrics().values()).containsEntry("COUNT", "6");
+        assertThat(plan.sourceMetrics().orElseThrow().values()).containsEntry("COUNT", "6");
         assertThat(source.openSnapshot("2026-11-30T14").plan().snapshotRef()).as("the same listing, the same snapshot")
                 .isEqualTo(plan.snapshotRef());
     }

@@ -118,7 +118,7 @@ class PostgresSnapshotSourceTest {
         assertThat(Staging.checksum(staged)).as("checksum of all staged values").isEqualTo(Staging.checksum(expected));
 
         MetricSet stagedMetrics = new StagedFilesReader(HADOOP).metrics(run.schema(), run.files(), VALIDATION);
-        assertThat(stagedMetrics.differences(run.plan().sourceMetrics())).as("staged vs source metrics").isEmpty();
+        assertThat(stagedMetrics.differences(run.plan().sourceMetrics().orElseThrow())).as("staged vs source metrics").isEmpty();
         assertThat(stagedMetrics.values()).containsEntry("COUNT", "150000")
                 .containsEntry("SUM:amount", text("SELECT trim(trailing '.' from trim(trailing '0' from sum(amount)::text)) FROM public.orders WHERE region <> 'XX'"))
                 .containsEntry("NULL_COUNT:id", Long.toString(run.plan().split().nullCount()))
@@ -155,7 +155,7 @@ class PostgresSnapshotSourceTest {
         assertThat(staged).as("rows at the snapshot").hasSize(before.size());
         assertThat(Staging.checksum(staged)).as("checksum of the rows at the snapshot").isEqualTo(Staging.checksum(before));
         assertThat(new StagedFilesReader(HADOOP).metrics(run.schema(), run.files(), new ValidationSpec(List.of("price"), null, null, List.of("id"), List.of("row_id")))
-                .differences(run.plan().sourceMetrics())).isEmpty();
+                .differences(run.plan().sourceMetrics().orElseThrow())).isEmpty();
     }
 
     @Test
