@@ -161,6 +161,15 @@ final class ColumnParser {
 
     private BigDecimal decimal(String text) {
         BigDecimal value = new BigDecimal(text);
+        // What setScale below would refuse, refused before it: for an exponent such as 1e999999999 (or a zero with
+        // one) it first computes a power of ten of that many digits, a partition's worth of CPU for one line.
+        if (value.signum() == 0) {
+            return BigDecimal.valueOf(0, column.scale());
+        }
+        if (value.precision() - value.scale() > column.precision() - column.scale()
+                || value.scale() > column.scale() && value.stripTrailingZeros().scale() > column.scale()) {
+            throw new ArithmeticException("does not fit");
+        }
         // UNNECESSARY: a value with more fraction digits than the scale is refused, never rounded.
         BigDecimal scaled = value.setScale(column.scale(), RoundingMode.UNNECESSARY);
         if (scaled.precision() > column.precision()) {
