@@ -60,7 +60,8 @@ final class JsonFields {
 
     /**
      * Sets {@code values[i]} to what column {@code i}'s pointer names in {@code line}: null (absent or JSON null),
-     * the scalar's text, or the {@link JsonNode} of an object or array.
+     * a number as the tree held it (Integer, Long, BigInteger, BigDecimal), the text of another scalar, or the
+     * {@link JsonNode} of an object or array.
      *
      * @throws LineParser.Rejected when the line is not JSON, or not an object
      */
@@ -146,26 +147,26 @@ final class JsonFields {
             JsonNode found = node.at(step.relative[i]);
             values[step.below[i]] = found.isMissingNode() || found.isNull() ? null
                     : found.isContainerNode() ? found
-                    : found.isNumber() ? found.numberValue().toString() : found.asText();
+                    : found.isNumber() ? found.numberValue() : found.asText();
         }
     }
 
-    /** The text of the scalar at {@code token}: its tree node's {@code numberValue().toString()}, or {@code asText()}. */
-    private static String scalar(JsonParser p, JsonToken token) throws IOException {
+    /** The scalar at {@code token}: its tree node's {@code numberValue()} if a number, else its {@code asText()}. */
+    private static Object scalar(JsonParser p, JsonToken token) throws IOException {
         return switch (token) {
             case VALUE_NULL -> null;
             case VALUE_STRING -> p.getText();
             case VALUE_TRUE -> "true";
             case VALUE_FALSE -> "false";
             // Integer, Long or BigInteger by size, as IntNode, LongNode or BigIntegerNode.
-            case VALUE_NUMBER_INT -> p.getNumberValue().toString();
+            case VALUE_NUMBER_INT -> p.getNumberValue();
             case VALUE_NUMBER_FLOAT -> decimal(p);
             default -> throw new IllegalStateException("not a scalar: " + token);
         };
     }
 
-    /** The text of the DecimalNode the tree made of a float: zero as {@code 0}, else its trailing zeros stripped. */
-    private static String decimal(JsonParser p) throws IOException {
+    /** The value of the DecimalNode the tree made of a float: zero as {@code 0}, else its trailing zeros stripped. */
+    private static Object decimal(JsonParser p) throws IOException {
         BigDecimal value;
         try {
             value = p.getDecimalValue();
@@ -174,14 +175,14 @@ final class JsonFields {
             return p.getText();
         }
         if (value.signum() == 0) {
-            return "0";
+            return BigDecimal.ZERO;
         }
         try {
             value = value.stripTrailingZeros();
         } catch (ArithmeticException e) {
             // A scale that stripping would take beyond an int: databind keeps the value as it is then.
         }
-        return value.toString();
+        return value;
     }
 
     private static int[] append(int[] array, int value) {

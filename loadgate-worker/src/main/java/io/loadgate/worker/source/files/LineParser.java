@@ -97,6 +97,12 @@ abstract class LineParser {
                                 + columns.get(i).column().type().name().toLowerCase(java.util.Locale.ROOT));
                     }
                     values[i] = node.toString();
+                } else if (values[i] instanceof Number number) {
+                    try {
+                        values[i] = columns.get(i).parse(number);
+                    } catch (IllegalArgumentException e) {
+                        throw new Rejected(e.getMessage());
+                    }
                 } else if (values[i] != null) {
                     values[i] = value(i, (String) values[i]);
                 }
