@@ -76,7 +76,7 @@ final class FileBench {
 
     static void main(String[] args) throws Exception {
         Options options = parse(args);
-        Bench.Machine machine = Bench.Machine.describe(options.server() + "postgres", "postgres");
+        Bench.Machine machine = Bench.Machine.describe(options.server(), "postgres");
         System.out.println("machine: " + machine.oneLine());
         try (LoadAverage load = LoadAverage.start()) {
             Drops warmup = ensureDrops(options.drops(), WARMUP_HOUR, WARMUP_LINES);

@@ -96,7 +96,7 @@ final class ColumnParser {
                 case LONG -> Long.parseLong(text.trim());
                 case DOUBLE -> finite(Double.parseDouble(text.trim()));
                 case BOOLEAN -> bool(text.trim());
-                case DECIMAL -> decimal(text.trim());
+                case DECIMAL -> decimal(new BigDecimal(text.trim()));
                 case DATE -> format == null ? isoDate(text.trim()) : LocalDate.parse(text.trim(), format);
                 case TIMESTAMP -> format == null ? isoDateTime(text.trim())
                         : LocalDateTime.parse(text.trim(), format);
@@ -159,8 +159,60 @@ final class ColumnParser {
         return value;
     }
 
-    private BigDecimal decimal(String text) {
-        BigDecimal value = new BigDecimal(text);
+    /**
+     * The value of a JSON number (Integer, Long, BigInteger or BigDecimal, as Jackson's tree holds them): what
+     * {@code parse(number.toString())} gives, without writing and reading the text back where the type allows.
+     */
+    Object parse(Number number) {
+        try {
+            switch (column.type()) {
+                case INT -> {
+                    if (number instanceof Integer) {
+                        return number;
+                    }
+                }
+                case LONG -> {
+                    if (number instanceof Integer || number instanceof Long) {
+                        return number.longValue();
+                    }
+                }
+                case DECIMAL -> {
+                    if (number instanceof BigDecimal value) {
+                        return decimal(value);
+                    }
+                    if (number instanceof Integer || number instanceof Long) {
+                        return decimal(BigDecimal.valueOf(number.longValue()));
+                    }
+                }
+                case DOUBLE -> {
+                    // Both round to the nearest double, as Double.parseDouble of their text does.
+                    if (number instanceof BigDecimal || number instanceof Integer || number instanceof Long) {
+                        double value = number.doubleValue();
+                        if (Double.isFinite(value)) {
+                            return value;
+                        }
+                    }
+                }
+                default -> {
+                    // The text's value, below.
+                }
+            }
+        } catch (ArithmeticException e) {
+            // Refused with the text's reason, below.
+        }
+        return parse(number.toString());
+    }
+
+    private BigDecimal decimal(BigDecimal value) {
+        // What setScale below would refuse, refused before it: for an exponent such as 1e999999999 (or a zero with
+        // one) it first computes a power of ten of that many digits, a partition's worth of CPU for one line.
+        if (value.signum() == 0) {
+            return BigDecimal.valueOf(0, column.scale());
+        }
+        if (value.precision() - value.scale() > column.precision() - column.scale()
+                || value.scale() > column.scale() && value.stripTrailingZeros().scale() > column.scale()) {
+            throw new ArithmeticException("does not fit");
+        }
         // UNNECESSARY: a value with more fraction digits than the scale is refused, never rounded.
         BigDecimal scaled = value.setScale(column.scale(), RoundingMode.UNNECESSARY);
         if (scaled.precision() > column.precision()) {

@@ -1,11 +1,7 @@
 package io.loadgate.worker.source.files;
 
 import com.fasterxml.jackson.core.JsonPointer;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.loadgate.worker.job.FileColumnSpec;
 import io.loadgate.worker.job.FilesSpec;
 import io.loadgate.worker.job.TransformStep;
@@ -72,11 +68,7 @@ abstract class LineParser {
     }
 
     private static final class Json extends LineParser {
-        private static final ObjectMapper MAPPER = JsonMapper.builder()
-                .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-                .build();
-        private final List<JsonPointer> pointers;
+        private final JsonFields fields;
 
         Json(List<ColumnParser> columns, List<FileColumnSpec> specs) {
             super(columns);
@@ -90,33 +82,29 @@ abstract class LineParser {
                             + " pointer such as /user/id, got '" + from + "'");
                 }
             }
-            this.pointers = List.copyOf(pointers);
+            this.fields = new JsonFields(pointers);
         }
 
         @Override
         void parse(String line, Object[] values) {
-            JsonNode root;
-            try {
-                root = MAPPER.readTree(line);
-            } catch (JsonProcessingException e) {
-                throw new Rejected("not JSON: " + e.getOriginalMessage());
-            }
-            if (root == null || !root.isObject()) {
-                throw new Rejected("not a JSON object");
-            }
+            // The fields first, the whole line read: a line malformed anywhere is refused before any value is judged.
+            fields.read(line, values);
             for (int i = 0; i < values.length; i++) {
-                JsonNode node = root.at(pointers.get(i));
-                if (node.isMissingNode() || node.isNull()) {
-                    values[i] = null;
-                } else if (node.isContainerNode()) {
+                if (values[i] instanceof JsonNode node) {
                     if (columns.get(i).column().type() != ColumnType.STRING) {
                         throw new Rejected(columns.get(i).column().name() + ": a JSON "
                                 + (node.isArray() ? "array" : "object") + " is not a "
                                 + columns.get(i).column().type().name().toLowerCase(java.util.Locale.ROOT));
                     }
                     values[i] = node.toString();
-                } else {
-                    values[i] = value(i, node.isNumber() ? node.numberValue().toString() : node.asText());
+                } else if (values[i] instanceof Number number) {
+                    try {
+                        values[i] = columns.get(i).parse(number);
+                    } catch (IllegalArgumentException e) {
+                        throw new Rejected(e.getMessage());
+                    }
+                } else if (values[i] != null) {
+                    values[i] = value(i, (String) values[i]);
                 }
             }
         }

@@ -4,10 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.loadgate.worker.job.FileColumnSpec;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.RoundingMode;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.List;
+import net.jqwik.api.Assume;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.BigRange;
+import net.jqwik.api.constraints.IntRange;
 import org.junit.jupiter.api.Test;
 
 /** The hand-read ISO dates and timestamps give what {@code LocalDate/LocalDateTime.parse} give, refusals included. */
@@ -42,6 +50,43 @@ class ColumnParserTest {
                     .isInstanceOf(DateTimeParseException.class);
             assertThatThrownBy(() -> date.parse(text)).as(text).isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("day: '" + text + "' is not of type date");
+        }
+    }
+
+    /** Decimals are refused before {@code setScale} where it would refuse them, with the same values otherwise. */
+    @Property(tries = 2000)
+    void decimalsAreWhatSetScaleGives(@ForAll @BigRange(min = "-1000000000000000", max = "1000000000000000")
+                                      BigInteger unscaled, @ForAll @IntRange(min = -20, max = 20) int scale,
+                                      @ForAll @IntRange(min = 1, max = 20) int precision,
+                                      @ForAll @IntRange(min = 0, max = 20) int s) {
+        Assume.that(s <= precision);
+        String text = new BigDecimal(unscaled, scale).toString();
+        ColumnParser decimal = ColumnParser.of(new FileColumnSpec("d", "decimal(" + precision + "," + s + ")", null, null));
+        Object expected;
+        try {
+            BigDecimal scaled = new BigDecimal(text).setScale(s, RoundingMode.UNNECESSARY);
+            expected = scaled.precision() > precision ? "refused" : scaled;
+        } catch (ArithmeticException e) {
+            expected = "refused";
+        }
+        Object actual;
+        try {
+            actual = decimal.parse(text);
+        } catch (IllegalArgumentException e) {
+            assertThat(e).hasMessage("d: '" + text + "' is not of type decimal(" + precision + "," + s + ")");
+            actual = "refused";
+        }
+        assertThat(actual).as(text).isEqualTo(expected);
+    }
+
+    @Test
+    void decimalsWithHugeExponentsAreJudgedWithoutTheirPowersOfTen() {
+        ColumnParser decimal = ColumnParser.of(new FileColumnSpec("d", "decimal(12,2)", null, null));
+        assertThat(decimal.parse("0e999999999")).isEqualTo(new BigDecimal("0.00"));
+        assertThat(decimal.parse("0e-999999999")).isEqualTo(new BigDecimal("0.00"));
+        assertThat(decimal.parse("150e-2")).isEqualTo(new BigDecimal("1.50"));
+        for (String text : List.of("1e999999999", "-1e-999999999", "1e12")) {
+            assertThatThrownBy(() -> decimal.parse(text)).as(text).isInstanceOf(IllegalArgumentException.class);
         }
     }
 }
