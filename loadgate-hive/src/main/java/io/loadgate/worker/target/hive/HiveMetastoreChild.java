@@ -22,8 +22,9 @@ import java.util.stream.Stream;
  * A Hive Metastore in a JVM of its own ({@link HiveMetastoreServer}, or a test's main that prepares more before it),
  * started from this JVM: the tests' fixture and {@code loadgate demo --target hive} start it so. The child runs on
  * this JVM's class path without Jetty 12 and its servlet API (the ledger's), with the jars of the metastore lib
- * directory instead: the Jetty 9 the metastore server links, and the HDFS classes the shaded Hadoop client lacks
- * (Hive's {@code FileUtils} names {@code SnapshotException}). Those never join this JVM's class path.
+ * directory instead: the Jetty 9 and servlet 3 the metastore server links, which never join this JVM's class path.
+ * This JVM's class path must hold HDFS's {@code SnapshotException} (Hive's {@code FileUtils} names it; the shaded
+ * Hadoop client lacks it): the tests' has the HDFS minicluster, the distribution's its own copy of the class.
  *
  * <p>The child ends when its standard input does: {@link #close} closes it, and so does this JVM's end, however it
  * ends (a killed parent's pipe closes too), so no metastore outlives the JVM that started it.
