@@ -34,7 +34,7 @@ import org.apache.parquet.hadoop.example.GroupReadSupport;
  */
 final class HiveDemo {
     static final String DATABASE = "metastore";
-    private static final Duration START_LIMIT = Duration.ofMinutes(3);
+    private static final Duration START_LIMIT = Duration.ofMinutes(5);
 
     private HiveDemo() {
     }
