@@ -3,6 +3,8 @@ package io.loadgate.cli;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecLoader;
 import io.loadgate.worker.publish.TargetTable;
+import io.loadgate.worker.target.hive.HiveMetastoreChild;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +22,8 @@ import picocli.CommandLine.Option;
         description = {"Loads a generated orders table into an Iceberg table, end to end, on the embedded defaults:",
                 "the ledger and a 'demo' source database on the embedded PostgreSQL, one job, 4 partitions,",
                 "business key = yesterday. Run it twice: the second run replaces the day's partition.",
-                "'loadgate demo files' shows file drops instead: Camus directories, a late one caught."})
+                "'loadgate demo files' shows file drops instead: Camus directories, a late one caught.",
+                "'--target hive' loads them into a Hive table instead, through a Hive Metastore started for the demo."})
 final class DemoCommand implements Callable<Integer> {
     @Option(names = "--rows", defaultValue = "1000000", description = "rows in the orders table (default: ${DEFAULT-VALUE})")
     long rows;
@@ -31,11 +34,19 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--partitions", defaultValue = "4", description = "partitions (default: ${DEFAULT-VALUE})")
     int partitions;
 
+    @Option(names = "--target", defaultValue = "iceberg", paramLabel = "iceberg|hive",
+            description = "where to load: the lakehouse's Iceberg table, or a Hive table in a Hive Metastore this"
+                    + " demo starts and stops (default: ${DEFAULT-VALUE})")
+    String target;
+
     @Override
     public Integer call() throws Exception {
         Logging.quietUnlessAsked();
         if (rows < 1 || rows > 100_000_000L || partitions < 1 || partitions > 64) {
             throw new CliException("--rows must be 1..100000000 and --partitions 1..64", LedgerOptions.EXIT_USAGE);
+        }
+        if (!target.equals("iceberg") && !target.equals("hive")) {
+            throw new CliException("--target must be iceberg or hive, not '" + target + "'", LedgerOptions.EXIT_USAGE);
         }
         LocalDate businessDay = day == null ? LocalDate.now().minusDays(1) : day;
         try (Interruption interruption = Interruption.install(Interruption.Mode.FINISH_OR_CANCEL);
@@ -53,11 +64,27 @@ final class DemoCommand implements Callable<Integer> {
             }
             Path stage = local.home().resolve("stage");
             Files.createDirectories(stage);
+            if (target.equals("hive")) {
+                try (HiveMetastoreChild metastore = HiveDemo.startMetastore(local.home(), embedded)) {
+                    // Not orders.yaml: this job names a metastore that serves only while the demo runs.
+                    Path jobFile = local.home().resolve("demo").resolve("orders-hive.yaml");
+                    String yaml = DemoData.jobYaml(sourceUrl, stage.toUri().toString(), partitions,
+                            metastore.metastoreUri());
+                    JobSpec job = writeJob(jobFile, yaml);
+                    int exit = RunCommand.submitAndFollow(local.client(), local.sources(), local.catalogs(), job, yaml,
+                            businessDay.toString(), false, interruption);
+                    if (exit == 0) {
+                        System.out.print(HiveDemo.readBack(metastore.metastoreUri(), job, businessDay));
+                        System.out.print(HiveDemo.closingLines(job.target().table(), jobFile, local.home()));
+                    } else {
+                        System.out.println("The job spec is in " + jobFile);
+                    }
+                    return exit;
+                }
+            }
             String yaml = DemoData.jobYaml(sourceUrl, stage.toUri().toString(), partitions);
             Path jobFile = local.home().resolve("demo").resolve("orders.yaml");
-            Files.createDirectories(jobFile.getParent());
-            Files.writeString(jobFile, yaml, StandardCharsets.UTF_8);
-            JobSpec job = JobSpecLoader.parse(jobFile, yaml);
+            JobSpec job = writeJob(jobFile, yaml);
             int exit = RunCommand.submitAndFollow(local.client(), local.sources(), local.catalogs(), job, yaml,
                     businessDay.toString(), false, interruption);
             if (exit == 0) {
@@ -69,6 +96,12 @@ final class DemoCommand implements Callable<Integer> {
             }
             return exit;
         }
+    }
+
+    private static JobSpec writeJob(Path jobFile, String yaml) throws IOException {
+        Files.createDirectories(jobFile.getParent());
+        Files.writeString(jobFile, yaml, StandardCharsets.UTF_8);
+        return JobSpecLoader.parse(jobFile, yaml);
     }
 
     /**

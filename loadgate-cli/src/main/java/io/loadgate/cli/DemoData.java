@@ -84,13 +84,23 @@ final class DemoData {
 
     /** The demo's job spec, as the YAML a user would write for it. */
     static String jobYaml(String jdbcUrl, String stageRoot, int partitions) {
+        return jobYaml(jdbcUrl, stageRoot, partitions, null);
+    }
+
+    /**
+     * The demo's job spec; with a {@code metastoreUri}, the Hive demo's: the same orders into the Hive table
+     * {@code lake.orders} of that metastore, partitioned by the day ({@code dt}), {@code created_at} read as a UTC
+     * timestamp (Hive has no timestamp with time zone).
+     */
+    static String jobYaml(String jdbcUrl, String stageRoot, int partitions, String metastoreUri) {
+        boolean hive = metastoreUri != null;
         return """
-                # The demo job: orders of one day, from the demo database into the Iceberg table lake.orders.
-                job_key: DEMO_ORDERS
+                # The demo job: orders of one day, from the demo database into the %s table lake.orders.
+                job_key: %s
                 source:
                   jdbc_url: "%s"
                   user: postgres
-                  table: public.orders
+                  %s
                   split_column: order_id
                   partitions: %d
                   filter: "order_date = CAST(:business_key AS date)"
@@ -98,7 +108,7 @@ final class DemoData {
                 target:
                   table: lake.orders
                   business_key_column: order_date
-                staging:
+                %sstaging:
                   root: "%s"
                   rows_per_chunk: 250000
                 validation:
@@ -116,6 +126,10 @@ final class DemoData {
                   steps:
                     - require: [customer_id]
                     - range: {column: quantity, min: 1, max: 99}
-                """.formatted(jdbcUrl, partitions, stageRoot);
+                """.formatted(hive ? "Hive" : "Iceberg", hive ? "DEMO_ORDERS_HIVE" : "DEMO_ORDERS", jdbcUrl,
+                hive ? "query: \"SELECT order_id, customer_id, order_date, amount, quantity, status, note,"
+                        + " created_at AT TIME ZONE 'UTC' AS created_at FROM public.orders\""
+                        : "table: public.orders",
+                partitions, hive ? "  hive:\n    metastore_uri: \"" + metastoreUri + "\"\n" : "", stageRoot);
     }
 }

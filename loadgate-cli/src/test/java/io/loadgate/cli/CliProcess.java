@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -70,7 +71,12 @@ record CliProcess(Process process, Path out, Path err) {
     }
 
     int exit() throws InterruptedException {
-        if (!process.waitFor(180, TimeUnit.SECONDS)) {
+        return exit(Duration.ofSeconds(180));
+    }
+
+    /** The exit status, waiting up to {@code limit} (a command that starts more JVMs takes longer on a busy CPU). */
+    int exit(Duration limit) throws InterruptedException {
+        if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
             process.destroyForcibly();
             throw new AssertionError("the child did not exit\n" + this);
         }
