@@ -5,6 +5,7 @@ import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
+import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.util.HexFormat;
 import org.apache.iceberg.types.Type;
@@ -41,8 +42,13 @@ public final class MetricValues {
         if (value instanceof OffsetDateTime timestamp) {
             return timestamp.toInstant().toString();
         }
-        if (value instanceof LocalDateTime || value instanceof LocalDate || value instanceof CharSequence || value instanceof Boolean) {
+        if (value instanceof LocalDateTime || value instanceof LocalDate || value instanceof LocalTime
+                || value instanceof CharSequence || value instanceof Boolean) {
             return value.toString();
+        }
+        // A JDBC reader yields a byte[], Iceberg's records a ByteBuffer: the same bytes, the same text.
+        if (value instanceof byte[] data) {
+            return HexFormat.of().formatHex(data);
         }
         if (value instanceof ByteBuffer bytes) {
             ByteBuffer copy = bytes.duplicate();

@@ -24,9 +24,9 @@ import java.util.concurrent.TimeUnit;
  * A HiveServer2 4.0.1 in a JVM of its own, serving Hive SQL on a free loopback port (binary Thrift, no SASL), with its
  * own embedded Derby metastore or the test metastore ({@link HiveMetastoreFixture}), and local MapReduce: Hive SQL needs unshaded Hadoop 3.3, which cannot share a class
  * path with the shaded client the rest of Loadgate uses, so its 319 jars come from their own dependency set
- * ({@code src/test/hs2/pom.xml}, resolved offline by Maven at start) and its JDBC driver is loaded in a class loader
- * of its own. {@link #start} throws {@link Unavailable} with the reason when that JVM cannot start (its jars not in the
- * local repository, say); a test then aborts with that reason printed.
+ * ({@code src/test/hs2/pom.xml}, resolved by Maven at start, from the network when the local repository lacks them)
+ * and its JDBC driver is loaded in a class loader of its own. {@link #start} throws {@link Unavailable} with the reason
+ * when that JVM cannot start (its jars neither local nor reachable, say); a test then aborts with that reason printed.
  */
 final class HiveServer2Fixture implements AutoCloseable {
     private static final Duration START_LIMIT = Duration.ofMinutes(4);
@@ -179,17 +179,27 @@ final class HiveServer2Fixture implements AutoCloseable {
         }
         Path file = work.resolve("hs2-classpath.txt");
         Path log = work.resolve("hs2-resolve.log");
-        Process maven;
-        try {
-            maven = new ProcessBuilder("mvn", "-B", "-q", "-o", "-f", pom, "dependency:build-classpath",
-                    "-Dmdep.outputFile=" + file).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        } catch (IOException e) {
-            throw new Unavailable("cannot run mvn to resolve HiveServer2's jars: " + e.getMessage());
-        }
-        if (!maven.waitFor(5, TimeUnit.MINUTES) || maven.exitValue() != 0 || !Files.isRegularFile(file)) {
+        // From the local repository first; a fresh machine (CI's) has not got the 290 MB yet, and fetches them once.
+        for (boolean offline : new boolean[] {true, false}) {
+            List<String> command = new java.util.ArrayList<>(List.of("mvn", "-B", "-q", "-f", pom,
+                    "dependency:build-classpath", "-Dmdep.outputFile=" + file));
+            if (offline) {
+                command.add(2, "-o");
+            }
+            Process maven;
+            try {
+                maven = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            } catch (IOException e) {
+                throw new Unavailable("cannot run mvn to resolve HiveServer2's jars: " + e.getMessage());
+            }
+            if (maven.waitFor(10, TimeUnit.MINUTES) && maven.exitValue() == 0 && Files.isRegularFile(file)) {
+                break;
+            }
             maven.destroyForcibly();
-            throw new Unavailable("HiveServer2's jars are not in the local Maven repository (resolve them once with"
-                    + " mvn -f " + pom + " dependency:resolve): " + tail(log));
+            if (!offline) {
+                throw new Unavailable("HiveServer2's jars are neither in the local Maven repository nor fetched"
+                        + " (mvn -f " + pom + " dependency:resolve): " + tail(log));
+            }
         }
         return List.of(Files.readString(file).strip().split(File.pathSeparator));
     }
