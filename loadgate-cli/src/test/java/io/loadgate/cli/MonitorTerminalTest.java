@@ -291,12 +291,15 @@ class MonitorTerminalTest {
     /** Moves the selection down until the status line names {@code wanted}; the other test's runs may come first. */
     private static void select(String session, String wanted, Path err) throws Exception {
         for (int i = 0; i < 20; i++) {
-            // Only the status line starts with "selected: ".
-            if (tmux("capture-pane", "-p", "-t", session).out().lines().anyMatch(l -> l.startsWith(wanted))) {
-                return;
+            // Only the status line starts with "selected: ". Each key is given time to be drawn (up to 2 s on a busy
+            // machine) before the next, so that the selection cannot move past the wanted item unseen.
+            for (int look = 0; look < 10; look++) {
+                if (tmux("capture-pane", "-p", "-t", session).out().lines().anyMatch(l -> l.startsWith(wanted))) {
+                    return;
+                }
+                Thread.sleep(200);
             }
             tmux("send-keys", "-t", session, "Down");
-            Thread.sleep(200);
         }
         throw new AssertionError("never selected " + wanted + ":\n" + screen(session, s -> true, err));
     }
