@@ -311,9 +311,9 @@ final class HiveTarget implements Target {
             Schema staged = publication.stagedColumns().get();
             setUp(staged);
             String location = PublishDirectory.build(publication.files(), publication.fence().generation(), hadoop);
-            insert = new InsertOverwritePublisher.Insert(publication.runId(), jobKey, publication.businessKey(),
-                    publication.publishToken(), publication.fence(), values,
-                    location, HiveTypes.columns(staged, table.toString()));
+            insert = new InsertOverwritePublisher.Insert(new HivePublisher.Swap(publication.runId(), jobKey,
+                    publication.businessKey(), publication.publishToken(), publication.fence(), values, location),
+                    HiveTypes.columns(staged, table.toString()));
         } catch (TargetMismatchException e) {
             return PublishOutcome.failed(PublishOutcome.ErrorCode.TARGET_MISMATCH, e.getMessage());
         } catch (IOException | RuntimeException e) {

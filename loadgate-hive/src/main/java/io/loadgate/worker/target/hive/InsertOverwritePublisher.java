@@ -22,7 +22,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.stream.Collectors;
 import org.apache.hadoop.hive.metastore.IMetaStoreClient;
 import org.apache.hadoop.hive.metastore.api.FieldSchema;
@@ -72,16 +71,10 @@ final class InsertOverwritePublisher {
     /**
      * One publish: the partition's values, where the run's data files were gathered, and the staged columns they hold.
      */
-    record Insert(String runId, String jobKey, String businessKey, UUID publishToken, PublishFence fence,
-                  List<String> values, String location, List<FieldSchema> stagedColumns) {
+    /** A {@link HivePublisher.Swap}'s partition and fence, and the staged files' columns its staging table reads. */
+    record Insert(HivePublisher.Swap partition, List<FieldSchema> stagedColumns) {
         Insert {
-            requireNonNull(runId, "runId is null");
-            requireNonNull(jobKey, "jobKey is null");
-            requireNonNull(businessKey, "businessKey is null");
-            requireNonNull(publishToken, "publishToken is null");
-            requireNonNull(fence, "fence is null");
-            values = List.copyOf(values);
-            requireNonNull(location, "location is null");
+            requireNonNull(partition, "partition is null");
             stagedColumns = List.copyOf(stagedColumns);
         }
     }
@@ -96,42 +89,42 @@ final class InsertOverwritePublisher {
         List<String> selected;
         try (IMetaStoreClient client = metastore.open()) {
             HivePublisher partitions = new HivePublisher(client, table);
-            where = "partition " + partitions.partitionName(insert.values()) + " of Hive table " + table;
+            where = "partition " + partitions.partitionName(insert.partition().values()) + " of Hive table " + table;
             Table current = client.getTable(table.database(), table.name());
             selected = current.getSd().getCols().stream().map(FieldSchema::getName).toList();
-            Optional<Partition> existing = partitions.partition(insert.values());
+            Optional<Partition> existing = partitions.partition(insert.partition().values());
             if (existing.isPresent()) {
                 String recorded = existing.get().getParameters().get(PUBLISH_GENERATION_PROPERTY);
-                insert.fence().checkNotBehind(recorded == null ? null : Long.valueOf(recorded), where);
+                insert.partition().fence().checkNotBehind(recorded == null ? null : Long.valueOf(recorded), where);
             }
         } catch (PublishFencedException e) {
             return PublishOutcome.failed(ErrorCode.PUBLISH_FENCED, e.getMessage());
         } catch (TException | RuntimeException e) {
-            return PublishOutcome.failed(ErrorCode.NOT_COMMITTED, "publish of run " + insert.runId() + " to Hive table "
+            return PublishOutcome.failed(ErrorCode.NOT_COMMITTED, "publish of run " + insert.partition().runId() + " to Hive table "
                     + table + " not started: the metastore could not be read: " + TargetException.oneLine(e));
         }
-        String staging = stagingTable(insert.runId());
-        String statement = insertOverwrite(insert.values(), selected, staging);
+        String staging = stagingTable(insert.partition().runId());
+        String statement = insertOverwrite(insert.partition().values(), selected, staging);
         Connection connection;
         Statement sql;
         try {
             connection = hiveServer2.open();
         } catch (SQLException | RuntimeException e) {
-            return PublishOutcome.failed(ErrorCode.NOT_COMMITTED, "publish of run " + insert.runId() + " to " + where
+            return PublishOutcome.failed(ErrorCode.NOT_COMMITTED, "publish of run " + insert.partition().runId() + " to " + where
                     + " not started: HiveServer2 did not take the connection: " + TargetException.oneLine(e));
         }
         try {
             try {
                 sql = connection.createStatement();
                 sql.execute("DROP TABLE IF EXISTS " + staging);
-                sql.execute(createStaging(staging, insert.stagedColumns(), insert.location()));
-                insert.fence().checkDeadline();
+                sql.execute(createStaging(staging, insert.stagedColumns(), insert.partition().location()));
+                insert.partition().fence().checkDeadline();
             } catch (PublishFencedException e) {
                 dropStaging(connection, staging);
                 return PublishOutcome.failed(ErrorCode.PUBLISH_FENCED, e.getMessage());
             } catch (SQLException | RuntimeException e) {
-                return PublishOutcome.failed(ErrorCode.NOT_COMMITTED, "publish of run " + insert.runId() + " to "
-                        + where + " not started: staging table " + staging + " over " + insert.location()
+                return PublishOutcome.failed(ErrorCode.NOT_COMMITTED, "publish of run " + insert.partition().runId() + " to "
+                        + where + " not started: staging table " + staging + " over " + insert.partition().location()
                         + " could not be made: " + TargetException.oneLine(e));
             }
             try {
@@ -156,9 +149,9 @@ final class InsertOverwritePublisher {
             }
             String recorded = record(insert, queryId);
             dropStaging(connection, staging);
-            return PublishOutcome.published(insert.fence().generation(), where + " overwritten by HiveServer2 query id "
-                    + queryId + " from staging table " + staging + " over " + insert.location() + " (generation "
-                    + insert.fence().generation() + ")" + recorded);
+            return PublishOutcome.published(insert.partition().fence().generation(), where + " overwritten by HiveServer2 query id "
+                    + queryId + " from staging table " + staging + " over " + insert.partition().location() + " (generation "
+                    + insert.partition().fence().generation() + ")" + recorded);
         } finally {
             close(connection);
         }
@@ -177,7 +170,7 @@ final class InsertOverwritePublisher {
         return PublishOutcome.unknown(ErrorCode.COMMIT_INTERRUPTED, "the INSERT OVERWRITE of " + where
                 + " got no confirmed answer (" + TargetException.oneLine(e) + "); HiveServer2 query id " + queryId
                 + "; it is never sent again: look the query up in HiveServer2 (its log or query history) and resolve"
-                + " the run by hand; staging table " + staging + " over " + insert.location() + " is kept");
+                + " the run by hand; staging table " + staging + " over " + insert.partition().location() + " is kept");
     }
 
     /**
@@ -186,17 +179,17 @@ final class InsertOverwritePublisher {
      */
     private String record(Insert insert, String queryId) {
         try (IMetaStoreClient client = metastore.open()) {
-            Optional<Partition> written = new HivePublisher(client, table).partition(insert.values());
+            Optional<Partition> written = new HivePublisher(client, table).partition(insert.partition().values());
             if (written.isEmpty()) {
                 return "; the metastore shows no partition after it, so the run is not recorded in its parameters";
             }
             Partition partition = written.get();
             Map<String, String> parameters = new HashMap<>(partition.getParameters());
-            parameters.put(RUN_ID_PROPERTY, insert.runId());
-            parameters.put(PUBLISH_TOKEN_PROPERTY, insert.publishToken().toString());
-            parameters.put(JOB_KEY_PROPERTY, insert.jobKey());
-            parameters.put(BUSINESS_KEY_PROPERTY, insert.businessKey());
-            parameters.put(PUBLISH_GENERATION_PROPERTY, Long.toString(insert.fence().generation()));
+            parameters.put(RUN_ID_PROPERTY, insert.partition().runId());
+            parameters.put(PUBLISH_TOKEN_PROPERTY, insert.partition().publishToken().toString());
+            parameters.put(JOB_KEY_PROPERTY, insert.partition().jobKey());
+            parameters.put(BUSINESS_KEY_PROPERTY, insert.partition().businessKey());
+            parameters.put(PUBLISH_GENERATION_PROPERTY, Long.toString(insert.partition().fence().generation()));
             parameters.put(HivePublisher.COMMITTED_AT_PROPERTY, Instant.now().toString());
             parameters.put(QUERY_ID_PROPERTY, queryId);
             partition.setParameters(parameters);
@@ -204,7 +197,7 @@ final class InsertOverwritePublisher {
             return "";
         } catch (TException | RuntimeException e) {
             LOG.warn("run {}: the partition was overwritten, but recording the run in its parameters failed: {}",
-                    insert.runId(), e.toString());
+                    insert.partition().runId(), e.toString());
             return "; recording the run in the partition's parameters failed (" + TargetException.oneLine(e) + ")";
         }
     }
