@@ -335,8 +335,10 @@ class MonitorTerminalTest {
         String[] last = {""};
         try {
             await().atMost(wait).pollInterval(Duration.ofMillis(200)).until(() -> {
+                // Ready and the same as the capture before: a pane captured while the monitor draws it is half old.
+                String previous = last[0];
                 last[0] = tmux("capture-pane", "-p", "-t", session).out();
-                return ready.test(last[0]);
+                return ready.test(last[0]) && last[0].equals(previous);
             });
         } catch (org.awaitility.core.ConditionTimeoutException e) {
             throw new AssertionError("the screen never got there:\n" + last[0] + "\n--- stderr\n" + read(err), e);
