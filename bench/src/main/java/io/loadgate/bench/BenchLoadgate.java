@@ -25,7 +25,7 @@ import io.loadgate.worker.ledger.LedgerToken;
 import io.loadgate.worker.metrics.WorkerMetrics;
 import io.loadgate.worker.publish.CatalogConfig;
 import io.loadgate.worker.submit.RunFollower;
-import io.loadgate.worker.source.SourceMetricsTiming;
+import io.loadgate.worker.job.SourceMetricsTiming;
 import io.loadgate.worker.submit.RunSubmitter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -190,6 +190,8 @@ final class BenchLoadgate implements AutoCloseable {
         }
     }
 
+    private static volatile boolean metricsInManifest;
+
     /** Submits the job and follows the run to its end; anything but SUCCESS throws. */
     Submitted submit(String label, String yaml, String businessKey) throws Exception {
         Path jobFile = home.resolve("jobs").resolve("bench-" + label.replaceAll("[^A-Za-z0-9]+", "-") + ".yaml");
@@ -201,8 +203,8 @@ final class BenchLoadgate implements AutoCloseable {
         Instant startedAt = Instant.now();
         long start = System.nanoTime();
         RunView end;
-        var submission = new RunSubmitter(timed, sources, environment).withSourceMetrics(metricsTiming())
-                .submit(job, yaml, businessKey);
+        var submission = new RunSubmitter(timed, sources, environment).submit(job, yaml, businessKey);
+        metricsInManifest = submission.plan().sourceMetrics().isPresent();
         try (submission) {
             end = new RunFollower(followerCalls, Duration.ofMillis(100), Duration.ofSeconds(30))
                     .follow(submission.runId(), submission, run -> { });
@@ -226,13 +228,18 @@ final class BenchLoadgate implements AutoCloseable {
     }
 
     /**
-     * {@code BENCH_SOURCE_METRICS=while_planning} measures the source's metrics before the manifest, as before issue
-     * 14's overlap, so that one build can compare both orders; the default is the submitter's own.
+     * The table jobs' {@code source.metrics}: {@code BENCH_SOURCE_METRICS} (auto, while_planning, during_extraction),
+     * so that one build can compare the orders; auto, the default, otherwise.
      */
     static SourceMetricsTiming metricsTiming() {
         String timing = System.getenv("BENCH_SOURCE_METRICS");
-        return timing == null || timing.isBlank() ? SourceMetricsTiming.AFTER_PLANNING
+        return timing == null || timing.isBlank() ? SourceMetricsTiming.AUTO
                 : SourceMetricsTiming.valueOf(timing.trim().toUpperCase(java.util.Locale.ROOT));
+    }
+
+    /** Whether the last table load's manifest carried the source metrics (how {@code auto} resolved). */
+    static boolean lastManifestCarriedMetrics() {
+        return metricsInManifest;
     }
 
     @Override

@@ -141,6 +141,7 @@ final class BenchTable {
                   partitions: %d
                   filter: "business_day = CAST(:business_key AS date)"
                   fetch_size: 10000
+                  metrics: %s
                 target:
                   table: %s
                   business_key_column: business_day
@@ -155,6 +156,8 @@ final class BenchTable {
                   primary_key: [id]
                 recovery:
                   mode: FAIL
-                """.formatted(jobKey, sourceUrl, TABLE, partitions, targetTable, stageRoot, compression);
+                """.formatted(jobKey, sourceUrl, TABLE, partitions,
+                        BenchLoadgate.metricsTiming().name().toLowerCase(java.util.Locale.ROOT), targetTable, stageRoot,
+                        compression);
     }
 }

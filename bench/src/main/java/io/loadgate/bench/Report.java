@@ -107,9 +107,10 @@ record Report(ZonedDateTime time, Bench.Machine machine, Bench.Options options, 
                 .append(", nproc ").append(machine.cpus()).append("\n\n");
         out.append("Machine: ").append(machine.oneLine()).append(".  \n");
         out.append("1-minute load average during the run: ").append(loadAverage).append(".  \n");
-        out.append(BenchLoadgate.metricsTiming() == io.loadgate.worker.source.SourceMetricsTiming.AFTER_PLANNING
-                ? "Source metrics: measured at the snapshot while the partitions extract (the manifest says they follow).  \n"
-                : "Source metrics: measured while planning, before the manifest (BENCH_SOURCE_METRICS=while_planning).  \n");
+        out.append("Source metrics: `source.metrics: ").append(BenchLoadgate.metricsTiming().name().toLowerCase(java.util.Locale.ROOT))
+                .append(BenchLoadgate.lastManifestCarriedMetrics()
+                        ? "`, measured while planning, before the manifest.  \n"
+                        : "`, measured at the snapshot while the partitions extract (the manifest says they follow).  \n");
         out.append("Source: `%s` in database `%s`, 6 columns (bigint key = split column, int, numeric(12,2), date = the"
                 .formatted(BenchTable.TABLE, BenchTable.database(options.rows()))).append(" business key, one day for all rows, text,")
                 .append(" timestamptz); ledger and Iceberg JDBC catalog on the embedded PostgreSQL of `")

@@ -13,6 +13,9 @@ import java.util.regex.Pattern;
  * (without it the ledger refuses an empty plan, EMPTY_SOURCE_BLOCKED, because an empty day is more often a source
  * that has not delivered yet than a day without rows).
  *
+ * {@code metrics} says when the source's metrics are measured at the snapshot ({@link SourceMetricsTiming}; default
+ * {@code auto}).
+ *
  * <p>With {@code files} (see {@link FilesSpec}) the rows come from file drops instead, and none of the JDBC keys may
  * be set.
  *
@@ -31,6 +34,7 @@ public record SourceSpec(
         String filter,
         Integer fetchSize,
         Boolean allowEmpty,
+        SourceMetricsTiming metrics,
         FilesSpec files) {
     public static final int DEFAULT_PARTITIONS = 4;
     public static final int DEFAULT_FETCH_SIZE = 10_000;
@@ -44,10 +48,11 @@ public record SourceSpec(
         if (files != null) {
             if (jdbcUrl != null || user != null || passwordEnv != null || table != null || query != null
                     || columns != null && !columns.isEmpty() || splitColumn != null || partitions != null
-                    || filter != null || fetchSize != null) {
+                    || filter != null || fetchSize != null || metrics != null) {
+                // A file source's COUNT is the listing's line count, measured while planning: metrics has no choice.
                 throw new IllegalArgumentException("source.files takes no JDBC keys (jdbc_url, user, password_env,"
-                        + " table, query, columns, split_column, partitions, filter, fetch_size); file columns and"
-                        + " partitions go under source.files");
+                        + " table, query, columns, split_column, partitions, filter, fetch_size, metrics); file columns"
+                        + " and partitions go under source.files");
             }
             columns = List.of();
         } else {
@@ -67,6 +72,7 @@ public record SourceSpec(
             }
         }
         allowEmpty = allowEmpty != null && allowEmpty;
+        metrics = metrics == null ? SourceMetricsTiming.AUTO : metrics;
     }
 
     private static void checkJdbc(String jdbcUrl, String table, String query, String passwordEnv, String filter) {
@@ -94,12 +100,12 @@ public record SourceSpec(
     public SourceSpec(String jdbcUrl, String user, String passwordEnv, String table, String query, List<String> columns,
                       String splitColumn, Integer partitions, String filter, Integer fetchSize, Boolean allowEmpty) {
         this(jdbcUrl, user, passwordEnv, table, query, columns, splitColumn, partitions, filter, fetchSize, allowEmpty,
-                null);
+                null, null);
     }
 
     /** A file source ({@code source.files}). */
     public static SourceSpec ofFiles(FilesSpec files, boolean allowEmpty) {
-        return new SourceSpec(null, null, null, null, null, null, null, null, null, null, allowEmpty, files);
+        return new SourceSpec(null, null, null, null, null, null, null, null, null, null, allowEmpty, null, files);
     }
 
     public boolean isFiles() {

@@ -1,5 +1,7 @@
 package io.loadgate.worker.source;
 
+import io.loadgate.worker.job.SourceMetricsTiming;
+
 /**
  * Keeps a source snapshot readable. For PostgreSQL it is the open transaction that exported the snapshot: once
  * it is closed, partitions that have not started reading fail with {@link SnapshotExpiredException}. Close it
@@ -11,7 +13,7 @@ public interface SnapshotHolder extends AutoCloseable {
 
     /**
      * The source's metrics at the snapshot: those the plan carries, or, when planning left them out
-     * ({@link SourceMetricsTiming#AFTER_PLANNING}), measured now on connections of their own that see the same
+     * ({@link SourceMetricsTiming#DURING_EXTRACTION}), measured now on connections of their own that see the same
      * snapshot. Safe to call while partitions read; call it before {@link #close()}, which ends the snapshot.
      *
      * @throws SourceException when the source cannot measure them

@@ -1,5 +1,6 @@
 package io.loadgate.worker.source;
 
+import io.loadgate.worker.job.SourceMetricsTiming;
 import java.util.List;
 
 /**

@@ -31,7 +31,7 @@ import io.loadgate.worker.source.Partition;
 import io.loadgate.worker.source.SnapshotHolder;
 import io.loadgate.worker.source.Source;
 import io.loadgate.worker.source.SourceColumn;
-import io.loadgate.worker.source.SourceMetricsTiming;
+import io.loadgate.worker.job.SourceMetricsTiming;
 import io.loadgate.worker.source.SourcePlan;
 import io.loadgate.worker.source.Sources;
 import io.loadgate.worker.staging.SourceSchemas;
@@ -55,11 +55,12 @@ import org.slf4j.LoggerFactory;
  * manifest. The snapshot stays open in the returned {@link Submission} until the caller closes it, which must not
  * happen before extraction has ended: PostgreSQL forgets an exported snapshot with the transaction that made it.
  *
- * <p>By default ({@link SourceMetricsTiming#AFTER_PLANNING}) a source that can measures the job's source metrics
- * after the manifest, at the same snapshot, on a thread of its own while the partitions extract; the manifest says
- * they are pending, and the ledger schedules the staging validation only once they are in (docs/validation.md).
- * When measuring them fails, that thread fails the run at once ({@value #METRICS_FAILED}); when this process dies
- * before sending them, the ledger's sweeper fails it after {@code recovery.manifest_timeout}.
+ * <p>The job's {@code source.metrics} says when the source measures the job's source metrics
+ * ({@link SourceMetricsTiming}). Measured during extraction, they are measured after the manifest, at the same
+ * snapshot, on a thread of its own while the partitions extract; the manifest says they are pending, and the ledger
+ * schedules the staging validation only once they are in (docs/validation.md). When measuring them fails, that
+ * thread fails the run at once ({@value #METRICS_FAILED}); when this process dies before sending them, the ledger's
+ * sweeper fails it after {@code recovery.manifest_timeout}.
  */
 public final class RunSubmitter {
     private static final Logger LOG = LoggerFactory.getLogger(RunSubmitter.class);
@@ -72,35 +73,24 @@ public final class RunSubmitter {
     private final SourceCache sources;
     private final Map<String, String> environment;
     private final Optional<TargetChecks> targets;
-    private final SourceMetricsTiming metricsTiming;
 
     /** A submitter that checks the job's target before each run (see {@link TargetChecks}). */
     public RunSubmitter(LedgerClient ledger, SourceCache sources, Map<String, String> environment,
                         TargetChecks targets) {
-        this(ledger, sources, environment, Optional.of(requireNonNull(targets, "targets is null")),
-                SourceMetricsTiming.AFTER_PLANNING);
+        this(ledger, sources, environment, Optional.of(requireNonNull(targets, "targets is null")));
     }
 
     /** A submitter that leaves the target to the publish (a harness whose target is a fault-injecting fake). */
     public RunSubmitter(LedgerClient ledger, SourceCache sources, Map<String, String> environment) {
-        this(ledger, sources, environment, Optional.empty(), SourceMetricsTiming.AFTER_PLANNING);
+        this(ledger, sources, environment, Optional.empty());
     }
 
     private RunSubmitter(LedgerClient ledger, SourceCache sources, Map<String, String> environment,
-                         Optional<TargetChecks> targets, SourceMetricsTiming metricsTiming) {
+                         Optional<TargetChecks> targets) {
         this.ledger = requireNonNull(ledger, "ledger is null");
         this.sources = requireNonNull(sources, "sources is null");
         this.environment = Map.copyOf(environment);
         this.targets = targets;
-        this.metricsTiming = requireNonNull(metricsTiming, "metricsTiming is null");
-    }
-
-    /**
-     * This submitter measuring the source's metrics as {@code timing} says; {@link SourceMetricsTiming#WHILE_PLANNING}
-     * sends them in the manifest, as the contract's manifest carries them (and as the bench compares).
-     */
-    public RunSubmitter withSourceMetrics(SourceMetricsTiming timing) {
-        return new RunSubmitter(ledger, sources, environment, targets, timing);
     }
 
     /**
@@ -185,7 +175,7 @@ public final class RunSubmitter {
                               java.util.function.Function<SourcePlan, String> createKey, AfterRun after) {
         Source source = Sources.forJob(job, environment);
         businessKey = source.canonicalKey(businessKey);
-        SnapshotHolder snapshot = source.openSnapshot(businessKey, metricsTiming);
+        SnapshotHolder snapshot = source.openSnapshot(businessKey, job.source().metrics());
         try {
             SourcePlan plan = snapshot.plan();
             // The snapshot's filter casts the key as the source does; what the ledger records and the publisher

@@ -10,7 +10,7 @@ import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecLoader;
 import io.loadgate.worker.source.SnapshotHolder;
-import io.loadgate.worker.source.SourceMetricsTiming;
+import io.loadgate.worker.job.SourceMetricsTiming;
 import io.loadgate.worker.source.Sources;
 import io.loadgate.worker.submit.RunSubmitter;
 import java.nio.file.Path;
@@ -48,7 +48,7 @@ class SourceMetricsLaterEndToEndTest {
     void theMetricsFollowTheManifestAtTheSameSnapshot() throws Exception {
         harness = new LoadHarness(dir, RecoveryMode.FAIL);
         harness.addRows(DAY, 1, 6_000);
-        String yaml = harness.jobYaml("LATER", 3);
+        String yaml = duringExtraction(harness.jobYaml("LATER", 3));
         JobSpec job = JobSpecLoader.parse(Path.of("test.yaml"), yaml);
         Map<String, String> planned;
         try (SnapshotHolder whilePlanning = Sources.forJob(job, Map.of()).openSnapshot(DAY.toString(),
@@ -80,7 +80,7 @@ class SourceMetricsLaterEndToEndTest {
         harness = new LoadHarness(dir, RecoveryMode.FAIL);
         harness.addRows(DAY, 1, 3_000);
         // The plan reads only the split column; the SUM of `boom` divides by zero on the first row it meets.
-        String yaml = harness.jobYaml("LATERFAIL", 2)
+        String yaml = duringExtraction(harness.jobYaml("LATERFAIL", 2))
                 .replace("table: public.items",
                         "query: \"SELECT id, grp, amount, note, day, 1 / (grp - grp) AS boom FROM public.items\"")
                 .replace("sum: [amount, grp]", "sum: [amount, grp, boom]");
@@ -97,5 +97,10 @@ class SourceMetricsLaterEndToEndTest {
         assertThat(run.errorMessage()).contains("source metrics could not be measured", "division by zero");
         assertThat(run.partitions()).as("no partition is left to be read for a run that cannot be validated")
                 .allSatisfy(p -> assertThat(p.status()).isEqualTo(PartitionStatus.FAILED));
+    }
+
+    /** The harness's source is on this host, where {@code auto} measures while planning. */
+    private static String duringExtraction(String yaml) {
+        return yaml.replace("  fetch_size: 1000\n", "  fetch_size: 1000\n  metrics: during_extraction\n");
     }
 }

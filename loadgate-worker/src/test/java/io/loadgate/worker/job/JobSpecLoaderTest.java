@@ -80,6 +80,7 @@ class JobSpecLoaderTest {
         assertThat(spec.source().columns()).as("all columns").isEmpty();
         assertThat(spec.source().partitions()).isEqualTo(4);
         assertThat(spec.source().fetchSize()).isEqualTo(10_000);
+        assertThat(spec.source().metrics()).isEqualTo(SourceMetricsTiming.AUTO);
         assertThat(spec.source().filter()).isNull();
         assertThat(spec.source().filterParameterCount()).isZero();
         assertThat(spec.source().passwordEnv()).isNull();
@@ -110,6 +111,15 @@ class JobSpecLoaderTest {
         assertOneLine(VALID.replace("sum: [amount]", "sum: amount"), ":20:", "validation.sum: wrong type, expected list");
         assertOneLine(VALID.replace("mode: REISSUE", "mode: SOMETIMES"), ":26:", "recovery.mode: 'SOMETIMES' is not a valid value, one of [FAIL, REISSUE]");
         assertOneLine(VALID.replace("user: loader", "user: [a, b]"), ":4:", "source.user: wrong type, expected string");
+        assertOneLine(VALID.replace("  fetch_size: 5000", "  fetch_size: 5000\n  metrics: sometimes"), ":12:",
+                "source.metrics: 'sometimes' is not a valid value, one of [AUTO, WHILE_PLANNING, DURING_EXTRACTION]");
+    }
+
+    @Test
+    void sourceMetricsTakeTheirTiming() throws IOException {
+        JobSpec spec = JobSpecLoader.load(write(VALID.replace("  fetch_size: 5000", "  fetch_size: 5000\n  metrics: during_extraction")));
+
+        assertThat(spec.source().metrics()).isEqualTo(SourceMetricsTiming.DURING_EXTRACTION);
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.loadgate.worker.source.jdbc;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.worker.job.SourceMetricsTiming;
 import io.loadgate.worker.job.SourceSpec;
 import io.loadgate.worker.job.ValidationSpec;
 import io.loadgate.worker.source.ColumnType;
@@ -12,9 +13,11 @@ import io.loadgate.worker.source.SnapshotHolder;
 import io.loadgate.worker.source.Source;
 import io.loadgate.worker.source.SourceColumn;
 import io.loadgate.worker.source.SourceException;
-import io.loadgate.worker.source.SourceMetricsTiming;
 import io.loadgate.worker.source.SourcePlan;
 import io.loadgate.worker.validation.MetricSet;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -65,14 +68,20 @@ public final class PostgresSnapshotSource implements Source {
     }
 
     /**
-     * With {@link SourceMetricsTiming#AFTER_PLANNING} the holder's {@link SnapshotHolder#sourceMetrics()} measures
+     * With {@link SourceMetricsTiming#DURING_EXTRACTION} the holder's {@link SnapshotHolder#sourceMetrics()} measures
      * them on connections that import the exported snapshot, as partition readers do: the same rows as the plan's.
+     * {@link SourceMetricsTiming#AUTO} is resolved here, by where the server is ({@link #onThisHost}).
      */
     @Override
     public SnapshotHolder openSnapshot(String businessKey, SourceMetricsTiming timing) {
         Connection connection = connect(new Properties());
         try {
             beginRepeatableRead(connection);
+            if (timing == SourceMetricsTiming.AUTO) {
+                timing = onThisHost(connection) ? SourceMetricsTiming.WHILE_PLANNING
+                        : SourceMetricsTiming.DURING_EXTRACTION;
+                LOG.debug("source.metrics auto: {}", timing);
+            }
             String snapshotId;
             try (Statement statement = connection.createStatement();
                  ResultSet rs = statement.executeQuery("SELECT pg_export_snapshot()")) {
@@ -125,6 +134,31 @@ public final class PostgresSnapshotSource implements Source {
         } catch (RuntimeException e) {
             SourceConnections.closeQuietly(connection);
             throw e;
+        }
+    }
+
+    /**
+     * Whether the server runs on this host, by the address it answers on: none (a Unix socket), a loopback address,
+     * or one of this host's interfaces. There its scans share the cores the partition readers and the workers use,
+     * so measuring the metrics during extraction only adds contention (docs/validation.md has the figures).
+     */
+    static boolean onThisHost(Connection connection) throws SQLException {
+        String address;
+        try (Statement statement = connection.createStatement();
+             ResultSet rs = statement.executeQuery("SELECT host(inet_server_addr())")) {
+            rs.next();
+            address = rs.getString(1);
+        }
+        return address == null || isLocalAddress(address);
+    }
+
+    /** {@code address} is an IP literal, as PostgreSQL prints it: parsing it needs no name lookup. */
+    static boolean isLocalAddress(String address) {
+        try {
+            InetAddress inet = InetAddress.getByName(address);
+            return inet.isLoopbackAddress() || inet.isAnyLocalAddress() || NetworkInterface.getByInetAddress(inet) != null;
+        } catch (IOException e) {
+            return false;
         }
     }
 

@@ -2,6 +2,7 @@ package io.loadgate.worker.source.jdbc;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.worker.job.SourceMetricsTiming;
 import io.loadgate.worker.job.SourceSpec;
 import io.loadgate.worker.job.ValidationSpec;
 import io.loadgate.worker.source.ColumnType;
@@ -11,7 +12,6 @@ import io.loadgate.worker.source.PartitionPlanner;
 import io.loadgate.worker.source.SnapshotExpiredException;
 import io.loadgate.worker.source.SourceColumn;
 import io.loadgate.worker.source.SourceException;
-import io.loadgate.worker.source.SourceMetricsTiming;
 import io.loadgate.worker.source.SourcePlan;
 import io.loadgate.worker.source.SourceUnavailableException;
 import io.loadgate.worker.source.SplitStats;
@@ -73,7 +73,7 @@ final class SnapshotQueries {
      * one measures the totals and partition counts. The query groups every key, often the longest of the three,
      * and PostgreSQL runs its GROUP BY in one process: beside the other two it uses the cores they leave idle.
      * Both connections see the same snapshot, so the results are those of the sequential plan. With
-     * {@link SourceMetricsTiming#AFTER_PLANNING} the plan measures only the split column's totals and the partition
+     * {@link SourceMetricsTiming#DURING_EXTRACTION} the plan measures only the split column's totals and the partition
      * counts, and {@link #measureMetrics} measures the metrics later at the same snapshot.
      */
     SourcePlan measure(Connection connection, String snapshotRef, String businessKey, SnapshotConnections beside,
@@ -81,7 +81,7 @@ final class SnapshotQueries {
         List<SourceColumn> all = describe(connection);
         SourceColumn split = splitColumn(all);
         List<SourceColumn> selected = check(all, split);
-        if (timing == SourceMetricsTiming.AFTER_PLANNING) {
+        if (timing == SourceMetricsTiming.DURING_EXTRACTION) {
             SplitStats stats;
             try (PreparedStatement statement = sql.splitStats(businessKey).prepare(connection);
                  ResultSet rs = statement.executeQuery()) {
@@ -102,7 +102,7 @@ final class SnapshotQueries {
 
     /**
      * The job's source metrics on {@code connection}, which sees the run's snapshot (a plan measured
-     * {@link SourceMetricsTiming#AFTER_PLANNING}); DUPLICATE_KEYS on a connection of its own when {@code beside} is
+     * {@link SourceMetricsTiming#DURING_EXTRACTION}); DUPLICATE_KEYS on a connection of its own when {@code beside} is
      * given, as in {@link #measure}. The same queries as while planning, so the same values.
      */
     MetricSet measureMetrics(Connection connection, String businessKey, SnapshotConnections beside)

@@ -7,6 +7,7 @@ import io.loadgate.ledger.testing.TestDatabases.TestDatabase;
 import io.loadgate.ledger.testing.TestDatabases;
 import io.loadgate.worker.job.Compression;
 import io.loadgate.worker.job.JobSpecException;
+import io.loadgate.worker.job.SourceMetricsTiming;
 import io.loadgate.worker.job.SourceSpec;
 import io.loadgate.worker.job.StagingSpec;
 import io.loadgate.worker.job.ValidationSpec;
@@ -210,6 +211,31 @@ class PostgresSnapshotSourceTest {
             });
             assertThat(holder.plan().split().min()).isNull();
         }
+    }
+
+    @Test
+    void autoMeasuresTheMetricsWhilePlanningFromAServerOnThisHostAndLaterWhenAsked() throws Exception {
+        Source source = new PostgresSnapshotSource(orders(2), VALIDATION, Map.of());
+        Map<String, String> planned;
+        try (SnapshotHolder holder = source.openSnapshot(BUSINESS_KEY, SourceMetricsTiming.AUTO)) {
+            assertThat(holder.plan().sourceMetrics()).as("the test server listens on this host").isPresent();
+            planned = holder.plan().sourceMetrics().orElseThrow().values();
+        }
+        try (SnapshotHolder holder = source.openSnapshot(BUSINESS_KEY, SourceMetricsTiming.DURING_EXTRACTION)) {
+            assertThat(holder.plan().sourceMetrics()).isEmpty();
+            assertThat(holder.sourceMetrics().values()).as("the same SQL at an equal snapshot").isEqualTo(planned);
+        }
+    }
+
+    @Test
+    void theServersAddressSaysWhetherItRunsOnThisHost() throws Exception {
+        try (Connection c = db.connect()) {
+            assertThat(PostgresSnapshotSource.onThisHost(c)).isTrue();
+        }
+        assertThat(PostgresSnapshotSource.isLocalAddress("127.0.0.1")).isTrue();
+        assertThat(PostgresSnapshotSource.isLocalAddress("::1")).isTrue();
+        // TEST-NET-1 (RFC 5737): never an address of this host.
+        assertThat(PostgresSnapshotSource.isLocalAddress("192.0.2.1")).isFalse();
     }
 
     private record StagedRun(SourcePlan plan, Schema schema, List<URI> files, List<Record> records) {
