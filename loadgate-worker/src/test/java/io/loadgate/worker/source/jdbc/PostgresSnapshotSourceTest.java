@@ -234,8 +234,8 @@ class PostgresSnapshotSourceTest {
         }
         assertThat(PostgresSnapshotSource.isLocalAddress("127.0.0.1")).isTrue();
         assertThat(PostgresSnapshotSource.isLocalAddress("::1")).isTrue();
-        // TEST-NET-1 (RFC 5737): never an address of this host.
-        assertThat(PostgresSnapshotSource.isLocalAddress("192.0.2.1")).isFalse();
+        // TEST-NET-2 (RFC 5737), which no host is given (this machine has an address of TEST-NET-1).
+        assertThat(PostgresSnapshotSource.isLocalAddress("198.51.100.254")).isFalse();
     }
 
     private record StagedRun(SourcePlan plan, Schema schema, List<URI> files, List<Record> records) {
