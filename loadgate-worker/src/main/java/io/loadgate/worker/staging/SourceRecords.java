@@ -12,12 +12,17 @@ public final class SourceRecords {
     private SourceRecords() {
     }
 
-    /** A one-pass iterator; each record is a new object, safe to keep. */
+    /**
+     * A one-pass iterator over one record, which each {@code next()} overwrites with the next row's values: keep a
+     * {@link Record#copy} of a row to hold it past the next call. The extract path never holds one: Iceberg's Parquet
+     * appender writes a record's values in {@code add}, {@code TransformedRows} copies a row before rewriting it, and
+     * {@code RejectsWriter.add} copies what it keeps. A record per row was about 6% of an extraction's CPU.
+     */
     public static Iterator<Record> of(Schema schema, PartitionRows rows) {
         if (schema.columns().size() != rows.columns().size()) {
             throw new IllegalArgumentException("schema has " + schema.columns().size() + " fields, rows have " + rows.columns().size() + " columns");
         }
-        GenericRecord template = GenericRecord.create(schema);
+        GenericRecord record = GenericRecord.create(schema);
         int width = rows.columns().size();
         return new Iterator<>() {
             private Boolean ready;
@@ -36,7 +41,7 @@ public final class SourceRecords {
                     throw new NoSuchElementException();
                 }
                 ready = null;
-                GenericRecord record = template.copy();
+                // Every field is set, so nothing of the row before (nor of a transform's rewrite) is left.
                 for (int i = 0; i < width; i++) {
                     record.set(i, rows.value(i));
                 }

@@ -106,13 +106,21 @@ final class SortedKeyRuns {
             long last = 0;
             while (!heads.isEmpty()) {
                 RunReader reader = heads.poll();
-                long value = reader.head();
-                if (!any || value != last) {
-                    distinct++;
-                    last = value;
-                    any = true;
-                }
-                if (reader.advance()) {
+                // No other run holds a key below its head, so this run's keys up to the least of those heads come
+                // next in order, without the queue: runs that interleave by long stretches (a buffer that united
+                // the tails of several chunks' ranges, beside their spilled runs) are merged a stretch at a time.
+                long bound = heads.isEmpty() ? Long.MAX_VALUE : heads.peek().head();
+                boolean more;
+                do {
+                    long value = reader.head();
+                    if (!any || value != last) {
+                        distinct++;
+                        last = value;
+                        any = true;
+                    }
+                    more = reader.advance();
+                } while (more && reader.head() <= bound);
+                if (more) {
                     heads.add(reader);
                 }
             }

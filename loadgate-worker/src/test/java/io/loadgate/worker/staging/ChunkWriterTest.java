@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.loadgate.worker.job.Compression;
 import io.loadgate.worker.job.StagingSpec;
 import io.loadgate.worker.source.ColumnType;
+import io.loadgate.worker.source.PartitionRows;
 import io.loadgate.worker.source.SourceColumn;
 import io.loadgate.worker.validation.StagedFilesReader;
 import java.io.IOException;
@@ -21,6 +22,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.Iterator;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.Stream;
@@ -101,6 +103,65 @@ class ChunkWriterTest {
         assertThat(reader.schemaOf(chunks.get(0).path()).asStruct()).as("field ids in the file").isEqualTo(SCHEMA.asStruct());
         try (CloseableIterable<Record> read = reader.read(SCHEMA, chunks.stream().map(StagedChunk::path).toList())) {
             assertThat(read).containsExactlyElementsOf(rows);
+        }
+    }
+
+    @Test
+    void stagesTheOneRecordSourceRecordsOverwritesRowAfterRow() throws IOException {
+        URI runDirectory = dir.resolve("JOB/run_id=2").toUri();
+        List<Record> rows = records(25);
+        ChunkWriter writer = new ChunkWriter(HADOOP, runDirectory, SCHEMA, new StagingSpec(runDirectory, 10, Compression.ZSTD));
+
+        // Every 7th row is all nulls after a row of values, and chunks end mid-stream: a value kept from the row
+        // before, or a record held past add(), would show in the files.
+        List<StagedChunk> chunks = writer.writePartition(new ChunkNaming("0001", 1, TOKEN),
+                SourceRecords.of(SCHEMA, new ListRows(rows)));
+
+        assertThat(chunks).extracting(StagedChunk::recordCount).containsExactly(10L, 10L, 5L);
+        try (CloseableIterable<Record> read = new StagedFilesReader(HADOOP).read(SCHEMA, chunks.stream().map(StagedChunk::path).toList())) {
+            assertThat(read).containsExactlyElementsOf(rows);
+        }
+    }
+
+    @Test
+    void sourceRecordsOverwriteOneRecordAndACopyKeepsItsRow() {
+        List<Record> rows = records(5);
+        Iterator<Record> records = SourceRecords.of(SCHEMA, new ListRows(rows));
+
+        Record first = records.next();
+        Record kept = first.copy();
+        Record second = records.next();
+
+        assertThat(second).as("the same record, overwritten").isSameAs(first).isEqualTo(rows.get(1));
+        assertThat(kept).as("the copy of the first row").isEqualTo(rows.get(0));
+    }
+
+    /** A partition's rows from records, as a source's cursor gives them: one row's values at a time. */
+    private static final class ListRows implements PartitionRows {
+        private final List<Record> rows;
+        private int next;
+
+        ListRows(List<Record> rows) {
+            this.rows = rows;
+        }
+
+        @Override
+        public List<SourceColumn> columns() {
+            return COLUMNS;
+        }
+
+        @Override
+        public boolean next() {
+            return next++ < rows.size();
+        }
+
+        @Override
+        public Object value(int index) {
+            return rows.get(next - 1).get(index);
+        }
+
+        @Override
+        public void close() {
         }
     }
 

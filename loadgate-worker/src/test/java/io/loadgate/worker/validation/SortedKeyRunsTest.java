@@ -69,6 +69,27 @@ class SortedKeyRunsTest {
     }
 
     @Test
+    void runsInterleavedByStretchesWithRepeatsAtTheirSeamsMatchAHashSet() {
+        // As staging validation unites per-chunk sets: each set's keys one range, the small sets' tails gathered
+        // in one buffer that spans the ranges of spilled runs; repeats sit where the stretches meet.
+        Random random = new Random(15);
+        SortedKeyRuns all = new SortedKeyRuns(RUN);
+        Set<Long> expected = new HashSet<>();
+        for (int part = 0; part < 40; part++) {
+            SortedKeyRuns keys = new SortedKeyRuns(RUN);
+            long base = part * 100L;
+            int length = part % 3 == 2 ? 20 + random.nextInt(20) : 70 + random.nextInt(60);
+            for (long k = base - 1; k < base + length; k++) {
+                keys.add(k);
+                expected.add(k);
+            }
+            keys.settle();
+            all.addAll(keys);
+        }
+        assertThat(all.count()).isEqualTo(expected.size());
+    }
+
+    @Test
     void manyRepeatsOfFewKeysStayInOneBuffer() {
         SortedKeyRuns keys = new SortedKeyRuns(RUN);
         for (int i = 0; i < 10_000; i++) {

@@ -22,6 +22,7 @@ final class CursorRows implements PartitionRows {
     private final List<SourceColumn> columns;
     private final Runnable release;
     private final Object[] row;
+    private JdbcValues.Reader[] readers;
     private boolean closed;
 
     CursorRows(Statement statement, ResultSet rs, List<SourceColumn> columns, Runnable release) {
@@ -43,8 +44,12 @@ final class CursorRows implements PartitionRows {
             if (!rs.next()) {
                 return false;
             }
+            if (readers == null) {
+                // Here rather than in the constructor, which has no SQLException to give.
+                readers = JdbcValues.readers(rs, columns);
+            }
             for (int i = 0; i < row.length; i++) {
-                row[i] = JdbcValues.read(rs, i + 1, columns.get(i));
+                row[i] = readers[i].read(rs, i + 1);
             }
             return true;
         } catch (SQLException e) {
