@@ -280,14 +280,17 @@ public final class RunApi {
     /**
      * A run as {@code GET /v1/runs/{runId}} shows it: the {@link RunSummary} fields, then parameters and
      * sourceMetrics (extensions), partitionCounts, partitions and dispatches. Runs from {@code GET /v1/runs} carry no partitions, counts
-     * or dispatches (empty here). {@code progressRows} (never null here) is {@code extractedCount} plus the rows
+     * or dispatches (empty here). {@code sourceMetricsPending} (extension, single-run view, left out unless true): the
+     * manifest said its source metrics follow and they have not come yet, so {@code sourceMetrics} is empty for now,
+     * not for good. {@code progressRows} (never null here) is {@code extractedCount} plus the rows
      * read of partitions whose chunks are not reported yet: what a progress bar shows while extracting.
      */
     @JsonPropertyOrder({"runId", "jobKey", "businessKey", "status", "executor", "snapshotScn", "snapshotRef",
         "sourceCount", "expectedPartitionCount", "successPartitionCount", "failedPartitionCount", "extractedCount",
         "rejectedCount", "progressRows", "stagingCount", "targetCount", "targetRef", "hdfsRunPath", "stageTable",
         "startedAt", "heartbeatAt", "extractCompletedAt", "completedAt", "errorStage", "errorCode", "errorMessage",
-        "targetState", "parameters", "sourceMetrics", "partitionCounts", "partitions", "dispatches"})
+        "targetState", "parameters", "sourceMetrics", "sourceMetricsPending", "partitionCounts", "partitions",
+        "dispatches"})
     public record RunView(RunId runId, JobKey jobKey, BusinessKey businessKey, RunStatus status, String executor,
                           String snapshotScn, String snapshotRef, Long sourceCount, Long expectedPartitionCount,
                           long successPartitionCount, long failedPartitionCount, long extractedCount, long rejectedCount,
@@ -297,6 +300,7 @@ public final class RunApi {
                           Map<String, Long> partitionCounts, List<PartitionView> partitions,
                           List<DispatchView> dispatches, Map<String, Object> parameters,
                           Map<String, String> sourceMetrics,
+                          @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean sourceMetricsPending,
                           @JsonInclude(JsonInclude.Include.NON_NULL) TargetState targetState) {
         public RunView {
             // A ledger from before progressRows counts only reported chunks; so does its extractedCount.
@@ -312,7 +316,7 @@ public final class RunApi {
 
         /** The single-run view: a run's summary and its details. */
         public static RunView of(RunSummary run, Map<String, Object> parameters, Map<String, String> sourceMetrics,
-                                 Map<String, Long> partitionCounts, List<PartitionView> partitions,
+                                 boolean sourceMetricsPending, Map<String, Long> partitionCounts, List<PartitionView> partitions,
                                  List<DispatchView> dispatches) {
             return new RunView(run.runId(), run.jobKey(), run.businessKey(), run.status(), run.executor(),
                     run.snapshotScn(), run.snapshotRef(), run.sourceCount(), run.expectedPartitionCount(),
@@ -320,7 +324,7 @@ public final class RunApi {
                     run.progressRows(), run.stagingCount(), run.targetCount(), run.targetRef(), run.hdfsRunPath(),
                     run.stageTable(), run.startedAt(), run.heartbeatAt(), run.extractCompletedAt(), run.completedAt(),
                     run.errorStage(), run.errorCode(), run.errorMessage(), partitionCounts, partitions, dispatches,
-                    parameters, sourceMetrics, run.targetState());
+                    parameters, sourceMetrics, sourceMetricsPending, run.targetState());
         }
 
         /**
@@ -332,7 +336,7 @@ public final class RunApi {
                     expectedPartitionCount, successPartitionCount, failedPartitionCount, extractedCount, rejectedCount,
                     progressRows, stagingCount, targetCount, targetRef, hdfsRunPath, stageTable, startedAt, heartbeatAt,
                     extractCompletedAt, completedAt, errorStage, errorCode, errorMessage, partitionCounts, partitions,
-                    dispatches, Map.of(), sourceMetrics, targetState);
+                    dispatches, Map.of(), sourceMetrics, sourceMetricsPending, targetState);
         }
     }
 

@@ -66,6 +66,7 @@ class GoldenRoundTripTest {
         is("runs.source-metrics.conflict", RunApi.SourceMetrics.class, ErrorResponse.class);
         is("runs.fail", RunApi.FailRun.class, RunApi.RunChange.class);
         is("runs.get.extracted", null, RunApi.RunView.class);
+        is("runs.get.pending", null, RunApi.RunView.class);
         is("runs.get.unknown", null, ErrorResponse.class);
         is("runs.get.unauthenticated", null, ErrorResponse.class);
         isList("runs.list", null, RunApi.RunSummary.class);

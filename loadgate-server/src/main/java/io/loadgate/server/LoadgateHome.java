@@ -3,8 +3,11 @@ package io.loadgate.server;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.server.auth.Tokens;
+import io.loadgate.server.config.DatabaseConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -129,12 +132,44 @@ public final class LoadgateHome {
                         worker: ["%s"]
                         operator: ["%s"]
                         viewer: ["%s"]
-                    """.formatted(tokens, Tokens.digest(worker), Tokens.digest(operator), Tokens.digest(viewer)));
+                    """.formatted(tokens, Tokens.digest(worker), Tokens.digest(operator), Tokens.digest(viewer))
+                    + embeddedPortLines());
             // The config appears whole or not at all: a crash here leaves no half-written file to load.
             Files.move(partial, config, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             return config;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot initialise " + home + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The config lines giving a new home's embedded PostgreSQL a port of its own, when the default one is taken now
+     * (another home's ledger, a second {@code loadgate demo}): a free port, written down so that it stays this home's
+     * between starts, as the default would (job files and engine settings name it). None when the default is free. A
+     * home that has its config already is never given another port: its files may name the one it has.
+     */
+    private static String embeddedPortLines() {
+        if (portFree(DatabaseConfig.DEFAULT_EMBEDDED_PORT)) {
+            return "";
+        }
+        int port;
+        try (ServerSocket any = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = any.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot find a free port for the embedded PostgreSQL: " + e.getMessage(), e);
+        }
+        return """
+                # Port %d was taken when this home was made: its embedded PostgreSQL has a port of its own.
+                database:
+                  embedded_port: %d
+                """.formatted(DatabaseConfig.DEFAULT_EMBEDDED_PORT, port);
+    }
+
+    private static boolean portFree(int port) {
+        try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 

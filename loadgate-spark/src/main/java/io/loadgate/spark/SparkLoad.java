@@ -166,14 +166,8 @@ public final class SparkLoad {
             LOG.warn("run {}: the driver's first heartbeat failed: {}", runId, e.getMessage());
         }
         long every = context.heartbeatInterval(ledgerMillis).toMillis();
-        timer.scheduleWithFixedDelay(() -> {
-            try {
-                ledger.heartbeatRun(runId);
-            } catch (RuntimeException e) {
-                // The next beat may get through; one missed beat is well inside the ledger's stale window.
-                LOG.warn("run {}: the driver's heartbeat failed: {}", runId, e.getMessage());
-            }
-        }, every, every, TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(new DriverBeat(ledger, runId, () -> spark.cancelJobGroup("loadgate-" + runId)),
+                every, every, TimeUnit.MILLISECONDS);
     }
 
     /**

@@ -80,7 +80,9 @@ public final class RunViews {
                                      AND f.partition_id = p.partition_id AND f.status = 'COMMITTED') AS file_count
               FROM load_partition p WHERE p.run_id = ? ORDER BY p.partition_id
             """;
-    private static final String EXTRAS = "SELECT parameters::text, source_metrics::text FROM load_run WHERE run_id = ?";
+    private static final String EXTRAS = """
+            SELECT parameters::text, source_metrics::text, source_metrics_due_since IS NOT NULL
+              FROM load_run WHERE run_id = ?""";
     private static final String DISPATCHES = """
             SELECT dispatch_id, dispatch_type, partition_id, status, attempt_count, sent_at, acked_at
               FROM load_dispatch WHERE run_id = ? ORDER BY created_at, dispatch_id
@@ -168,16 +170,16 @@ public final class RunViews {
             for (RunApi.PartitionView p : partitions) {
                 counts.merge(p.status().name(), 1L, Long::sum);
             }
-            Extras extras = tx.queryOne(EXTRAS, rs -> new Extras(rs.getString(1), rs.getString(2)), runId)
-                    .orElseThrow();
+            Extras extras = tx.queryOne(EXTRAS, rs -> new Extras(rs.getString(1), rs.getString(2), rs.getBoolean(3)),
+                    runId).orElseThrow();
             return Optional.of(RunApi.RunView.of(run.get(), jsonObject(extras.parameters()),
-                    extras.sourceMetrics() == null ? Map.of() : stringMap(extras.sourceMetrics()), counts, partitions,
-                    tx.query(DISPATCHES, RunViews::dispatch, runId)));
+                    extras.sourceMetrics() == null ? Map.of() : stringMap(extras.sourceMetrics()),
+                    extras.sourceMetricsPending(), counts, partitions, tx.query(DISPATCHES, RunViews::dispatch, runId)));
         });
     }
 
-    /** A run's JSON columns, as stored. */
-    private record Extras(String parameters, String sourceMetrics) {
+    /** A run's JSON columns, as stored, and whether its source metrics are awaited (see {@link RunRow}). */
+    private record Extras(String parameters, String sourceMetrics, boolean sourceMetricsPending) {
     }
 
     @SuppressWarnings("unchecked")

@@ -38,9 +38,10 @@ public final class Runs {
     // itself: the key's latest run is still the one the caller planned after, or it has none.
     private static final String INSERT = """
             INSERT INTO load_run (run_id, job_key, business_key, status, executor, hdfs_root, hdfs_run_path,
-                                  stage_table, allow_empty_source, parameters, created_by, recovery_mode, create_key)
+                                  stage_table, allow_empty_source, parameters, created_by, recovery_mode, create_key,
+                                  create_after, create_after_run)
             SELECT ?::uuid, ?::text, ?::text, 'CREATED', ?::text, ?::text, ?::text, ?::text, ?::boolean, ?::jsonb,
-                   ?::text, ?::text, ?::text
+                   ?::text, ?::text, ?::text, ?::boolean, ?::uuid
              WHERE NOT ?::boolean OR (%s) IS NOT DISTINCT FROM ?::uuid
             ON CONFLICT (job_key, business_key) WHERE status IN (%s) DO NOTHING
             """.formatted(LATEST_RUN.strip(), SqlLists.quoted(RunStatus.ACTIVE));
@@ -56,12 +57,13 @@ public final class Runs {
                AND status IN (%s)
             """.formatted(SqlLists.quoted(RunStatus.ACTIVE));
     // The run an earlier create with the same key made, and whether it was made from the same request: its stage
-    // table is the prefix followed by its own id.
+    // table is the prefix followed by its own id; its afterRun, the create's precondition, is part of the request.
     private static final String KEYED_CREATE = """
             SELECT run_id, status, hdfs_run_path, stage_table,
                    job_key = ? AND business_key = ? AND hdfs_root = ?
                    AND stage_table = ? || replace(run_id::text, '-', '') AND allow_empty_source = ?
-                   AND parameters = ?::jsonb AND executor = ? AND recovery_mode IS NOT DISTINCT FROM ?::text AS same
+                   AND parameters = ?::jsonb AND executor = ? AND recovery_mode IS NOT DISTINCT FROM ?::text
+                   AND create_after = ?::boolean AND create_after_run IS NOT DISTINCT FROM ?::uuid AS same
               FROM load_run
              WHERE created_by = ? AND create_key = ?
             """;
@@ -132,7 +134,8 @@ public final class Runs {
             int inserted = tx.update(INSERT, runId, request.jobKey(), request.businessKey(),
                     request.executor().wireName(), root.toString(), runPath, stageTable, request.allowEmptySource(),
                     LedgerJson.jsonb(request.parameters()), actor, request.recoveryMode(), createKey,
-                    request.afterRun() != null, request.jobKey(), request.businessKey(), after);
+                    request.afterRun() != null, after, request.afterRun() != null, request.jobKey(),
+                    request.businessKey(), after);
             if (inserted == 0) {
                 // A copy of this very request may have committed the active run while this one waited on the index.
                 earlier = keyedCreate(tx, request, root, actor, createKey);
@@ -180,7 +183,8 @@ public final class Runs {
                         rs.getString(4)), true), rs.getBoolean(5)),
                 request.jobKey(), request.businessKey(), root.toString(), request.stageTablePrefix(),
                 request.allowEmptySource(), LedgerJson.jsonb(request.parameters()), request.executor().wireName(),
-                request.recoveryMode(), actor, createKey);
+                request.recoveryMode(), request.afterRun() != null,
+                request.afterRun() == null ? null : request.afterRun().runId(), actor, createKey);
         if (keyed.isPresent() && !keyed.get().same()) {
             RunId earlierRun = keyed.get().run().run().runId();
             throw new LedgerException.Invalid(ErrorCode.IDEMPOTENCY_KEY_REUSED, "Idempotency-Key " + createKey

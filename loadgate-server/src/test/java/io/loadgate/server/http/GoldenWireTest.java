@@ -232,6 +232,19 @@ class GoldenWireTest {
         step("runs.source-metrics.again", "PUT", "/v1/runs/" + runI + "/source-metrics", "worker", metricsI, 200);
         step("runs.source-metrics.conflict", "PUT", "/v1/runs/" + runI + "/source-metrics", "worker",
                 new RunApi.SourceMetrics(Map.of("COUNT", "11"), "loadgate-1"), 409);
+        assertThat(ledger.get("/v1/runs/" + runI).body().has("sourceMetricsPending"))
+                .as("once the metrics are in, the view carries no sourceMetricsPending").isFalse();
+        // Run J (extension), last so that the ids of the cases before keep their numbers: the view of a run whose
+        // source metrics are awaited says so.
+        String runJ = ledger.post("/v1/runs", RunApi.CreateRun.forWorkers(JobKey.of("GOLDEN"),
+                BusinessKey.of("2026-12-07"), TestLedger.STAGE_ROOT, "stg_")).text("runId");
+        assertThat(ledger.post("/v1/runs/" + runJ + "/manifest", new RunApi.Manifest(plain.snapshotScn(),
+                "1a2b3c4d-00000001-1", plain.sourceCount(), plain.sourceNullSplitCount(), plain.sourceMinSplit(),
+                plain.sourceMaxSplit(), plain.plannedPartitionCount(), Map.of(), "loadgate-1", plain.partitions(),
+                true)).status()).isEqualTo(200);
+        JsonNode pendingView = step("runs.get.pending", "GET", "/v1/runs/" + runJ, "viewer", null, 200);
+        assertThat(pendingView.path("sourceMetricsPending").asBoolean())
+                .as("the run view says its source metrics are awaited").isTrue();
         assertThat(cases).isGreaterThan(30);
     }
 

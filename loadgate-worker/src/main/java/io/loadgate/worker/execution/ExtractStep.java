@@ -233,11 +233,15 @@ public final class ExtractStep {
         };
     }
 
-    /** Stops the rows as soon as the heartbeat learns the partition was reissued to someone else. */
+    /**
+     * Stops the rows as soon as the heartbeat learns the partition was reissued to someone else, or its beats ended
+     * with an Error (thrown here, to be reported as the partition's failure).
+     */
     private static Iterator<Record> whileOwned(Iterator<Record> records, Heartbeat heartbeat) {
         return new Iterator<>() {
             @Override
             public boolean hasNext() {
+                heartbeat.checkAlive();
                 if (heartbeat.lost()) {
                     throw new ClaimLostException();
                 }

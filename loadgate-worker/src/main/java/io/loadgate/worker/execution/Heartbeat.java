@@ -26,11 +26,12 @@ final class Heartbeat implements AutoCloseable {
 
     private final ScheduledFuture<?> task;
     private volatile boolean lost;
+    private volatile Error failure;
     // Written by the one extracting thread only, so ++ on a volatile loses nothing; volatile so the timer's beats
     // see a recent count.
     private volatile long rowsRead;
 
-    private Heartbeat(LedgerClient ledger, RunId runId, PartitionId partitionId, UUID claimToken,
+    Heartbeat(LedgerClient ledger, RunId runId, PartitionId partitionId, UUID claimToken,
                       ScheduledExecutorService timer, Duration interval) {
         long millis = interval.toMillis();
         this.task = timer.scheduleWithFixedDelay(() -> beat(ledger, runId, partitionId, claimToken), millis, millis,
@@ -59,6 +60,14 @@ final class Heartbeat implements AutoCloseable {
         } catch (RuntimeException e) {
             // A missed beat is harmless until `stale` passes; the next one may get through.
             LOG.warn("heartbeat for {}/{} failed: {}", runId, partitionId, e.getMessage());
+        } catch (Error e) {
+            // Thrown on, the Error would only end the beats inside the timer's future: the extraction would go on
+            // unbeaten until the sweeper gave the partition to another worker. The extracting thread throws it at its
+            // next row instead (checkAlive), and reports it as the partition's failure. Rethrown here so the timer
+            // runs this beat no more: a JVM that throws an Error is not one to keep claiming the partition.
+            LOG.error("heartbeat for {}/{} hit an Error; the extraction stops", runId, partitionId, e);
+            failure = e;
+            throw e;
         }
     }
 
@@ -80,6 +89,14 @@ final class Heartbeat implements AutoCloseable {
                 return row;
             }
         };
+    }
+
+    /** Throws the Error a beat hit, if one did: the work this heartbeat vouches for must stop. */
+    void checkAlive() {
+        Error e = failure;
+        if (e != null) {
+            throw e;
+        }
     }
 
     /** True once the ledger says this worker no longer owns the partition. */

@@ -97,6 +97,7 @@ final class StagingValidationStep {
         List<URI> dataFiles = new ArrayList<>();
         List<URI> rejectFiles = new ArrayList<>();
         for (StagedFile file : started.files()) {
+            beats.checkAlive();
             URI uri = URI.create(file.hdfsPath());
             (file.kind() == ChunkKind.REJECTS ? rejectFiles : dataFiles).add(uri);
             if (file.checksum() != null) {
@@ -137,6 +138,7 @@ final class StagingValidationStep {
                     rejected <= allowed ? MetricResult.PASS : MetricResult.FAIL,
                     Map.of("rejectsFiles", rejectFiles.size())));
         }
+        beats.checkAlive();
         if (beats.lost()) {
             LOG.warn("validation of {} was given to another caller while this one measured; not recording",
                     run.runId());
@@ -155,6 +157,7 @@ final class StagingValidationStep {
     private static final class Beats implements AutoCloseable {
         private final ScheduledFuture<?> task;
         private volatile boolean lost;
+        private volatile Error failure;
 
         Beats(WorkerContext context, RunId runId, StartValidation caller, Long ledgerMillis) {
             long millis = context.heartbeatInterval(ledgerMillis).toMillis();
@@ -170,6 +173,20 @@ final class StagingValidationStep {
             } catch (RuntimeException e) {
                 // A missed beat is harmless until validation_stale passes; the next one may get through.
                 LOG.warn("validation heartbeat for {} failed: {}", runId, e.getMessage());
+            } catch (Error e) {
+                // As a partition's Heartbeat does: the measuring thread throws it at its next check, and the step
+                // fails the run with it, rather than measuring on unbeaten until validation_stale gives it away.
+                LOG.error("validation heartbeat for {} hit an Error; the validation stops", runId, e);
+                failure = e;
+                throw e;
+            }
+        }
+
+        /** Throws the Error a beat hit, if one did. */
+        void checkAlive() {
+            Error e = failure;
+            if (e != null) {
+                throw e;
             }
         }
 

@@ -6,6 +6,7 @@ import io.loadgate.api.LoadedKey;
 import io.loadgate.worker.job.FileGrouping;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -81,7 +82,10 @@ public final class DueKeys {
             return List.of();
         }
         Map<String, FileStatus> now = new HashMap<>();
+        // A set of the listed names: a key of many directories would otherwise scan them once per file it loaded.
+        Set<String> listedNames = new HashSet<>();
         for (FileSource.SourceDirectory directory : directories) {
+            listedNames.add(directory.name());
             for (FileStatus file : directory.files()) {
                 now.put(directory.name() + "/" + file.getPath().getName(), file);
             }
@@ -89,16 +93,19 @@ public final class DueKeys {
         TreeSet<String> changed = new TreeSet<>(now.keySet());
         for (LoadedKey.LoadedFile file : done.files()) {
             FileStatus status = now.get(file.path());
-            int slash = file.path().indexOf('/');
-            boolean directoryListed = slash > 0 && directories.stream()
-                    .anyMatch(d -> d.name().equals(file.path().substring(0, slash)));
             if (status != null && status.getLen() == file.length()
                     && status.getModificationTime() == file.modificationTime()) {
                 changed.remove(file.path());
-            } else if (status == null && directoryListed) {
+            } else if (status == null && listedNames.contains(directoryOf(file.path()))) {
                 changed.add(file.path());
             }
         }
         return List.copyOf(changed);
+    }
+
+    /** The directory part of a manifest path ({@code directory/file}), or null for a path without one. */
+    private static String directoryOf(String path) {
+        int slash = path.indexOf('/');
+        return slash > 0 ? path.substring(0, slash) : null;
     }
 }
