@@ -126,11 +126,18 @@ public final class SparkLoad {
             List<PartitionTask> tasks = submission.plan().partitions().stream()
                     .map(p -> PartitionTask.of(runId, submission.plan().snapshotRef(), p)).toList();
             LOG.info("run {}: {} partition(s) as Spark tasks", runId, tasks.size());
-            spark.setJobGroup("loadgate-" + runId, "Loadgate " + job.jobKey() + " " + submission.businessKey(), true);
             PartitionAttempts body = new PartitionAttempts(executors, hook);
-            // One slice per partition: Spark's task i is the manifest's partition i.
-            CompletableFuture<List<PartitionResult>> extraction = CompletableFuture.supplyAsync(
-                    () -> spark.parallelize(tasks, Math.max(1, tasks.size())).map(body).collect());
+            String group = "Loadgate " + job.jobKey() + " " + submission.businessKey();
+            // One slice per partition: Spark's task i is the manifest's partition i. The job group is a property of
+            // the thread that starts the job, so it is set on the pool thread that does (the beat cancels by it).
+            CompletableFuture<List<PartitionResult>> extraction = CompletableFuture.supplyAsync(() -> {
+                spark.setJobGroup("loadgate-" + runId, group, true);
+                try {
+                    return spark.parallelize(tasks, Math.max(1, tasks.size())).map(body).collect();
+                } finally {
+                    spark.clearJobGroup();
+                }
+            });
             extraction.whenComplete((done, failed) -> {
                 if (failed != null) {
                     failExtraction(runId, failed);
