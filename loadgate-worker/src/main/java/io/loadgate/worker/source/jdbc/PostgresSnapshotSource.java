@@ -19,9 +19,11 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -46,12 +48,14 @@ public final class PostgresSnapshotSource implements Source {
     private static final Set<String> SNAPSHOT_GONE = Set.of("22023", "55000", "42704");
 
     private final SourceSpec source;
+    private final ValidationSpec validation;
     private final Map<String, String> environment;
     private final SnapshotQueries queries;
 
     /** {@code environment} supplies the password variable the spec names; pass {@code System.getenv()}. */
     public PostgresSnapshotSource(SourceSpec source, ValidationSpec validation, Map<String, String> environment) {
         this.source = requireNonNull(source, "source is null");
+        this.validation = requireNonNull(validation, "validation is null");
         this.environment = Map.copyOf(environment);
         if (!source.jdbcUrl().startsWith("jdbc:postgresql:")) {
             throw new SourceException("source.jdbc_url is not a PostgreSQL URL: " + SourceConnections.masked(source.jdbcUrl()));
@@ -76,6 +80,10 @@ public final class PostgresSnapshotSource implements Source {
     public SnapshotHolder openSnapshot(String businessKey, SourceMetricsTiming timing) {
         Connection connection = connect(new Properties());
         try {
+            // Before the snapshot, in a transaction of its own: a unique index valid then held for every row the
+            // snapshot can see.
+            boolean keysUnique = source.table() != null && !validation.primaryKey().isEmpty()
+                    && keysUnique(connection, source.table(), validation.primaryKey());
             beginRepeatableRead(connection);
             if (timing == SourceMetricsTiming.AUTO) {
                 timing = onThisHost(connection) ? SourceMetricsTiming.WHILE_PLANNING
@@ -90,12 +98,12 @@ public final class PostgresSnapshotSource implements Source {
             }
             String exported = snapshotId;
             SnapshotQueries.SnapshotConnections beside = () -> attach(exported, new Properties());
-            SourcePlan plan = queries.measure(connection, snapshotId, businessKey, beside, timing);
+            SourcePlan plan = queries.measure(connection, snapshotId, businessKey, beside, timing, keysUnique);
             LOG.info("exported snapshot {}: {} rows in {} partitions", snapshotId, plan.split().rowCount(), plan.partitions().size());
             return new TransactionHolder(connection, plan, () -> {
                 Connection measuring = beside.open();
                 try {
-                    return queries.measureMetrics(measuring, businessKey, beside);
+                    return queries.measureMetrics(measuring, businessKey, beside, keysUnique);
                 } finally {
                     SourceConnections.closeQuietly(measuring);
                 }
@@ -135,6 +143,43 @@ public final class PostgresSnapshotSource implements Source {
             SourceConnections.closeQuietly(connection);
             throw e;
         }
+    }
+
+    /**
+     * Whether the server guarantees that {@code keys} are unique in {@code table}: a valid unique index over plain,
+     * NOT NULL columns, all among {@code keys}, with their types' default equality and collations, and no
+     * inheritance child outside the index (a partitioned table's unique index covers its partitions). Then the
+     * DUPLICATE_KEYS query — a GROUP BY of every key, often the plan's longest — can only answer 0, by the same
+     * equality the index enforces, so the plan says 0 without running it. Staging and the target still count the
+     * keys they hold (docs/validation.md).
+     */
+    static boolean keysUnique(Connection connection, String table, List<String> keys) throws SQLException {
+        String sql = """
+                SELECT array_agg(a.attname::text)
+                FROM pg_index i
+                JOIN pg_class c ON c.oid = i.indrelid
+                CROSS JOIN LATERAL unnest(i.indkey::int2[], i.indclass::oid[], i.indcollation::oid[])
+                    WITH ORDINALITY AS k(attnum, opclass, coll, n)
+                JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+                JOIN pg_opclass o ON o.oid = k.opclass
+                WHERE i.indrelid = to_regclass(?) AND i.indisunique AND i.indisvalid
+                  AND i.indpred IS NULL AND i.indexprs IS NULL AND k.n <= i.indnkeyatts
+                  AND (c.relkind = 'p' OR NOT c.relhassubclass)
+                GROUP BY i.indexrelid
+                HAVING bool_and(a.attnotnull AND k.coll = a.attcollation AND o.opcdefault)
+                """;
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setString(1, table);
+            try (ResultSet rs = statement.executeQuery()) {
+                while (rs.next()) {
+                    String[] columns = (String[]) rs.getArray(1).getArray();
+                    if (Arrays.stream(columns).allMatch(c -> keys.stream().anyMatch(c::equalsIgnoreCase))) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     /**

@@ -65,7 +65,7 @@ final class SnapshotQueries {
 
     /** Measures with one connection, one query after the other. */
     SourcePlan measure(Connection connection, String snapshotRef, String businessKey) throws SQLException {
-        return measure(connection, snapshotRef, businessKey, null, SourceMetricsTiming.WHILE_PLANNING);
+        return measure(connection, snapshotRef, businessKey, null, SourceMetricsTiming.WHILE_PLANNING, false);
     }
 
     /**
@@ -74,10 +74,12 @@ final class SnapshotQueries {
      * and PostgreSQL runs its GROUP BY in one process: beside the other two it uses the cores they leave idle.
      * Both connections see the same snapshot, so the results are those of the sequential plan. With
      * {@link SourceMetricsTiming#DURING_EXTRACTION} the plan measures only the split column's totals and the partition
-     * counts, and {@link #measureMetrics} measures the metrics later at the same snapshot.
+     * counts, and {@link #measureMetrics} measures the metrics later at the same snapshot. With {@code keysUnique}
+     * (the server guarantees the primary key's uniqueness, see {@code PostgresSnapshotSource.keysUnique})
+     * DUPLICATE_KEYS is 0 without its query.
      */
     SourcePlan measure(Connection connection, String snapshotRef, String businessKey, SnapshotConnections beside,
-                       SourceMetricsTiming timing) throws SQLException {
+                       SourceMetricsTiming timing, boolean keysUnique) throws SQLException {
         List<SourceColumn> all = describe(connection);
         SourceColumn split = splitColumn(all);
         List<SourceColumn> selected = check(all, split);
@@ -91,7 +93,7 @@ final class SnapshotQueries {
             return new SourcePlan(snapshotRef, selected, stats, partitions(connection, businessKey, stats, split),
                     Optional.empty());
         }
-        FutureTask<Long> duplicates = duplicates(connection, businessKey, beside);
+        FutureTask<Long> duplicates = duplicates(connection, businessKey, beside, keysUnique);
         try {
             return measure(connection, snapshotRef, businessKey, selected, split, duplicates, beside == null);
         } catch (SQLException | RuntimeException e) {
@@ -105,11 +107,11 @@ final class SnapshotQueries {
      * {@link SourceMetricsTiming#DURING_EXTRACTION}); DUPLICATE_KEYS on a connection of its own when {@code beside} is
      * given, as in {@link #measure}. The same queries as while planning, so the same values.
      */
-    MetricSet measureMetrics(Connection connection, String businessKey, SnapshotConnections beside)
+    MetricSet measureMetrics(Connection connection, String businessKey, SnapshotConnections beside, boolean keysUnique)
             throws SQLException {
         List<SourceColumn> all = describe(connection);
         List<SourceColumn> selected = check(all, splitColumn(all));
-        FutureTask<Long> duplicates = duplicates(connection, businessKey, beside);
+        FutureTask<Long> duplicates = duplicates(connection, businessKey, beside, keysUnique);
         try {
             Map<String, String> metrics;
             try (PreparedStatement statement = sql.stats(businessKey, validation, selected).prepare(connection);
@@ -125,10 +127,19 @@ final class SnapshotQueries {
         }
     }
 
-    /** The DUPLICATE_KEYS query, started beside when {@code beside} is given; null when the job asks for none. */
-    private FutureTask<Long> duplicates(Connection connection, String businessKey, SnapshotConnections beside) {
+    /**
+     * The DUPLICATE_KEYS query, started beside when {@code beside} is given; null when the job asks for none; done,
+     * with 0, when the server guarantees the keys unique.
+     */
+    private FutureTask<Long> duplicates(Connection connection, String businessKey, SnapshotConnections beside,
+                                        boolean keysUnique) {
         if (validation.primaryKey().isEmpty()) {
             return null;
+        }
+        if (keysUnique) {
+            FutureTask<Long> none = new FutureTask<>(() -> 0L);
+            none.run();
+            return none;
         }
         BoundSql query = sql.duplicateKeys(businessKey, validation.primaryKey());
         FutureTask<Long> duplicates = new FutureTask<>(() -> {

@@ -228,6 +228,44 @@ class PostgresSnapshotSourceTest {
     }
 
     @Test
+    void aKeyTheServerKeepsUniqueNeedsNoDuplicateQuery() throws Exception {
+        execute("""
+                CREATE TABLE public.u_pk (id bigint PRIMARY KEY, sub int NOT NULL, code text, day date);
+                CREATE TABLE public.u_nullable (id bigint, code text);
+                CREATE UNIQUE INDEX ON public.u_nullable (id);
+                CREATE TABLE public.u_partial (id bigint NOT NULL);
+                CREATE UNIQUE INDEX ON public.u_partial (id) WHERE id > 0;
+                CREATE TABLE public.u_expr (code text NOT NULL);
+                CREATE UNIQUE INDEX ON public.u_expr (lower(code));
+                CREATE TABLE public.u_collated (code text NOT NULL);
+                CREATE UNIQUE INDEX ON public.u_collated (code COLLATE "C");
+                CREATE TABLE public.u_parent (id bigint PRIMARY KEY);
+                CREATE TABLE public.u_child () INHERITS (public.u_parent);
+                CREATE TABLE public.u_parts (id bigint NOT NULL, day date NOT NULL, PRIMARY KEY (id, day)) PARTITION BY RANGE (day);
+                CREATE TABLE public.u_parts_2026 PARTITION OF public.u_parts FOR VALUES FROM ('2026-01-01') TO ('2027-01-01');
+                INSERT INTO public.u_pk SELECT g, g % 3, 'c' || g, DATE '2026-11-30' FROM generate_series(1, 500) g""");
+        try (Connection c = db.connect()) {
+            assertThat(PostgresSnapshotSource.keysUnique(c, "public.u_pk", List.of("id"))).isTrue();
+            assertThat(PostgresSnapshotSource.keysUnique(c, "u_pk", List.of("ID", "sub"))).as("a superset of the index").isTrue();
+            assertThat(PostgresSnapshotSource.keysUnique(c, "public.u_pk", List.of("sub"))).isFalse();
+            assertThat(PostgresSnapshotSource.keysUnique(c, "public.u_nullable", List.of("id"))).as("NULLs are distinct to it").isFalse();
+            assertThat(PostgresSnapshotSource.keysUnique(c, "public.u_partial", List.of("id"))).isFalse();
+            assertThat(PostgresSnapshotSource.keysUnique(c, "public.u_expr", List.of("code"))).isFalse();
+            assertThat(PostgresSnapshotSource.keysUnique(c, "public.u_collated", List.of("code"))).as("another collation").isFalse();
+            assertThat(PostgresSnapshotSource.keysUnique(c, "public.u_parent", List.of("id"))).as("a child's rows are outside it").isFalse();
+            assertThat(PostgresSnapshotSource.keysUnique(c, "public.u_parts", List.of("id", "day"))).isTrue();
+            assertThat(PostgresSnapshotSource.keysUnique(c, "public.no_such_table", List.of("id"))).isFalse();
+        }
+        SourceSpec spec = new SourceSpec(db.jdbcUrl(), db.user(), null, "public.u_pk", null, null, "id", 2,
+                "day = CAST(:business_key AS date)", 100);
+        ValidationSpec keyed = new ValidationSpec(null, null, null, null, List.of("id"));
+        try (SnapshotHolder holder = new PostgresSnapshotSource(spec, keyed, Map.of()).openSnapshot("2026-11-30")) {
+            assertThat(holder.plan().sourceMetrics().orElseThrow().values()).containsEntry("DUPLICATE_KEYS", "0")
+                    .containsEntry("COUNT", "500");
+        }
+    }
+
+    @Test
     void theServersAddressSaysWhetherItRunsOnThisHost() throws Exception {
         try (Connection c = db.connect()) {
             assertThat(PostgresSnapshotSource.onThisHost(c)).isTrue();
