@@ -221,12 +221,33 @@ final class ColumnParser {
         return scaled;
     }
 
+    /**
+     * {@code true} or {@code false} in any case of ASCII letters, as {@code toLowerCase(Locale.ROOT)} then a match
+     * accepted them, without making the lower-cased copy of each value. Not {@code equalsIgnoreCase}: it takes
+     * {@code "falſe"} (a long s, whose upper case is S), which lower-casing keeps apart.
+     */
     private static Boolean bool(String text) {
-        return switch (text.toLowerCase(Locale.ROOT)) {
-            case "true" -> Boolean.TRUE;
-            case "false" -> Boolean.FALSE;
-            default -> throw new NumberFormatException(text);
-        };
+        if (asciiIgnoringCase(text, "true")) {
+            return Boolean.TRUE;
+        }
+        if (asciiIgnoringCase(text, "false")) {
+            return Boolean.FALSE;
+        }
+        throw new NumberFormatException(text);
+    }
+
+    /** Whether {@code text} is {@code lower} (ASCII lower-case letters) with any of its letters upper-cased. */
+    private static boolean asciiIgnoringCase(String text, String lower) {
+        if (text.length() != lower.length()) {
+            return false;
+        }
+        for (int i = 0; i < lower.length(); i++) {
+            // Only 'A'..'Z' and 'a'..'z' give a lower-case letter when 0x20 is set.
+            if ((text.charAt(i) | 0x20) != lower.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static double finite(double value) {

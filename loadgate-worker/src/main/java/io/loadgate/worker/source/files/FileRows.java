@@ -83,18 +83,18 @@ final class FileRows implements PartitionRows {
         }
         try {
             while (true) {
-                String line = nextLine();
-                if (line == null) {
+                if (!advance()) {
                     return false;
                 }
                 try {
-                    parser.parse(line, values);
+                    parser.parse(reader, values);
                     return true;
                 } catch (LineParser.Rejected e) {
                     if (rejected == null) {
                         throw new IllegalStateException("a line was rejected and no sink takes it: " + e.getMessage());
                     }
-                    rejected.accept(line, files.get(fileIndex).path() + ":" + linesOfFile + ": " + e.getMessage());
+                    rejected.accept(reader.text(), files.get(fileIndex).path() + ":" + linesOfFile + ": "
+                            + e.getMessage());
                 }
             }
         } catch (IOException e) {
@@ -135,14 +135,18 @@ final class FileRows implements PartitionRows {
 
     /** The next line of the partition's files, or null after the last (on the mapper's writer thread with one). */
     private String nextLine() throws IOException {
+        return advance() ? reader.text() : null;
+    }
+
+    /** Moves {@link #reader} to the partition's next line; false after the last. */
+    private boolean advance() throws IOException {
         while (true) {
             if (reader == null && !openNext()) {
-                return null;
+                return false;
             }
-            String line = reader.next();
-            if (line != null) {
+            if (reader.advance()) {
                 linesOfFile++;
-                return line;
+                return true;
             }
             finishFile();
         }

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -66,8 +67,42 @@ final class JsonFields {
      * @throws LineParser.Rejected when the line is not JSON, or not an object
      */
     void read(String line, Object[] values) {
+        try {
+            read(MAPPER.createParser(line), values);
+        } catch (IOException e) {
+            // A string has nothing to fail reading but its JSON.
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * {@link #read(String, Object[])} of the line {@code bytes[offset, offset + length)}, which must be ASCII: its
+     * bytes are then its characters, and Jackson's byte parser gives what its char parser gives for the decoded
+     * text, and a line it refuses is read again as text for the reason it gave before. (Other UTF-8 lines are
+     * decoded first: the byte parser refuses a malformed sequence that decoding makes U+FFFD.)
+     */
+    void read(byte[] bytes, int offset, int length, Object[] values) {
+        for (int i = offset; i < offset + Math.min(length, 4); i++) {
+            if (bytes[i] == 0) {
+                // Jackson takes a zero among the first four bytes for UTF-16 or UTF-32; the text is what it is.
+                read(new String(bytes, offset, length, StandardCharsets.US_ASCII), values);
+                return;
+            }
+        }
+        try {
+            read(MAPPER.createParser(bytes, offset, length), values);
+        } catch (LineParser.Rejected e) {
+            // The byte parser words some errors otherwise ("in VALUE_STRING"): the reason is the char parser's.
+            read(new String(bytes, offset, length, StandardCharsets.US_ASCII), values);
+        } catch (IOException e) {
+            // An array has nothing to fail reading but its JSON.
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void read(JsonParser parser, Object[] values) throws IOException {
         Arrays.fill(values, null);
-        try (JsonParser p = MAPPER.createParser(line)) {
+        try (JsonParser p = parser) {
             JsonToken token = p.nextToken();
             if (token != JsonToken.START_OBJECT) {
                 if (token != null) {
@@ -81,9 +116,6 @@ final class JsonFields {
             trailing(p);
         } catch (JsonProcessingException e) {
             throw new LineParser.Rejected("not JSON: " + e.getOriginalMessage());
-        } catch (IOException e) {
-            // A string has nothing to fail reading but its JSON.
-            throw new UncheckedIOException(e);
         }
     }
 

@@ -52,6 +52,11 @@ abstract class LineParser {
     /** Fills {@code values} (one per column) from {@code line}; throws {@link Rejected} when it does not parse. */
     abstract void parse(String line, Object[] values);
 
+    /** {@link #parse(String, Object[])} of the reader's current line. */
+    void parse(LineReader line, Object[] values) {
+        parse(line.text(), values);
+    }
+
     /** A line that is not a row: the reason, for the rejects chunk. */
     static final class Rejected extends RuntimeException {
         Rejected(String reason) {
@@ -89,6 +94,21 @@ abstract class LineParser {
         void parse(String line, Object[] values) {
             // The fields first, the whole line read: a line malformed anywhere is refused before any value is judged.
             fields.read(line, values);
+            typed(values);
+        }
+
+        @Override
+        void parse(LineReader line, Object[] values) {
+            if (line.ascii()) {
+                fields.read(line.bytes(), line.offset(), line.length(), values);
+            } else {
+                fields.read(line.text(), values);
+            }
+            typed(values);
+        }
+
+        /** Turns what {@link JsonFields#read} gave into the columns' values. */
+        private void typed(Object[] values) {
             for (int i = 0; i < values.length; i++) {
                 if (values[i] instanceof JsonNode node) {
                     if (columns.get(i).column().type() != ColumnType.STRING) {

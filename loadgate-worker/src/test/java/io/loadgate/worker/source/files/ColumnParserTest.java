@@ -11,14 +11,21 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.List;
+import java.util.Locale;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Assume;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.BigRange;
 import net.jqwik.api.constraints.IntRange;
 import org.junit.jupiter.api.Test;
 
-/** The hand-read ISO dates and timestamps give what {@code LocalDate/LocalDateTime.parse} give, refusals included. */
+/**
+ * The hand-read ISO dates and timestamps give what {@code LocalDate/LocalDateTime.parse} give, refusals included;
+ * the hand-matched booleans what lower-casing and a match gave.
+ */
 class ColumnParserTest {
     private final ColumnParser timestamp = ColumnParser.of(new FileColumnSpec("ts", "timestamp", null, null));
     private final ColumnParser date = ColumnParser.of(new FileColumnSpec("day", "date", null, null));
@@ -88,5 +95,42 @@ class ColumnParserTest {
         for (String text : List.of("1e999999999", "-1e-999999999", "1e12")) {
             assertThatThrownBy(() -> decimal.parse(text)).as(text).isInstanceOf(IllegalArgumentException.class);
         }
+    }
+
+    /** Booleans are what lower-casing then matching accepted: any case of ASCII letters, nothing else. */
+    @Property(tries = 3000)
+    void booleansAreAcceptedAsLowerCasingAcceptedThem(@ForAll("booleanLike") String text) {
+        ColumnParser bool = ColumnParser.of(new FileColumnSpec("b", "boolean", null, null));
+        Object expected = switch (text.trim().toLowerCase(Locale.ROOT)) {
+            case "true" -> Boolean.TRUE;
+            case "false" -> Boolean.FALSE;
+            default -> "refused";
+        };
+        Object actual;
+        try {
+            actual = bool.parse(text);
+        } catch (IllegalArgumentException e) {
+            assertThat(e).hasMessage("b: '" + text + "' is not of type boolean");
+            actual = "refused";
+        }
+        assertThat(actual).as(text).isEqualTo(expected);
+    }
+
+    @Provide
+    Arbitrary<String> booleanLike() {
+        // The long s (upper case S), dotless i and Kelvin sign are the letters that case-folding rules confuse.
+        Arbitrary<String> letters = Arbitraries.strings()
+                .withChars("tTrRuUeEfFaAlLsS\u017f\u0131\u212a@` \t").ofMinLength(0).ofMaxLength(6);
+        return Arbitraries.oneOf(letters, Arbitraries.of("true", "FALSE", "True",
+                " false ", "fal\u017fe", "tru", "truee", "TRUE\t"));
+    }
+
+    @Test
+    void aLongSIsNoS() {
+        ColumnParser bool = ColumnParser.of(new FileColumnSpec("b", "boolean", null, null));
+        assertThat("fal\u017fe".equalsIgnoreCase("false")).as("equalsIgnoreCase takes it").isTrue();
+        assertThatThrownBy(() -> bool.parse("fal\u017fe")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(bool.parse(" TrUe ")).isEqualTo(true);
+        assertThat(bool.parse("FALSE")).isEqualTo(false);
     }
 }

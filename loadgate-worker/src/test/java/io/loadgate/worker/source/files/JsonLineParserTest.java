@@ -11,7 +11,11 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.loadgate.worker.job.FileColumnSpec;
 import io.loadgate.worker.job.TransformStep;
 import io.loadgate.worker.source.ColumnType;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -37,7 +41,7 @@ class JsonLineParserTest {
     private static final List<String> POINTERS = List.of("/a", "/b", "/a/b", "/a/a", "/arr", "/arr/0", "/arr/1",
             "/arr/0/b", "/a/0", "/0", "/a~1b", "/m~0n", "/", "/zz", "/arr/01", "/arr/-", "/é", "/a/b/a");
     private static final List<String> KEYS = List.of("\"a\"", "\"b\"", "\"arr\"", "\"0\"", "\"1\"", "\"a/b\"",
-            "\"m~n\"", "\"\"", "\"\\u00e9\"", "\"zz\"", "\"01\"", "\"c\"", "\"\\u0061\"");
+            "\"m~n\"", "\"\"", "\"\\u00e9\"", "\"zz\"", "\"01\"", "\"c\"", "\"\\u0061\"", "\"\u00e9\"");
     private static final List<String> SCALARS = List.of("1", "-0", "0", "7", "-12", "2147483647", "2147483648",
             "-2147483649", "9223372036854775807", "9223372036854775808", "123456789012345678901234567890",
             "1.5", "1.50", "100.0", "-0.0", "0.000", "1e400", "-1e-400", "1E+2", "12345.678", "0.1", "1.0e0",
@@ -45,12 +49,14 @@ class JsonLineParserTest {
             "9999999999.99", "99999999999.999",
             "true", "false", "null", "\"x\"", "\"\"", "\" 7 \"", "\"12\"", "\"true\"", "\"TRUE\"", "\"1.5\"",
             "\"2026-11-30T14:05:07\"", "\"2026-11-30\"", "\"2026-02-30\"", "\"x\\\"y\"", "\"\\u00e9t\\u00e9\"",
-            "\"\\\\N\"", "\"a\\tb\"", "\"1e400\"");
+            "\"\\\\N\"", "\"a\\tb\"", "\"1e400\"", "\"\u00e9t\u00e9 \u20ac \ud83d\ude00\"");
     private static final List<String> BROKEN = List.of("", " ", "  \t", "null", "1", "\"x\"", "[1]", "[]", "{",
             "}", "{}", "{} x", "{}{}", "{} null", "{}  ", "{\"a\":1} // c", "{\"a\":1,}", "{'a':1}", "{\"a\":NaN}",
             "{\"a\":01}", "{\"a\":\"\\q\"}", "{\"a\":\"\u0001\"}", "{\"a\":1}\u0000", "{\"a\":1", "{\"a\":[1,2}",
             "{\"a\" 1}", "{a:1}", "{\"a\":1}]", "[{\"a\":1}", "{\"a\":tru}", "{\"a\":\"x}", "\"\\q\"", "[1,",
-            "1 x", "{\"a\":1e9999999999}", "{\"z\":1e9999999999,\"a\":1}", "[1e9999999999]");
+            "1 x", "{\"a\":1e9999999999}", "{\"z\":1e9999999999,\"a\":1}", "[1e9999999999]",
+            // Zeros among the first four bytes: Jackson's byte parser would take the line for UTF-16 or UTF-32.
+            "\u0000{}", "{\u0000}", "\u0000\u0000{}", "{}\u0000", "\u0000", "{\"\u0000\":1}");
     private static final String GARBAGE = "{}[],:\" x1\\.e-";
 
     @Property(tries = 4000)
@@ -138,6 +144,20 @@ class JsonLineParserTest {
         assertThat(reason("{\"a\":{\"a\":}1}", List.of(column("c0", "string", "/b")))).startsWith("not JSON: ");
     }
 
+    @Example
+    void aFilesMalformedUtf8IsDecodedToReplacementCharactersAsBeforeNotRefusedByTheByteParser() {
+        List<FileColumnSpec> specs = List.of(column("a", "string", "/a"), column("b", "int", "/b"));
+        byte[] inString = {'{', '"', 'a', '"', ':', '"', (byte) 0xc3, '(', 'x', (byte) 0xff, '"', ',', '"', 'b', '"',
+            ':', '1', '}'};
+        assertThat(fromBytes(inString, specs)).isEqualTo(Arrays.asList("\ufffd(x\ufffd", 1));
+        byte[] overlong = {'{', '"', 'a', '"', ':', '"', (byte) 0xc0, (byte) 0xaf, (byte) 0xed, (byte) 0xa0,
+            (byte) 0x80, '"', '}'};
+        assertThat(fromBytes(overlong, specs)).isEqualTo(streaming(new String(overlong, StandardCharsets.UTF_8), specs));
+        byte[] outside = {'{', (byte) 0xff, '"', 'a', '"', ':', '1', '}'};
+        assertThat(fromBytes(outside, specs)).asString().startsWith("not JSON: Unexpected character ('\ufffd'")
+                .isEqualTo(streaming(new String(outside, StandardCharsets.UTF_8), specs));
+    }
+
     private static void assertSameAsTree(String line, List<FileColumnSpec> specs) {
         Object expected;
         try {
@@ -156,15 +176,41 @@ class JsonLineParserTest {
         }
     }
 
-    /** The row's values as a list, or the refusal's reason as a string. */
+    /**
+     * The row's values as a list, or the refusal's reason as a string; the same, to the word, from the line's text
+     * as a mapper's row and from its UTF-8 bytes as a file's line (Jackson's byte parser when it is ASCII).
+     */
     private static Object streaming(String line, List<FileColumnSpec> specs) {
         LineParser parser = LineParser.ofMapper(TransformStep.MapperOutput.JSON, specs);
         Object[] values = new Object[specs.size()];
+        Object fromText;
         try {
             parser.parse(line, values);
+            fromText = Arrays.asList(values);
+        } catch (LineParser.Rejected e) {
+            fromText = e.getMessage();
+        }
+        if (line.indexOf('\n') < 0 && !line.endsWith("\r")) {
+            assertThat(fromBytes(line.getBytes(StandardCharsets.UTF_8), specs)).as("the bytes of %s", line)
+                    .isEqualTo(fromText);
+        }
+        return fromText;
+    }
+
+    /** {@link #streaming} of a file's line, as the file's reader gives it to the parser. */
+    private static Object fromBytes(byte[] line, List<FileColumnSpec> specs) {
+        LineParser parser = LineParser.ofMapper(TransformStep.MapperOutput.JSON, specs);
+        Object[] values = new Object[specs.size()];
+        byte[] file = Arrays.copyOf(line, line.length + 1);
+        file[line.length] = '\n';
+        try (LineReader reader = new LineReader(new ByteArrayInputStream(file))) {
+            assertThat(reader.advance()).isTrue();
+            parser.parse(reader, values);
             return Arrays.asList(values);
         } catch (LineParser.Rejected e) {
             return e.getMessage();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
