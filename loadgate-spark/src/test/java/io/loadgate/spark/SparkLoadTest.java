@@ -45,6 +45,8 @@ import io.loadgate.worker.testing.ItemsTable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -86,6 +88,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(300)
 class SparkLoadTest {
     private static final String TABLE = "lake.items";
+    private static final TableIdentifier EVENTS = TableIdentifier.parse("lake.events");
     private static final String POOL_NODE = "ordinary-worker";
     private static final Duration STALE = Duration.ofSeconds(3);
     private static final SweepThresholds THRESHOLDS = new SweepThresholds(STALE, Duration.ofHours(6),
@@ -256,54 +259,10 @@ class SparkLoadTest {
     @Test
     void aFileSourcesPartitionsAreSparkTasksReadingTheirListedFilesAndASpeculativeCopyKeepsEachLineOnce()
             throws Exception {
-        // Six drop files of one hour, each a run of ids of its own (file f holds f*1000 .. f*1000+299+f*50).
-        Path drops = dir.resolve("drops");
-        Map<String, long[]> fileIds = new TreeMap<>();
-        for (int f = 0; f < 6; f++) {
-            String name = "d_20261130-14" + f + "0/part-0.json";
-            long first = f * 1_000L;
-            long count = 300 + f * 50L;
-            Path file = drops.resolve(name);
-            Files.createDirectories(file.getParent());
-            StringBuilder lines = new StringBuilder();
-            for (long id = first; id < first + count; id++) {
-                lines.append("{\"id\": ").append(id).append(", \"note\": ")
-                        .append(id % 7 == 0 ? "null" : "\"n" + id + "\"").append(", \"amount\": ")
-                        .append(id % 100).append('.').append(id % 9).append("}\n");
-            }
-            Files.writeString(file, lines);
-            fileIds.put(name, new long[] {first, first + count - 1});
-        }
+        Map<String, long[]> fileIds = dropHour(14, 6, 300);
         List<Long> lineIds = fileIds.values().stream()
                 .flatMap(r -> LongStream.rangeClosed(r[0], r[1]).boxed()).sorted().toList();
-        String yaml = """
-                job_key: FILES_SPEC
-                source:
-                  files:
-                    root: "%s"
-                    format: ndjson
-                    group_by: hour
-                    partitions: 3
-                    columns:
-                      - {name: id, type: bigint}
-                      - {name: note, type: string}
-                      - {name: amount, type: "decimal(10,2)"}
-                target:
-                  table: lake.events
-                  business_key_column: load_key
-                  catalog:
-                    type: jdbc
-                    uri: "%s"
-                    warehouse: "%s"
-                    jdbc.user: "%s"
-                    jdbc.password: "%s"
-                staging:
-                  root: "%s"
-                  rows_per_chunk: 100
-                validation:
-                  sum: [amount]
-                """.formatted(drops.toUri(), lake.uri(), lake.warehouse(), lake.properties().get("jdbc.user"),
-                lake.properties().get("jdbc.password"), dir.resolve("stage").toUri());
+        String yaml = filesJobYaml("FILES_SPEC");
         TaskHook stall = (ledger, partitionId, attempt) -> "0001".equals(partitionId) && attempt.attemptNumber() == 0
                 ? new StallingLedger(ledger, StallingLedger.Fault.STALL) : ledger;
         ExecutorSettings executors = new ExecutorSettings(ledger.baseUrl(), ledger.workerToken,
@@ -331,14 +290,8 @@ class SparkLoadTest {
                 .isEqualTo(List.copyOf(fileIds.keySet()));
         TargetCatalog catalog = TargetCatalog.open(lake);
         try {
-            Table events = catalog.loadTable(TableIdentifier.parse("lake.events"));
-            List<Long> tableIds = new ArrayList<>();
-            try (var records = IcebergGenerics.read(events).where(Expressions.equal("load_key", "2026-11-30T14"))
-                    .build()) {
-                records.forEach(r -> tableIds.add((Long) r.getField("id")));
-            }
-            Collections.sort(tableIds);
-            assertThat(tableIds).as("each line's row once").isEqualTo(lineIds);
+            Table events = catalog.loadTable(EVENTS);
+            assertThat(eventIds("2026-11-30T14")).as("each line's row once").isEqualTo(lineIds);
             Schema ids = events.schema().select("id");
             for (var p : run.partitions()) {
                 List<Long> expected = listed.get(p.partitionId().value()).stream().map(fileIds::get)
@@ -355,6 +308,82 @@ class SparkLoadTest {
                 assertThat(read).as("partition %s's published rows: the lines of its listed files %s",
                         p.partitionId(), listed.get(p.partitionId().value())).isEqualTo(expected);
             }
+        } finally {
+            catalog.close();
+        }
+    }
+
+    /**
+     * Drop files of one hour of 2026-11-30 under the drops root, each a run of ids of its own: file f (at most 6, one
+     * Camus directory per ten minutes) holds f*1000 .. f*1000+lines-1+f*50. By file name, its first and last id.
+     */
+    private static Map<String, long[]> dropHour(int hour, int files, long lines) throws IOException {
+        Map<String, long[]> fileIds = new TreeMap<>();
+        for (int f = 0; f < files; f++) {
+            String name = "d_20261130-" + hour + f + "0/part-0.json";
+            long first = f * 1_000L;
+            long count = lines + f * 50L;
+            Path file = dir.resolve("drops").resolve(name);
+            Files.createDirectories(file.getParent());
+            StringBuilder text = new StringBuilder();
+            for (long id = first; id < first + count; id++) {
+                text.append("{\"id\": ").append(id).append(", \"note\": ")
+                        .append(id % 7 == 0 ? "null" : "\"n" + id + "\"").append(", \"amount\": ")
+                        .append(id % 100).append('.').append(id % 9).append("}\n");
+            }
+            Files.writeString(file, text);
+            fileIds.put(name, new long[] {first, first + count - 1});
+        }
+        return fileIds;
+    }
+
+    /** A job of the drops root's hours, three partitions each, into lake.events. */
+    private static String filesJobYaml(String jobKey) {
+        return """
+                job_key: %s
+                source:
+                  files:
+                    root: "%s"
+                    format: ndjson
+                    group_by: hour
+                    partitions: 3
+                    columns:
+                      - {name: id, type: bigint}
+                      - {name: note, type: string}
+                      - {name: amount, type: "decimal(10,2)"}
+                target:
+                  table: %s
+                  business_key_column: load_key
+                  catalog:
+                    type: jdbc
+                    uri: "%s"
+                    warehouse: "%s"
+                    jdbc.user: "%s"
+                    jdbc.password: "%s"
+                staging:
+                  root: "%s"
+                  rows_per_chunk: 100
+                validation:
+                  sum: [amount]
+                """.formatted(jobKey, dir.resolve("drops").toUri(), EVENTS, lake.uri(), lake.warehouse(),
+                lake.properties().get("jdbc.user"), lake.properties().get("jdbc.password"),
+                dir.resolve("stage").toUri());
+    }
+
+    /** The ids of lake.events's rows of the key, sorted; none before the table exists. */
+    private static List<Long> eventIds(String loadKey) throws IOException {
+        TargetCatalog catalog = TargetCatalog.open(lake);
+        try {
+            if (!catalog.catalog().tableExists(EVENTS)) {
+                return List.of();
+            }
+            List<Long> ids = new ArrayList<>();
+            try (var records = IcebergGenerics.read(catalog.loadTable(EVENTS))
+                    .where(Expressions.equal("load_key", loadKey)).build()) {
+                records.forEach(r -> ids.add((Long) r.getField("id")));
+            }
+            Collections.sort(ids);
+            return ids;
         } finally {
             catalog.close();
         }
@@ -488,10 +517,35 @@ class SparkLoadTest {
     @Timeout(600)
     void aSparkRunWhoseDriverIsKilledMidExtractionEndsTimedOutAndNoWorkerTakesItsPartitions() throws Exception {
         LocalDate day = LocalDate.of(2026, 12, 9);
-        addRows(day, 700_001, 100_000);
-        Path job = dir.resolve("dies.yaml");
-        Files.writeString(job, jobYaml("DRIVER_DIES", "").replace("rows_per_chunk: 400", "rows_per_chunk: 5000"));
-        Path tokens = dir.resolve("dies-tokens");
+        addRows(day, 700_001, 3_000);
+
+        killDriverMidExtraction("DRIVER_DIES", jobYaml("DRIVER_DIES", ""), day.toString());
+
+        assertThat(icebergRows(day)).as("nothing of the day was published").isEmpty();
+    }
+
+    @Test
+    @Timeout(600)
+    void aFileSourcesSparkRunWhoseDriverIsKilledMidExtractionEndsTimedOutAndNoWorkerTakesItsPartitions()
+            throws Exception {
+        // Three files of one hour (450 lines), one partition each: two tasks hold one, the third waits for a core.
+        dropHour(15, 3, 100);
+
+        killDriverMidExtraction("DRIVER_DIES_FILES", filesJobYaml("DRIVER_DIES_FILES"), "2026/11/30/15");
+
+        assertThat(eventIds("2026-11-30T15")).as("nothing of the hour was published").isEmpty();
+    }
+
+    /**
+     * Runs the job under SparkSubmit in a child JVM beside a pool of ordinary workers, kills that JVM (driver and
+     * local executors, as a cluster's executors end with their driver) once a task holds a partition, and asserts
+     * that the ledger alone ends the run: TIMED_OUT (DRIVER_STALE) with its unfinished partitions, none of them ever
+     * claimed by a worker, nothing left dispatched.
+     */
+    private static void killDriverMidExtraction(String jobKey, String yaml, String businessKey) throws Exception {
+        Path job = dir.resolve(jobKey + ".yaml");
+        Files.writeString(job, yaml);
+        Path tokens = dir.resolve(jobKey + "-tokens");
         Files.writeString(tokens, "worker=" + ledger.workerToken + "\n");
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
         Worker pool = Worker.start(new WorkerContext(client, POOL_NODE, new Configuration(), new WorkerContext.Shared(
@@ -500,20 +554,24 @@ class SparkLoadTest {
         RunView atKill;
         RunView end;
         try {
-            // The whole driver process (driver and local executors, as a cluster's executors end with their
-            // driver) is killed once a task has claimed a partition, and the run is left to the ledger.
-            Process driver = ChildJvm.start(entry -> true, "org.apache.spark.deploy.SparkSubmit", List.of(
-                    "--master", "local[2]", "--class", SparkLoadMain.class.getName(), "--conf",
-                    "spark.ui.enabled=false", "spark-internal", job.toString(), "--business-key", day.toString(),
-                    "--ledger", ledger.baseUrl(), "--token-file", tokens.toString()));
-            try {
-                // A child JVM starts Spark slowly on a busy host: the whole SparkSubmit test can take minutes there.
-                atKill = await().atMost(Duration.ofSeconds(420)).pollInterval(Duration.ofMillis(20))
-                        .until(() -> runOf("DRIVER_DIES"), r -> r.filter(v -> v.partitions().stream()
-                                .anyMatch(p -> p.status() == PartitionStatus.RUNNING)).isPresent()
-                                || !driver.isAlive()).orElseThrow();
-            } finally {
-                driver.destroyForcibly().waitFor();
+            // A task reports its chunks only once it has written them all, and its last report completes the
+            // partition: with the reports held, every claimed partition stays RUNNING until the driver is dead, so
+            // the kill lands mid-extraction however fast the tasks read. The held reports go through once the
+            // driver is dead, as reports in flight when a driver dies do; a first report is not a last one.
+            try (AutoCloseable held = holdChunkReports()) {
+                Process driver = ChildJvm.start(entry -> true, "org.apache.spark.deploy.SparkSubmit", List.of(
+                        "--master", "local[2]", "--class", SparkLoadMain.class.getName(), "--conf",
+                        "spark.ui.enabled=false", "spark-internal", job.toString(), "--business-key", businessKey,
+                        "--ledger", ledger.baseUrl(), "--token-file", tokens.toString()));
+                try {
+                    // A child JVM starts Spark slowly on a busy host: the whole SparkSubmit test can take minutes.
+                    atKill = await().atMost(Duration.ofSeconds(420)).pollInterval(Duration.ofMillis(20))
+                            .until(() -> runOf(jobKey), r -> r.filter(v -> v.partitions().stream()
+                                    .anyMatch(p -> p.status() == PartitionStatus.RUNNING)).isPresent()
+                                    || !driver.isAlive()).orElseThrow();
+                } finally {
+                    driver.destroyForcibly().waitFor();
+                }
             }
             end = await().atMost(Duration.ofSeconds(120)).until(() -> client.getRun(atKill.runId()),
                     r -> r.status().isTerminal());
@@ -523,6 +581,7 @@ class SparkLoadTest {
         }
 
         assertThat(atKill.status()).as("killed mid-extraction: %s", atKill).isEqualTo(RunStatus.EXTRACTING);
+        assertThat(atKill.executor()).as("the run is its driver's").isEqualTo("spark");
         assertThat(end.status()).as("run %s", end).isEqualTo(RunStatus.TIMED_OUT);
         assertThat(end.errorCode()).isEqualTo("DRIVER_STALE");
         assertThat(end.partitions()).as("every unfinished partition ended with the run")
@@ -532,7 +591,30 @@ class SparkLoadTest {
                 .isNotEmpty().allMatch(node -> node.contains("/spark-stage"));
         assertThat(end.dispatches()).as("nothing is left for a worker or an operator")
                 .noneMatch(d -> d.status() == DispatchStatus.PENDING || d.status() == DispatchStatus.SENT);
-        assertThat(icebergRows(day)).as("nothing of the day was published").isEmpty();
+    }
+
+    /**
+     * Holds every chunk report the ledger is sent until closed: a report inserts into load_file, which this
+     * transaction's SHARE lock lets no one write. Claims and reads go on; a held report keeps its run's row locked,
+     * so the run's beats wait behind it (for the moment the driver is being killed in). A reissue writes load_file
+     * too, and would wait as well: the hold ends as soon as the driver is dead, before any partition of it is stale.
+     */
+    private static AutoCloseable holdChunkReports() throws SQLException {
+        Connection c = ledger.db.connect();
+        try (var s = c.createStatement()) {
+            c.setAutoCommit(false);
+            s.execute("LOCK TABLE loadgate.load_file IN SHARE MODE");
+        } catch (SQLException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+        return () -> {
+            try {
+                c.rollback();
+            } finally {
+                c.close();
+            }
+        };
     }
 
     /** The run of the job, once it exists. */
