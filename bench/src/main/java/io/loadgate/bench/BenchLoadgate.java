@@ -212,7 +212,13 @@ final class BenchLoadgate implements AutoCloseable {
         if (end.status() != RunStatus.SUCCESS) {
             throw new IllegalStateException("the load ended " + end.status() + ": " + end.errorMessage());
         }
-        // Calls are appended as they end: those after `before` are this load's, plus lease polls begun earlier.
+        // Calls are appended as they end: those after `before` are this load's, plus lease polls begun earlier. The
+        // follower may see SUCCESS before the worker's success call has returned (the ledger commits first).
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (timed.calls().stream().skip(before).noneMatch(c -> c.method().equals("success"))
+                && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
         var calls = timed.calls();
         return new Submitted(end, start, startedAt, calls.subList(before, calls.size()), followerCalls.calls());
     }

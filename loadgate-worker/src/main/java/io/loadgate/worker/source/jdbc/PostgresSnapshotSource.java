@@ -26,6 +26,7 @@ import java.sql.Statement;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -46,14 +47,26 @@ public final class PostgresSnapshotSource implements Source {
     // What SET TRANSACTION SNAPSHOT raises for a snapshot whose exporter is gone: 22023 (invalid snapshot identifier)
     // and 55000 on older servers; PostgreSQL 17 says "snapshot ... does not exist", 42704 (undefined object).
     private static final Set<String> SNAPSHOT_GONE = Set.of("22023", "55000", "42704");
+    // What statement_timeout raises.
+    private static final String QUERY_CANCELED = "57014";
+    // Reading an index's two ends takes milliseconds; a scan of a table worth planning takes far longer.
+    private static final int QUICK_RANGE_MILLIS = 100;
 
     private final SourceSpec source;
     private final ValidationSpec validation;
     private final Map<String, String> environment;
     private final SnapshotQueries queries;
+    private final int quickRangeMillis;
 
     /** {@code environment} supplies the password variable the spec names; pass {@code System.getenv()}. */
     public PostgresSnapshotSource(SourceSpec source, ValidationSpec validation, Map<String, String> environment) {
+        this(source, validation, environment, QUICK_RANGE_MILLIS);
+    }
+
+    /** With {@code quickRangeMillis} the time {@link #quickSplitRange} may take; 0 never tries it. */
+    PostgresSnapshotSource(SourceSpec source, ValidationSpec validation, Map<String, String> environment,
+                           int quickRangeMillis) {
+        this.quickRangeMillis = quickRangeMillis;
         this.source = requireNonNull(source, "source is null");
         this.validation = requireNonNull(validation, "validation is null");
         this.environment = Map.copyOf(environment);
@@ -98,7 +111,8 @@ public final class PostgresSnapshotSource implements Source {
             }
             String exported = snapshotId;
             SnapshotQueries.SnapshotConnections beside = () -> attach(exported, new Properties());
-            SourcePlan plan = queries.measure(connection, snapshotId, businessKey, beside, timing, keysUnique);
+            SourcePlan plan = queries.measure(connection, snapshotId, businessKey, beside, timing, keysUnique,
+                    () -> quickSplitRange(beside, businessKey));
             LOG.info("exported snapshot {}: {} rows in {} partitions", snapshotId, plan.split().rowCount(), plan.partitions().size());
             return new TransactionHolder(connection, plan, () -> {
                 Connection measuring = beside.open();
@@ -114,6 +128,34 @@ public final class PostgresSnapshotSource implements Source {
         } catch (RuntimeException e) {
             SourceConnections.closeQuietly(connection);
             throw e;
+        }
+    }
+
+    /**
+     * The split column's range at the snapshot when the server finds it within {@code quickRangeMillis} — from an
+     * index's two ends — on a connection of its own; empty when it would scan the rows, as the plan's scan does
+     * anyway. Known beforehand, the range lets that one scan count the partitions too.
+     */
+    Optional<SnapshotQueries.SplitRange> quickSplitRange(SnapshotQueries.SnapshotConnections beside,
+                                                         String businessKey) throws SQLException {
+        if (quickRangeMillis <= 0) {
+            return Optional.empty();
+        }
+        Connection side = beside.open();
+        try {
+            try (Statement statement = side.createStatement()) {
+                // In the connection's transaction (it imported the snapshot): it ends with the connection.
+                statement.execute("SET LOCAL statement_timeout = " + quickRangeMillis);
+            }
+            return Optional.of(queries.splitRange(side, businessKey));
+        } catch (SQLException e) {
+            if (QUERY_CANCELED.equals(e.getSQLState())) {
+                LOG.debug("the split column's range needs a scan; the plan's scan counts the partitions after it");
+                return Optional.empty();
+            }
+            throw e;
+        } finally {
+            SourceConnections.closeQuietly(side);
         }
     }
 

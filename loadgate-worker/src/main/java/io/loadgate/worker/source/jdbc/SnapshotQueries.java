@@ -63,9 +63,29 @@ final class SnapshotQueries {
         Connection open() throws SQLException;
     }
 
+    /** The split column's MIN and MAX at the snapshot; both null when it holds no value. */
+    record SplitRange(BigInteger min, BigInteger max) {
+    }
+
+    /** The split column's range if it can be had without scanning the rows, else empty; see {@link #splitRange}. */
+    @FunctionalInterface
+    interface QuickRange {
+        Optional<SplitRange> read() throws SQLException;
+    }
+
     /** Measures with one connection, one query after the other. */
     SourcePlan measure(Connection connection, String snapshotRef, String businessKey) throws SQLException {
-        return measure(connection, snapshotRef, businessKey, null, SourceMetricsTiming.WHILE_PLANNING, false);
+        return measure(connection, snapshotRef, businessKey, null, SourceMetricsTiming.WHILE_PLANNING, false,
+                Optional::empty);
+    }
+
+    /** {@link SourceSql#splitRange}: cheap only where an index gives the ends; the caller bounds its time. */
+    SplitRange splitRange(Connection connection, String businessKey) throws SQLException {
+        try (PreparedStatement statement = sql.splitRange(businessKey).prepare(connection);
+             ResultSet rs = statement.executeQuery()) {
+            rs.next();
+            return new SplitRange(integer(rs, 1), integer(rs, 2));
+        }
     }
 
     /**
@@ -76,26 +96,34 @@ final class SnapshotQueries {
      * {@link SourceMetricsTiming#DURING_EXTRACTION} the plan measures only the split column's totals and the partition
      * counts, and {@link #measureMetrics} measures the metrics later at the same snapshot. With {@code keysUnique}
      * (the server guarantees the primary key's uniqueness, see {@code PostgresSnapshotSource.keysUnique})
-     * DUPLICATE_KEYS is 0 without its query.
+     * DUPLICATE_KEYS is 0 without its query. When {@code quickRange} gives the split column's range (after the
+     * job's columns are checked), the partitions' bounds are known before the scan, so the scan that measures the
+     * totals counts the partitions too: one pass over the rows instead of two.
      */
     SourcePlan measure(Connection connection, String snapshotRef, String businessKey, SnapshotConnections beside,
-                       SourceMetricsTiming timing, boolean keysUnique) throws SQLException {
+                       SourceMetricsTiming timing, boolean keysUnique, QuickRange quickRange) throws SQLException {
         List<SourceColumn> all = describe(connection);
         SourceColumn split = splitColumn(all);
         List<SourceColumn> selected = check(all, split);
+        Optional<SplitRange> range = quickRange.read();
+        List<PartitionBounds> ranges = range.filter(r -> r.min() != null)
+                .map(r -> PartitionPlanner.plan(r.min(), r.max(), source.partitions(), false)).orElse(List.of());
         if (timing == SourceMetricsTiming.DURING_EXTRACTION) {
             SplitStats stats;
-            try (PreparedStatement statement = sql.splitStats(businessKey).prepare(connection);
+            long[] counts;
+            try (PreparedStatement statement = sql.splitStats(businessKey, ranges, split.type()).prepare(connection);
                  ResultSet rs = statement.executeQuery()) {
                 rs.next();
                 stats = splitStats(rs);
+                counts = rangeCounts(rs, 5, ranges.size());
             }
-            return new SourcePlan(snapshotRef, selected, stats, partitions(connection, businessKey, stats, split),
-                    Optional.empty());
+            return new SourcePlan(snapshotRef, selected, stats,
+                    partitions(connection, businessKey, stats, split, range, ranges, counts), Optional.empty());
         }
         FutureTask<Long> duplicates = duplicates(connection, businessKey, beside, keysUnique);
         try {
-            return measure(connection, snapshotRef, businessKey, selected, split, duplicates, beside == null);
+            return measure(connection, snapshotRef, businessKey, selected, split, range, ranges, duplicates,
+                    beside == null);
         } catch (SQLException | RuntimeException e) {
             settle(e, duplicates, beside);
             throw e;
@@ -175,16 +203,20 @@ final class SnapshotQueries {
     }
 
     private SourcePlan measure(Connection connection, String snapshotRef, String businessKey, List<SourceColumn> selected,
-                               SourceColumn split, FutureTask<Long> duplicates, boolean runDuplicatesHere) throws SQLException {
+                               SourceColumn split, Optional<SplitRange> range, List<PartitionBounds> ranges,
+                               FutureTask<Long> duplicates, boolean runDuplicatesHere) throws SQLException {
         Map<String, String> metrics;
         SplitStats stats;
-        try (PreparedStatement statement = sql.stats(businessKey, validation, selected).prepare(connection);
-             ResultSet rs = statement.executeQuery()) {
+        long[] counts;
+        try (PreparedStatement statement = sql.stats(businessKey, validation, selected, ranges, split.type())
+                .prepare(connection); ResultSet rs = statement.executeQuery()) {
             rs.next();
             stats = splitStats(rs);
             metrics = metrics(rs, selected, stats);
+            counts = rangeCounts(rs, 5 + validation.sum().size() + validation.min().size() + validation.max().size()
+                    + validation.nullCount().size(), ranges.size());
         }
-        List<Partition> partitions = partitions(connection, businessKey, stats, split);
+        List<Partition> partitions = partitions(connection, businessKey, stats, split, range, ranges, counts);
         addDuplicates(metrics, duplicates, runDuplicatesHere);
         return new SourcePlan(snapshotRef, selected, stats, partitions, Optional.of(new MetricSet(metrics)));
     }
@@ -310,19 +342,44 @@ final class SnapshotQueries {
                 : new SourceException(message, e);
     }
 
-    private List<Partition> partitions(Connection connection, String businessKey, SplitStats stats, SourceColumn split) throws SQLException {
-        List<PartitionBounds> bounds = PartitionPlanner.plan(stats.min(), stats.max(), source.partitions(), stats.nullCount() > 0);
-        List<PartitionBounds> ranges = bounds.stream().filter(b -> !b.isNullPartition()).toList();
+    private static long[] rangeCounts(ResultSet rs, int first, int ranges) throws SQLException {
+        long[] counts = new long[ranges];
+        for (int i = 0; i < ranges; i++) {
+            counts[i] = rs.getLong(first + i);
+        }
+        return counts;
+    }
+
+    /**
+     * The plan's partitions: the {@code counted} ranges, planned from {@code range} and counted by the scan that
+     * measured {@code stats}, when there are any; otherwise ranges planned from {@code stats} and counted now.
+     */
+    private List<Partition> partitions(Connection connection, String businessKey, SplitStats stats, SourceColumn split,
+                                       Optional<SplitRange> range, List<PartitionBounds> counted, long[] counts)
+            throws SQLException {
         List<Partition> partitions = new ArrayList<>();
-        if (stats.min() == null) {
+        if (!counted.isEmpty()) {
+            SplitRange scanned = new SplitRange(stats.min(), stats.max());
+            if (!range.orElseThrow().equals(scanned)) {
+                // Both were read at one snapshot: a difference is a broken snapshot, never a reason to guess.
+                throw new SourceException("the split column's range read at the snapshot was " + range.get()
+                        + ", its scan found " + scanned);
+            }
+            for (int i = 0; i < counted.size(); i++) {
+                partitions.add(counted.get(i).withExpectedRowCount(counts[i]));
+            }
+        } else if (stats.min() == null) {
             // No non-null split value: the ranges (the placeholder of an empty source) hold no rows.
-            ranges.forEach(range -> partitions.add(range.withExpectedRowCount(0)));
+            PartitionPlanner.plan(null, null, source.partitions(), stats.nullCount() > 0).stream()
+                    .filter(b -> !b.isNullPartition()).forEach(b -> partitions.add(b.withExpectedRowCount(0)));
         } else {
+            List<PartitionBounds> ranges = PartitionPlanner.plan(stats.min(), stats.max(), source.partitions(), false);
             try (PreparedStatement statement = sql.partitionCounts(businessKey, ranges, split.type()).prepare(connection);
                  ResultSet rs = statement.executeQuery()) {
                 rs.next();
+                long[] scanned = rangeCounts(rs, 1, ranges.size());
                 for (int i = 0; i < ranges.size(); i++) {
-                    partitions.add(ranges.get(i).withExpectedRowCount(rs.getLong(i + 1)));
+                    partitions.add(ranges.get(i).withExpectedRowCount(scanned[i]));
                 }
             }
         }

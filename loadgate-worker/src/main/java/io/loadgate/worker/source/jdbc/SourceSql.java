@@ -46,17 +46,32 @@ final class SourceSql {
      * split min, split max, then SUM, MIN, MAX and NULL_COUNT columns in the order {@code validation} lists them.
      */
     BoundSql stats(String businessKey, ValidationSpec validation, List<SourceColumn> columns) {
+        return stats(businessKey, validation, columns, List.of(), null);
+    }
+
+    /** As {@link #stats(String, ValidationSpec, List)}, then one row count per range of {@code ranges}. */
+    BoundSql stats(String businessKey, ValidationSpec validation, List<SourceColumn> columns,
+                   List<PartitionBounds> ranges, ColumnType splitType) {
         List<String> select = splitColumns();
         validation.sum().forEach(c -> select.add("SUM(" + c + ")"));
         validation.min().forEach(c -> select.add("MIN(" + ordered.apply(c, typeOf(columns, c)) + ")"));
         validation.max().forEach(c -> select.add("MAX(" + ordered.apply(c, typeOf(columns, c)) + ")"));
         validation.nullCount().forEach(c -> select.add("COUNT(*) - COUNT(" + c + ")"));
-        return new BoundSql("SELECT " + String.join(", ", select) + " FROM " + relation + where(List.of()), filterParameters(businessKey));
+        return withRangeCounts(select, businessKey, ranges, splitType);
     }
 
-    /** {@link #stats}' first four columns alone: what a plan needs when the metrics are measured after it. */
-    BoundSql splitStats(String businessKey) {
-        return new BoundSql("SELECT " + String.join(", ", splitColumns()) + " FROM " + relation + where(List.of()),
+    /** {@link #stats}' first four columns and the range counts: what a plan needs when the metrics come later. */
+    BoundSql splitStats(String businessKey, List<PartitionBounds> ranges, ColumnType splitType) {
+        return withRangeCounts(splitColumns(), businessKey, ranges, splitType);
+    }
+
+    /**
+     * The split column's MIN and MAX alone. With an index on the column (and no filter, or one the index leads
+     * with) the server reads the index's two ends instead of scanning the rows.
+     */
+    BoundSql splitRange(String businessKey) {
+        String split = source.splitColumn();
+        return new BoundSql("SELECT MIN(" + split + "), MAX(" + split + ") FROM " + relation + where(List.of()),
                 filterParameters(businessKey));
     }
 
@@ -68,7 +83,12 @@ final class SourceSql {
 
     /** One scan counting every range partition's rows; the NULL partition's count is the split null count. */
     BoundSql partitionCounts(String businessKey, List<PartitionBounds> ranges, ColumnType splitType) {
-        List<String> select = new ArrayList<>();
+        return withRangeCounts(new ArrayList<>(), businessKey, ranges, splitType);
+    }
+
+    /** {@code select} and a row count per range, over the business key's rows. */
+    private BoundSql withRangeCounts(List<String> select, String businessKey, List<PartitionBounds> ranges,
+                                     ColumnType splitType) {
         List<Object> parameters = new ArrayList<>();
         for (PartitionBounds range : ranges) {
             select.add("COUNT(CASE WHEN " + rangeCondition(range) + " THEN 1 END)");

@@ -214,6 +214,57 @@ class PostgresSnapshotSourceTest {
     }
 
     @Test
+    void aSplitRangeReadBeforeTheScanGivesThePlanOfTwoScans() {
+        SourceSpec allNull = new SourceSpec(db.jdbcUrl(), db.user(), null, null,
+                "SELECT row_id, id, label FROM public.events WHERE id IS NULL", null, "id", 4, "label <> :business_key", null);
+        SourceSpec empty = new SourceSpec(db.jdbcUrl(), db.user(), null, null,
+                "SELECT row_id, id, label FROM public.events WHERE row_id < 0", null, "id", 4, "label <> :business_key", null);
+        List<Map.Entry<SourceSpec, ValidationSpec>> jobs = List.of(Map.entry(orders(4), VALIDATION),
+                Map.entry(orders(1), VALIDATION), Map.entry(events(3), ValidationSpec.COUNT_ONLY),
+                Map.entry(allNull, ValidationSpec.COUNT_ONLY), Map.entry(empty, ValidationSpec.COUNT_ONLY));
+        for (var job : jobs) {
+            for (SourceMetricsTiming timing : List.of(SourceMetricsTiming.WHILE_PLANNING, SourceMetricsTiming.DURING_EXTRACTION)) {
+                SourcePlan oneScan;
+                SourcePlan twoScans;
+                try (SnapshotHolder holder = new PostgresSnapshotSource(job.getKey(), job.getValue(), Map.of(), 60_000)
+                        .openSnapshot(BUSINESS_KEY, timing)) {
+                    oneScan = holder.plan();
+                }
+                try (SnapshotHolder holder = new PostgresSnapshotSource(job.getKey(), job.getValue(), Map.of(), 0)
+                        .openSnapshot(BUSINESS_KEY, timing)) {
+                    twoScans = holder.plan();
+                }
+                String what = job.getKey().table() + " " + job.getKey().query() + " " + timing;
+                assertThat(oneScan.split()).as(what).isEqualTo(twoScans.split());
+                assertThat(oneScan.partitions()).as(what).isEqualTo(twoScans.partitions());
+                assertThat(oneScan.sourceMetrics()).as(what).isEqualTo(twoScans.sourceMetrics());
+                assertThat(oneScan.columns()).as(what).isEqualTo(twoScans.columns());
+            }
+        }
+    }
+
+    @Test
+    void theSplitRangeIsReadFirstOnlyWhenTheServerAnswersAtOnce() throws Exception {
+        execute("CREATE TABLE public.ranged AS SELECT g AS id, g % 7 AS v FROM generate_series(-5, 300000) g");
+        execute("ALTER TABLE public.ranged ADD PRIMARY KEY (id)");
+        execute("ANALYZE public.ranged");
+        SourceSpec ranged = new SourceSpec(db.jdbcUrl(), db.user(), null, "public.ranged", null, null, "id", 2, null, 1_000);
+        SnapshotQueries.SnapshotConnections connections = () -> {
+            Connection c = db.connect();
+            c.setAutoCommit(false);
+            return c;
+        };
+        assertThat(new PostgresSnapshotSource(ranged, ValidationSpec.COUNT_ONLY, Map.of(), 10_000)
+                .quickSplitRange(connections, BUSINESS_KEY)).as("the primary key's two ends")
+                .contains(new SnapshotQueries.SplitRange(java.math.BigInteger.valueOf(-5), java.math.BigInteger.valueOf(300_000)));
+        // 200,000 rows without an index on id: no server scans them in a millisecond.
+        assertThat(new PostgresSnapshotSource(orders(2), VALIDATION, Map.of(), 1).quickSplitRange(connections, BUSINESS_KEY))
+                .as("a scan is given up").isEmpty();
+        assertThat(new PostgresSnapshotSource(orders(2), VALIDATION, Map.of(), 0).quickSplitRange(connections, BUSINESS_KEY))
+                .as("never tried").isEmpty();
+    }
+
+    @Test
     void autoMeasuresTheMetricsWhilePlanningFromAServerOnThisHostAndLaterWhenAsked() throws Exception {
         Source source = new PostgresSnapshotSource(orders(2), VALIDATION, Map.of());
         Map<String, String> planned;
