@@ -28,8 +28,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.Schema;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,7 +64,9 @@ final class StagingValidationStep {
         }
         // Measuring may take long; the beats tell the ledger this caller is alive, so that only a dead one's
         // validation is given again after validation_stale.
-        try (Beats beats = new Beats(context, dispatch.runId(), caller, started.heartbeatIntervalMillis())) {
+        try (Beats beats = new Beats(context.shared().timer(), context.heartbeatInterval(started.heartbeatIntervalMillis()),
+                "the validation of " + dispatch.runId(),
+                () -> context.ledger().heartbeatValidation(dispatch.runId(), caller).validating())) {
             try {
                 return validate(dispatch, started, beats);
             } catch (Error e) {
@@ -151,53 +151,6 @@ final class StagingValidationStep {
         var verdict = context.ledger().stageValidated(run.runId());
         LOG.info("run {} staging validation: {} {}", run.runId(), verdict.runStatus(), verdict.reasons());
         return StepOutcome.OK;
-    }
-
-    /** The validation's heartbeat, on the worker's shared timer, until the step ends. */
-    private static final class Beats implements AutoCloseable {
-        private final ScheduledFuture<?> task;
-        private volatile boolean lost;
-        private volatile Error failure;
-
-        Beats(WorkerContext context, RunId runId, StartValidation caller, Long ledgerMillis) {
-            long millis = context.heartbeatInterval(ledgerMillis).toMillis();
-            this.task = context.shared().timer().scheduleWithFixedDelay(() -> beat(context, runId, caller), millis,
-                    millis, TimeUnit.MILLISECONDS);
-        }
-
-        private void beat(WorkerContext context, RunId runId, StartValidation caller) {
-            try {
-                if (!context.ledger().heartbeatValidation(runId, caller).validating()) {
-                    lost = true;
-                }
-            } catch (RuntimeException e) {
-                // A missed beat is harmless until validation_stale passes; the next one may get through.
-                LOG.warn("validation heartbeat for {} failed: {}", runId, e.getMessage());
-            } catch (Error e) {
-                // As a partition's Heartbeat does: the measuring thread throws it at its next check, and the step
-                // fails the run with it, rather than measuring on unbeaten until validation_stale gives it away.
-                LOG.error("validation heartbeat for {} hit an Error; the validation stops", runId, e);
-                failure = e;
-                throw e;
-            }
-        }
-
-        /** Throws the Error a beat hit, if one did. */
-        void checkAlive() {
-            Error e = failure;
-            if (e != null) {
-                throw e;
-            }
-        }
-
-        boolean lost() {
-            return lost;
-        }
-
-        @Override
-        public void close() {
-            task.cancel(false);
-        }
     }
 
     private static List<Metric> withRejects(StagedFilesReader reader, RunContext run, Map<String, String> source,
