@@ -84,11 +84,16 @@ final class ColumnarMetrics {
     /**
      * The columnar reader of {@code spec}'s metrics over files of {@code schema} (the calculator's), or empty when a
      * metric needs values of a type it does not decode (a SUM, MIN, MAX or key of a float, double, boolean, binary,
-     * fixed or UUID column) or only COUNT is asked (the record reader counts rows by every column then).
+     * fixed or UUID column), only COUNT is asked (the record reader counts rows by every column then) or a column
+     * the spec names is not in {@code schema}.
      */
     static Optional<ColumnarMetrics> of(Schema schema, ValidationSpec spec) {
         requireNonNull(schema, "schema is null");
         requireNonNull(spec, "spec is null");
+        if (spec.referencedColumns().stream().anyMatch(name -> schema.caseInsensitiveFindField(name) == null)) {
+            // The calculator says which column the data lacks.
+            return Optional.empty();
+        }
         List<Planned> columns = new ArrayList<>();
         for (Types.NestedField field : schema.columns()) {
             Planned planned = new Planned(field, metricsOf(spec.sum(), schema, field), metricsOf(spec.min(), schema, field),
