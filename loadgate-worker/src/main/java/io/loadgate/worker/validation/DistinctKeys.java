@@ -56,10 +56,19 @@ abstract sealed class DistinctKeys permits DistinctKeys.IntegerKey, DistinctKeys
         void add(Record record) {
             Object value = record.get(position);
             if (value == null) {
-                sawNull = true;
+                addNull();
             } else {
-                values.add(((Number) value).longValue());
+                add(((Number) value).longValue());
             }
+        }
+
+        /** One row's key, for readers that decode the column without records ({@link ColumnarMetrics}). */
+        void add(long value) {
+            values.add(value);
+        }
+
+        void addNull() {
+            sawNull = true;
         }
 
         @Override
@@ -97,15 +106,48 @@ abstract sealed class DistinctKeys permits DistinctKeys.IntegerKey, DistinctKeys
 
         @Override
         void add(Record record) {
-            bytes.reset();
+            start();
             try {
                 for (int position : positions) {
-                    write(record.get(position));
+                    append(record.get(position));
                 }
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
+            finish();
+        }
+
+        /*
+         * One key built value by value, for readers that decode columns without records (ColumnarMetrics):
+         * start(), an append per key column in key order, finish(). The typed appends write what append(Object)
+         * writes for the value's boxed form, so a key encodes alike whichever reader decoded it.
+         */
+
+        void start() {
+            bytes.reset();
+        }
+
+        void finish() {
             keys.add(bytes.toByteArray());
+        }
+
+        void appendNull() throws IOException {
+            out.writeByte(0);
+        }
+
+        void appendLong(long value) throws IOException {
+            out.writeByte(1);
+            out.writeLong(value);
+        }
+
+        void appendInt(int value) throws IOException {
+            out.writeByte(2);
+            out.writeInt(value);
+        }
+
+        /** A string's UTF-8 bytes, which is what {@code getBytes(UTF_8)} gives back for a string decoded from them. */
+        void appendText(byte[] utf8) throws IOException {
+            lengthPrefixed(3, utf8);
         }
 
         /**
@@ -113,17 +155,15 @@ abstract sealed class DistinctKeys permits DistinctKeys.IntegerKey, DistinctKeys
          * the rest, so no two different sequences of values encode alike. Decimals keep their scale, as
          * {@code BigDecimal.equals} does (a column's values share one scale anyway).
          */
-        private void write(Object value) throws IOException {
+        void append(Object value) throws IOException {
             if (value == null) {
-                out.writeByte(0);
+                appendNull();
             } else if (value instanceof Long v) {
-                out.writeByte(1);
-                out.writeLong(v);
+                appendLong(v);
             } else if (value instanceof Integer v) {
-                out.writeByte(2);
-                out.writeInt(v);
+                appendInt(v);
             } else if (value instanceof CharSequence v) {
-                lengthPrefixed(3, v.toString().getBytes(StandardCharsets.UTF_8));
+                appendText(v.toString().getBytes(StandardCharsets.UTF_8));
             } else if (value instanceof BigDecimal v) {
                 lengthPrefixed(4, v.unscaledValue().toByteArray());
                 out.writeInt(v.scale());

@@ -128,16 +128,10 @@ public final class MetricCalculator {
             sums[i].addAll(other.sums[i]);
         }
         for (int i = 0; i < mins.length; i++) {
-            Object min = other.mins[i];
-            if (min != null && (mins[i] == null || NATURAL.compare(min, mins[i]) < 0)) {
-                mins[i] = min;
-            }
+            offerMin(i, other.mins[i]);
         }
         for (int i = 0; i < maxs.length; i++) {
-            Object max = other.maxs[i];
-            if (max != null && (maxs[i] == null || NATURAL.compare(max, maxs[i]) > 0)) {
-                maxs[i] = max;
-            }
+            offerMax(i, other.maxs[i]);
         }
         for (int i = 0; i < nulls.length; i++) {
             nulls[i] += other.nulls[i];
@@ -145,6 +139,44 @@ public final class MetricCalculator {
         if (keys != null) {
             keys.addAll(other.keys);
         }
+    }
+
+    /*
+     * The column-oriented entry points: ColumnarMetrics decodes a file's columns itself and hands over what it
+     * measured, indexed as the spec lists the metrics, in the same Java forms accept(Record) receives from Iceberg's
+     * internal reader, so merging and the result stay this one implementation.
+     */
+
+    void addRows(long rows) {
+        count += rows;
+    }
+
+    /** Adds {@code partial}, the exact sum of a part's non-null values of the {@code metric}th SUM column. */
+    void addSum(int metric, BigDecimal partial) {
+        sums[metric].addDecimal(requireNonNull(partial, "partial is null"));
+    }
+
+    /** Offers a part's least value of the {@code metric}th MIN column; null when it had none. */
+    void offerMin(int metric, Object value) {
+        if (value != null && (mins[metric] == null || NATURAL.compare(value, mins[metric]) < 0)) {
+            mins[metric] = value;
+        }
+    }
+
+    /** Offers a part's greatest value of the {@code metric}th MAX column; null when it had none. */
+    void offerMax(int metric, Object value) {
+        if (value != null && (maxs[metric] == null || NATURAL.compare(value, maxs[metric]) > 0)) {
+            maxs[metric] = value;
+        }
+    }
+
+    void addNulls(int metric, long count) {
+        nulls[metric] += count;
+    }
+
+    /** The distinct keys, for a reader to add a part's keys to; null when the spec has no primary key. */
+    DistinctKeys keys() {
+        return keys;
     }
 
     /** Called by {@link ParallelMetrics} on the reading thread when a part ends; see {@link DistinctKeys#settle}. */

@@ -33,12 +33,34 @@ public final class ParallelMetrics {
         return Runtime.getRuntime().availableProcessors();
     }
 
+    /** One part of a data set, which a reader opens, reads into {@code calculator} and closes. */
+    @FunctionalInterface
+    public interface Part {
+        void readInto(MetricCalculator calculator) throws IOException;
+    }
+
     /**
      * Opens (on a pool thread) and reads every part with a calculator from {@code calculators}, at most {@code parallelism} at once, and returns
      * them merged. The first failure (in part order) is rethrown after the other parts are cancelled; an
      * {@link IOException} from closing a part comes back as {@link UncheckedIOException}.
      */
     public static MetricCalculator measure(List<? extends Supplier<? extends CloseableIterable<Record>>> parts, Supplier<MetricCalculator> calculators, int parallelism) {
+        requireNonNull(parts, "parts is null");
+        return measureParts(parts.stream().map(ParallelMetrics::records).toList(), calculators, parallelism);
+    }
+
+    /** A part whose records {@link MetricCalculator#accept} takes one by one. */
+    static Part records(Supplier<? extends CloseableIterable<Record>> part) {
+        requireNonNull(part, "part is null");
+        return calculator -> {
+            try (CloseableIterable<Record> records = part.get()) {
+                records.forEach(calculator::accept);
+            }
+        };
+    }
+
+    /** As {@link #measure}, for parts that feed their calculator themselves (e.g. column by column). */
+    public static MetricCalculator measureParts(List<? extends Part> parts, Supplier<MetricCalculator> calculators, int parallelism) {
         requireNonNull(parts, "parts is null");
         requireNonNull(calculators, "calculators is null");
         if (parallelism < 1) {
@@ -52,7 +74,7 @@ public final class ParallelMetrics {
         ExecutorService pool = Executors.newFixedThreadPool(Math.min(parallelism, parts.size()), threads());
         try {
             List<Future<MetricCalculator>> futures = new ArrayList<>(parts.size());
-            for (Supplier<? extends CloseableIterable<Record>> part : parts) {
+            for (Part part : parts) {
                 futures.add(pool.submit(() -> {
                     MetricCalculator calculator = calculators.get();
                     read(part, calculator);
@@ -75,9 +97,9 @@ public final class ParallelMetrics {
         }
     }
 
-    private static void read(Supplier<? extends CloseableIterable<Record>> part, MetricCalculator calculator) {
-        try (CloseableIterable<Record> records = part.get()) {
-            records.forEach(calculator::accept);
+    private static void read(Part part, MetricCalculator calculator) {
+        try {
+            part.readInto(calculator);
         } catch (IOException e) {
             throw new UncheckedIOException("reading failed: " + e.getMessage(), e);
         }
