@@ -16,6 +16,7 @@ import io.loadgate.worker.publish.TargetCatalog;
 import io.loadgate.worker.publish.TargetMismatchException;
 import io.loadgate.worker.publish.TargetReader;
 import io.loadgate.worker.publish.TargetTable;
+import io.loadgate.worker.validation.DataFileInput;
 import io.loadgate.worker.validation.MetricCalculator;
 import io.loadgate.worker.validation.MetricNames;
 import io.loadgate.worker.validation.MetricSet;
@@ -251,10 +252,30 @@ final class IcebergTarget implements Target {
                 return new MetricSet(values);
             }
             var read = reader.planBusinessKey(target, businessKey, snapshotId, fromData.referencedColumns());
-            values.putAll(ParallelMetrics.measure(read.parts(), () -> new MetricCalculator(fromData, read.schema()),
-                    ParallelMetrics.defaultParallelism()).result().values());
+            values.putAll(measure(table, read, fromData).result().values());
             return new MetricSet(values);
         };
+    }
+
+    /**
+     * The data's metrics over the business key's files, which are the ledger's, without deletes or residual filters:
+     * column by column as staging validation reads (each file whole, through the table's FileIO), unless a metric
+     * reads a column of the partition spec, whose values Iceberg's readers take from the partition rather than the
+     * file; then as the scan reads them, record by record.
+     */
+    private static MetricCalculator measure(Table table, TargetReader.KeyScan read, ValidationSpec fromData) {
+        int parallelism = ParallelMetrics.defaultParallelism();
+        Set<Integer> partitionSources = new HashSet<>();
+        table.specs().values().forEach(spec -> spec.fields().forEach(f -> partitionSources.add(f.sourceId())));
+        boolean readsPartitionColumn = fromData.referencedColumns().stream()
+                .anyMatch(c -> partitionSources.contains(read.schema().caseInsensitiveFindField(c).fieldId()));
+        if (readsPartitionColumn) {
+            return ParallelMetrics.measure(read.parts(), () -> new MetricCalculator(fromData, read.schema()),
+                    parallelism);
+        }
+        List<DataFileInput> files = read.tasks().stream()
+                .map(task -> DataFileInput.of(table.io().newInputFile(task.file()))).toList();
+        return StagedFilesReader.measureFiles(read.schema(), files, fromData, parallelism);
     }
 
     private static String sha256(Table table, String location) {

@@ -120,6 +120,31 @@ public final class StagedFilesReader {
      * otherwise; then as records, with the same result.
      */
     public MetricCalculator measure(Schema schema, List<URI> files, ValidationSpec validation, int parallelism) {
+        List<DataFileInput> inputs = new ArrayList<>(files.size());
+        for (URI file : files) {
+            Path path = new Path(file);
+            FileSystem fs = StagingFileSystems.forUri(file, hadoop);
+            try {
+                inputs.add(new DataFileInput(HadoopInputFile.fromPath(path, fs),
+                        org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(path, fs.getConf())));
+            } catch (IOException e) {
+                throw new UncheckedIOException("reading staged files failed: " + e.getMessage(), e);
+            }
+        }
+        try {
+            return measureFiles(schema, inputs, validation, parallelism);
+        } catch (UncheckedIOException e) {
+            throw new UncheckedIOException("reading staged files failed: " + e.getCause().getMessage(), e.getCause());
+        }
+    }
+
+    /**
+     * As {@link #measure}, over files opened by the caller: a table's data files, read through its FileIO. Each file
+     * is read whole, as it is stored (no delete files applied, no partition constants), so the caller gives only files
+     * a scan would read so.
+     */
+    public static MetricCalculator measureFiles(Schema schema, List<DataFileInput> files, ValidationSpec validation,
+                                                int parallelism) {
         requireNonNull(schema, "schema is null");
         requireNonNull(validation, "validation is null");
         // Only the columns a metric reads are decoded; COUNT alone still needs some column to count rows by.
@@ -127,27 +152,18 @@ public final class StagedFilesReader {
                 : schema.caseInsensitiveSelect(validation.referencedColumns());
         Optional<ColumnarMetrics> columnar = ColumnarMetrics.of(read, validation);
         List<ParallelMetrics.Part> parts = new ArrayList<>(files.size());
-        for (URI file : files) {
+        for (DataFileInput file : files) {
             // Iceberg's internal representation: dates as days, timestamps as microseconds, no java.time object per
             // value (decoding timestamptz into OffsetDateTime was a fifth of the measuring threads' time); the
             // calculator turns the extremes back into dates and instants. The values decoded from the pages are the same.
-            ParallelMetrics.Part records = ParallelMetrics.records(
-                    () -> open(file, read, fileSchema -> InternalReader.create(read, fileSchema)));
+            ParallelMetrics.Part records = ParallelMetrics.records(() -> Parquet.read(file.iceberg()).project(read)
+                    .createReaderFunc(fileSchema -> InternalReader.create(read, fileSchema)).build());
             parts.add(columnar.isEmpty() ? records : calculator -> {
-                if (!columnar.get().measure(parquetFile(file), calculator)) {
+                if (!columnar.get().measure(file.parquet(), calculator)) {
                     records.readInto(calculator);
                 }
             });
         }
-        try {
-            return ParallelMetrics.measureParts(parts, () -> new MetricCalculator(validation, read), parallelism);
-        } catch (UncheckedIOException e) {
-            throw new UncheckedIOException("reading staged files failed: " + e.getCause().getMessage(), e.getCause());
-        }
-    }
-
-    private org.apache.parquet.io.InputFile parquetFile(URI file) throws IOException {
-        FileSystem fs = StagingFileSystems.forUri(file, hadoop);
-        return org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(new Path(file), fs.getConf());
+        return ParallelMetrics.measureParts(parts, () -> new MetricCalculator(validation, read), parallelism);
     }
 }

@@ -75,6 +75,27 @@ class LoadEndToEndTest {
     }
 
     @Test
+    void aKeyWithThePartitionColumnIsCountedAtTheTargetAsItsScanReadsIt() throws Exception {
+        harness = new LoadHarness(dir, RecoveryMode.FAIL);
+        harness.addRows(DAY, 1, 6_000);
+        harness.startWorker(2);
+        // The target reads day, a partition column, from the partition as Iceberg's readers do, not from the files;
+        // grp (summed) and id, alone or beside it, come from the files column by column.
+        String yaml = harness.jobYaml("ITEMS", 2).replace("null_count: [note, id]",
+                "null_count: [note, id]\n  primary_key: [id, day]");
+        RunView run = harness.follow(harness.submit(yaml, DAY));
+
+        assertThat(run.status()).as(run.errorMessage()).isEqualTo(RunStatus.SUCCESS);
+        // Every 50th id is NULL: null keys of one day count as one, as the source's GROUP BY counts them.
+        long nullIds = 6_000 / 50;
+        assertThat(harness.client.validations(run.runId())).filteredOn(v -> v.metricName().equals("DUPLICATE_KEYS"))
+                .hasSize(2).allSatisfy(v -> {
+                    assertThat(v.actualValue()).as(v.stage().name()).isEqualTo(Long.toString(nullIds - 1));
+                    assertThat(v.judgedResult().name()).isEqualTo("PASS");
+                });
+    }
+
+    @Test
     void aSecondRunReplacesItsBusinessKeyAndLeavesOthersAlone() throws Exception {
         harness = new LoadHarness(dir, RecoveryMode.FAIL);
         harness.addRows(DAY, 1, 5_000);
