@@ -40,7 +40,7 @@ class AsciiJsonScannerTest {
     private static final String GARBAGE = "{}[],:\"\\ x01.eE-+tfnu\u0001\u0000\t\u000b\f/'";
     private static final List<String> SPACES = List.of("", "", "", "", "", " ", "\t", "\r", "  ", "\n");
 
-    @Property(tries = 20_000)
+    @Property(tries = 10_000)
     void whatTheScannerAcceptsJacksonAcceptsWithTheSameValues(@ForAll("lines") String line,
                                                            @ForAll("pointers") List<String> pointers) {
         JsonFields fields = fields(pointers);
