@@ -79,7 +79,8 @@ final class JsonFields {
      * {@link #read(String, Object[])} of the line {@code bytes[offset, offset + length)}, which must be ASCII: its
      * bytes are then its characters, and Jackson's byte parser gives what its char parser gives for the decoded
      * text, and a line it refuses is read again as text for the reason it gave before. (Other UTF-8 lines are
-     * decoded first: the byte parser refuses a malformed sequence that decoding makes U+FFFD.)
+     * decoded first: the byte parser refuses a malformed sequence that decoding makes U+FFFD.) The common line is
+     * read by {@link AsciiJsonScanner} without a parser; Jackson reads the others.
      */
     void read(byte[] bytes, int offset, int length, Object[] values) {
         if (scan(bytes, offset, length, values)) {
