@@ -79,9 +79,13 @@ final class JsonFields {
      * {@link #read(String, Object[])} of the line {@code bytes[offset, offset + length)}, which must be ASCII: its
      * bytes are then its characters, and Jackson's byte parser gives what its char parser gives for the decoded
      * text, and a line it refuses is read again as text for the reason it gave before. (Other UTF-8 lines are
-     * decoded first: the byte parser refuses a malformed sequence that decoding makes U+FFFD.)
+     * decoded first: the byte parser refuses a malformed sequence that decoding makes U+FFFD.) The common line is
+     * read by {@link AsciiJsonScanner} without a parser; Jackson reads the others.
      */
     void read(byte[] bytes, int offset, int length, Object[] values) {
+        if (scan(bytes, offset, length, values)) {
+            return;
+        }
         for (int i = offset; i < offset + Math.min(length, 4); i++) {
             if (bytes[i] == 0) {
                 // Jackson takes a zero among the first four bytes for UTF-16 or UTF-32; the text is what it is.
@@ -98,6 +102,14 @@ final class JsonFields {
             // An array has nothing to fail reading but its JSON.
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * {@link AsciiJsonScanner}'s read of the ASCII line {@code bytes[offset, offset + length)}: true when it gave the
+     * values {@link #read} gives, false when it leaves the line to Jackson.
+     */
+    boolean scan(byte[] bytes, int offset, int length, Object[] values) {
+        return AsciiJsonScanner.read(root, bytes, offset, length, values);
     }
 
     private void read(JsonParser parser, Object[] values) throws IOException {
@@ -224,12 +236,15 @@ final class JsonFields {
     }
 
     /** One step of the pointers: the columns that end here, those at or below it, and the steps one further. */
-    private static final class Step {
+    static final class Step {
         private final Map<String, Step> fields = new HashMap<>();
         /** The steps of {@link #fields} whose names read as an index ({@code 0}, not {@code 00}), by that index. */
         private final Map<Integer, Step> elements = new HashMap<>();
-        private int[] ends = new int[0];
-        private int[] below = new int[0];
+        /** The ASCII names of {@link #fields} as bytes, and their steps: {@link #field} looks a line's name up. */
+        private byte[][] asciiNames = new byte[0][];
+        private Step[] asciiSteps = new Step[0];
+        int[] ends = new int[0];
+        int[] below = new int[0];
         /** Per {@link #below}: the rest of that column's pointer from here. */
         private JsonPointer[] relative = new JsonPointer[0];
 
@@ -241,11 +256,39 @@ final class JsonFields {
 
         /** The step a segment names: a field of an object, and when it reads as an index, an element of an array. */
         Step child(String name, int index) {
-            Step child = fields.computeIfAbsent(name, n -> new Step());
+            Step child = fields.get(name);
+            if (child == null) {
+                child = new Step();
+                fields.put(name, child);
+                if (StandardCharsets.US_ASCII.newEncoder().canEncode(name)) {
+                    asciiNames = Arrays.copyOf(asciiNames, asciiNames.length + 1);
+                    asciiNames[asciiNames.length - 1] = name.getBytes(StandardCharsets.US_ASCII);
+                    asciiSteps = Arrays.copyOf(asciiSteps, asciiSteps.length + 1);
+                    asciiSteps[asciiSteps.length - 1] = child;
+                }
+            }
             if (index >= 0) {
                 elements.put(index, child);
             }
             return child;
+        }
+
+        boolean hasFields() {
+            return !fields.isEmpty();
+        }
+
+        /**
+         * The step of the field named by the ASCII bytes {@code name[from, from + length)} (without escapes), or null.
+         * A few names a step: comparing bytes beats making each name a String to hash.
+         */
+        Step field(byte[] name, int from, int length) {
+            for (int i = 0; i < asciiNames.length; i++) {
+                byte[] candidate = asciiNames[i];
+                if (candidate.length == length && Arrays.equals(candidate, 0, length, name, from, from + length)) {
+                    return asciiSteps[i];
+                }
+            }
+            return null;
         }
 
         Step element(int index) {
