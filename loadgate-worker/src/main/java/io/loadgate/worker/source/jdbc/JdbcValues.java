@@ -192,9 +192,9 @@ public final class JdbcValues {
     }
 
     /**
-     * The driver's BigDecimal of a binary numeric whose unscaled value at its display scale fits a long (any of up to
-     * 18 digits); null for any other bytes, including any the server does not send (leading zero digits, digits out
-     * of range, nonzero digits beyond dscale), whose handling stays the driver's.
+     * The driver's BigDecimal of a binary numeric whose unscaled value at its display scale has up to 18 digits;
+     * null for any other bytes, including any the server does not send (leading zero digits, digits out of range,
+     * nonzero digits beyond dscale), whose handling stays the driver's.
      */
     static BigDecimal pgNumeric(byte[] bytes) {
         if (bytes.length < 8) {
@@ -212,29 +212,50 @@ public final class JdbcValues {
             // Zero, whatever its weight.
             return BigDecimal.valueOf(0, dscale);
         }
+        int first = ByteConverter.int2(bytes, 8);
         // A unit of the last digit is 10000^(weight + 1 - ndigits): 10^exponent units of the last place of dscale.
         int exponent = 4 * (weight + 1 - ndigits) + dscale;
-        long unscaled = 0;
-        for (int i = 0; i < ndigits; i++) {
-            int digit = ByteConverter.int2(bytes, 8 + 2 * i);
-            if (digit < 0 || digit > 9_999 || (i == 0 && digit == 0)) {
-                return null;
-            }
-            // A last digit reaching past dscale (1.5 at dscale 1 is 1, 5000) keeps only its places within it.
-            int places = i < ndigits - 1 || exponent >= 0 ? 4 : 4 + exponent;
-            if (places < 1 || digit % TEN_POWERS[4 - places] != 0
-                    || unscaled > (Long.MAX_VALUE - 9_999) / TEN_POWERS[places]) {
-                return null;
-            }
-            unscaled = unscaled * TEN_POWERS[places] + digit / TEN_POWERS[4 - places];
+        if (first < 1 || first > 9_999 || exponent < -3 || digits(first, weight, dscale) > 18) {
+            return null;
         }
-        if (exponent > 0) {
-            if (exponent >= TEN_POWERS.length || unscaled > Long.MAX_VALUE / TEN_POWERS[exponent]) {
+        long unscaled = 0;
+        int last = ndigits - 1;
+        for (int i = 0; i < last; i++) {
+            int digit = ByteConverter.int2(bytes, 8 + 2 * i);
+            if (digit < 0 || digit > 9_999) {
                 return null;
             }
-            unscaled *= TEN_POWERS[exponent];
+            unscaled = unscaled * 10_000 + digit;
+        }
+        int digit = ByteConverter.int2(bytes, 8 + 2 * last);
+        if (digit < 0 || digit > 9_999) {
+            return null;
+        }
+        if (exponent >= 0) {
+            unscaled = (unscaled * 10_000 + digit) * TEN_POWERS[exponent];
+        } else {
+            // The last digit reaches past dscale (1.5 at dscale 1 is 1, 5000): only zeros may be cut, by constants.
+            int kept = switch (exponent) {
+                case -1 -> digit / 10;
+                case -2 -> digit / 100;
+                default -> digit / 1_000;
+            };
+            if (kept * TEN_POWERS[-exponent] != digit) {
+                return null;
+            }
+            unscaled = unscaled * TEN_POWERS[4 + exponent] + kept;
         }
         return BigDecimal.valueOf(sign == PG_NUMERIC_NEG ? -unscaled : unscaled, dscale);
+    }
+
+    /**
+     * How many digits, at most, a numeric of this first digit, weight and dscale has unscaled: with 18 or fewer, no
+     * step of {@link #pgNumeric} overflows a long, so none needs a check (a division per digit cost more than the
+     * driver's decoding). The first digit's own width, a branch hard to predict, matters only near 18.
+     */
+    private static int digits(int first, int weight, int dscale) {
+        int upTo = 4 * (weight + 1) + dscale;
+        return upTo <= 18 ? upTo : upTo - 4 + (first >= 1_000 ? 4 : first >= 100 ? 3 : first >= 10 ? 2 : 1);
     }
 
     /** Days from PostgreSQL's epoch, big-endian, Integer.MAX_VALUE and MIN_VALUE the infinities. */
