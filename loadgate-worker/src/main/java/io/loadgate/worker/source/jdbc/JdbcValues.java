@@ -3,6 +3,7 @@ package io.loadgate.worker.source.jdbc;
 import io.loadgate.worker.source.ColumnType;
 import io.loadgate.worker.source.SourceColumn;
 import io.loadgate.worker.source.SourceException;
+import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import org.postgresql.PGConnection;
 import org.postgresql.PGResultSetMetaData;
+import org.postgresql.util.ByteConverter;
 
 /** Maps JDBC column metadata to {@link SourceColumn}s and reads values as the classes {@link ColumnType} names. */
 public final class JdbcValues {
@@ -26,6 +28,17 @@ public final class JdbcValues {
     private static final int PG_BINARY_FORMAT = 1;
     // Seconds from 1970-01-01 to 2000-01-01, PostgreSQL's epoch for timestamps on the wire.
     private static final long PG_EPOCH_SECONDS = 946_684_800L;
+    // Days from 1970-01-01 to 2000-01-01, PostgreSQL's epoch for dates on the wire.
+    private static final long PG_EPOCH_DAYS = 10_957L;
+    // The sign word of a binary numeric: positive, negative (NaN and the infinities are other values).
+    private static final int PG_NUMERIC_POS = 0x0000;
+    private static final int PG_NUMERIC_NEG = 0x4000;
+    // The largest dscale the driver accepts (its NUMERIC_DSCALE_MASK).
+    private static final int PG_NUMERIC_MAX_DSCALE = 0x3FFF;
+    private static final long[] TEN_POWERS = {1L, 10L, 100L, 1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L,
+            100_000_000L, 1_000_000_000L, 10_000_000_000L, 100_000_000_000L, 1_000_000_000_000L,
+            10_000_000_000_000L, 100_000_000_000_000L, 1_000_000_000_000_000L, 10_000_000_000_000_000L,
+            100_000_000_000_000_000L, 1_000_000_000_000_000_000L};
 
     /** How one column of a result set is read; chosen once per column by {@link #readers}. */
     @FunctionalInterface
@@ -35,6 +48,10 @@ public final class JdbcValues {
 
     /** A PostgreSQL timestamptz sent binary, decoded from its 8 bytes; see {@link #readers}. */
     static final Reader PG_BINARY_TIMESTAMPTZ = JdbcValues::pgBinaryTimestamptz;
+    /** A PostgreSQL numeric sent binary, decoded from its bytes where its unscaled value fits a long. */
+    static final Reader PG_BINARY_NUMERIC = JdbcValues::pgBinaryNumeric;
+    /** A PostgreSQL date sent binary, decoded from its 4 bytes. */
+    static final Reader PG_BINARY_DATE = JdbcValues::pgBinaryDate;
 
     private JdbcValues() {
     }
@@ -92,29 +109,49 @@ public final class JdbcValues {
     /**
      * A reader per column of {@code rs} (in the order of {@code columns}), each giving what {@link #read} gives.
      *
-     * <p>A timestamptz that PgJDBC receives binary is decoded here from its bytes: the driver's own
-     * {@code getObject(i, OffsetDateTime.class)} makes it with {@code OffsetDateTime.ofInstant(.., UTC)}, which on
-     * Java 17 builds a new {@code ZoneRules} per value (about 5% of an extraction's CPU). The arithmetic is the
-     * driver's (a proleptic instant, microseconds floored to seconds), so the values are equal; the two
-     * infinities still go through the driver, and fail as they did. Float timestamps (a server built without
-     * integer_datetimes, before PostgreSQL 10) and text columns keep the driver's decoding.
+     * <p>Some types that PgJDBC receives binary are decoded here from their bytes, more cheaply than the driver
+     * does:
+     * <ul>
+     * <li>timestamptz: the driver's {@code getObject(i, OffsetDateTime.class)} makes it with
+     * {@code OffsetDateTime.ofInstant(.., UTC)}, which on Java 17 builds a new {@code ZoneRules} per value (about
+     * 5% of an extraction's CPU). Float timestamps (a server built without integer_datetimes, before PostgreSQL
+     * 10) keep the driver's decoding.
+     * <li>numeric: the driver builds every value through {@code BigInteger} arithmetic (about 9%), where a
+     * {@code long} holds the unscaled value of any numeric up to 18 digits.
+     * <li>date: the driver's {@code getObject(i, LocalDate.class)} is {@code LocalDate.ofEpochDay} behind
+     * a {@code TimestampUtils} and its calendars (about 3%).
+     * </ul>
+     * The arithmetic is the driver's, so the values are equal; whatever these do not decode (infinities, NaN, a
+     * numeric beyond a long, a malformed value) still goes through the driver, and succeeds or fails as it did.
+     * Columns sent as text keep the driver's decoding.
      */
     static Reader[] readers(ResultSet rs, List<SourceColumn> columns) throws SQLException {
         Reader[] readers = new Reader[columns.size()];
-        boolean pgIntegerTimestamps = pgIntegerTimestamps(rs);
         ResultSetMetaData metadata = rs.getMetaData();
+        boolean pgJdbc = metadata.isWrapperFor(PGResultSetMetaData.class);
+        boolean pgIntegerTimestamps = pgJdbc && pgIntegerTimestamps(rs);
         for (int i = 0; i < readers.length; i++) {
             SourceColumn column = columns.get(i);
-            boolean binaryTimestamptz = pgIntegerTimestamps && column.type() == ColumnType.TIMESTAMPTZ
-                    && metadata.getColumnTypeName(i + 1).equalsIgnoreCase("timestamptz")
-                    && metadata.unwrap(PGResultSetMetaData.class).getFormat(i + 1) == PG_BINARY_FORMAT;
-            readers[i] = binaryTimestamptz ? PG_BINARY_TIMESTAMPTZ : (r, index) -> read(r, index, column);
+            Reader binary = pgJdbc && metadata.unwrap(PGResultSetMetaData.class).getFormat(i + 1) == PG_BINARY_FORMAT
+                    ? pgBinaryReader(column, metadata.getColumnTypeName(i + 1), pgIntegerTimestamps)
+                    : null;
+            readers[i] = binary != null ? binary : (r, index) -> read(r, index, column);
         }
         return readers;
     }
 
+    /** The reader of a column PgJDBC receives binary, by its PostgreSQL type; null for the driver's decoding. */
+    private static Reader pgBinaryReader(SourceColumn column, String typeName, boolean integerTimestamps) {
+        return switch (column.type()) {
+            case DECIMAL -> typeName.equalsIgnoreCase("numeric") ? PG_BINARY_NUMERIC : null;
+            case DATE -> typeName.equalsIgnoreCase("date") ? PG_BINARY_DATE : null;
+            case TIMESTAMPTZ -> integerTimestamps && typeName.equalsIgnoreCase("timestamptz") ? PG_BINARY_TIMESTAMPTZ : null;
+            default -> null;
+        };
+    }
+
     private static boolean pgIntegerTimestamps(ResultSet rs) throws SQLException {
-        if (!rs.getMetaData().isWrapperFor(PGResultSetMetaData.class) || rs.getStatement() == null) {
+        if (rs.getStatement() == null) {
             return false;
         }
         Connection connection = rs.getStatement().getConnection();
@@ -129,7 +166,8 @@ public final class JdbcValues {
         if (bytes == null) {
             return null;
         }
-        long micros = bytes.length == Long.BYTES ? ByteBuffer.wrap(bytes).getLong() : 0;
+        // The driver's shifts rather than ByteBuffer.wrap, a top frame in profiles: about 15 ns less per value.
+        long micros = bytes.length == Long.BYTES ? ByteConverter.int8(bytes, 0) : 0;
         if (bytes.length != Long.BYTES || micros == Long.MAX_VALUE || micros == Long.MIN_VALUE) {
             // A width the driver rejects, or an infinity: whatever read() makes of it.
             return utc(rs.getObject(index, OffsetDateTime.class));
@@ -138,6 +176,102 @@ public final class JdbcValues {
         long seconds = Math.floorDiv(micros, 1_000_000L) + PG_EPOCH_SECONDS;
         int nanos = (int) Math.floorMod(micros, 1_000_000L) * 1_000;
         return OffsetDateTime.of(LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.UTC), ZoneOffset.UTC);
+    }
+
+    /**
+     * Binary numeric: int16 ndigits, weight (of the first digit, in powers of 10000), sign and dscale (the display
+     * scale, which the driver's BigDecimal keeps), then ndigits base-10000 digits.
+     */
+    private static Object pgBinaryNumeric(ResultSet rs, int index) throws SQLException {
+        byte[] bytes = rs.getBytes(index);
+        if (bytes == null) {
+            return null;
+        }
+        BigDecimal value = pgNumeric(bytes);
+        // NaN, an infinity, a value beyond a long, or malformed: whatever read() makes of it.
+        return value != null ? value : rs.getBigDecimal(index);
+    }
+
+    /**
+     * The driver's BigDecimal of a binary numeric whose unscaled value at its display scale has up to 18 digits;
+     * null for any other bytes, including any the server does not send (leading zero digits, digits out of range,
+     * nonzero digits beyond dscale), whose handling stays the driver's.
+     */
+    static BigDecimal pgNumeric(byte[] bytes) {
+        if (bytes.length < 8) {
+            return null;
+        }
+        int ndigits = ByteConverter.int2(bytes, 0) & 0xFFFF;
+        int weight = ByteConverter.int2(bytes, 2);
+        int sign = ByteConverter.int2(bytes, 4) & 0xFFFF;
+        int dscale = ByteConverter.int2(bytes, 6);
+        if (bytes.length != 8 + 2 * ndigits || (sign != PG_NUMERIC_POS && sign != PG_NUMERIC_NEG)
+                || dscale < 0 || dscale > PG_NUMERIC_MAX_DSCALE) {
+            return null;
+        }
+        if (ndigits == 0) {
+            // Zero, whatever its weight.
+            return BigDecimal.valueOf(0, dscale);
+        }
+        int first = ByteConverter.int2(bytes, 8);
+        // A unit of the last digit is 10000^(weight + 1 - ndigits): 10^exponent units of the last place of dscale.
+        int exponent = 4 * (weight + 1 - ndigits) + dscale;
+        if (first < 1 || first > 9_999 || exponent < -3 || digits(first, weight, dscale) > 18) {
+            return null;
+        }
+        long unscaled = 0;
+        int last = ndigits - 1;
+        for (int i = 0; i < last; i++) {
+            int digit = ByteConverter.int2(bytes, 8 + 2 * i);
+            if (digit < 0 || digit > 9_999) {
+                return null;
+            }
+            unscaled = unscaled * 10_000 + digit;
+        }
+        int digit = ByteConverter.int2(bytes, 8 + 2 * last);
+        if (digit < 0 || digit > 9_999) {
+            return null;
+        }
+        if (exponent >= 0) {
+            unscaled = (unscaled * 10_000 + digit) * TEN_POWERS[exponent];
+        } else {
+            // The last digit reaches past dscale (1.5 at dscale 1 is 1, 5000): only zeros may be cut, by constants.
+            int kept = switch (exponent) {
+                case -1 -> digit / 10;
+                case -2 -> digit / 100;
+                default -> digit / 1_000;
+            };
+            if (kept * TEN_POWERS[-exponent] != digit) {
+                return null;
+            }
+            unscaled = unscaled * TEN_POWERS[4 + exponent] + kept;
+        }
+        return BigDecimal.valueOf(sign == PG_NUMERIC_NEG ? -unscaled : unscaled, dscale);
+    }
+
+    /**
+     * How many digits, at most, a numeric of this first digit, weight and dscale has unscaled: with 18 or fewer, no
+     * step of {@link #pgNumeric} overflows a long, so none needs a check (a division per digit cost more than the
+     * driver's decoding). The first digit's own width, a branch hard to predict, matters only near 18.
+     */
+    private static int digits(int first, int weight, int dscale) {
+        int upTo = 4 * (weight + 1) + dscale;
+        return upTo <= 18 ? upTo : upTo - 4 + (first >= 1_000 ? 4 : first >= 100 ? 3 : first >= 10 ? 2 : 1);
+    }
+
+    /** Days from PostgreSQL's epoch, big-endian, Integer.MAX_VALUE and MIN_VALUE the infinities. */
+    private static Object pgBinaryDate(ResultSet rs, int index) throws SQLException {
+        byte[] bytes = rs.getBytes(index);
+        if (bytes == null) {
+            return null;
+        }
+        int days = bytes.length == Integer.BYTES ? ByteConverter.int4(bytes, 0) : Integer.MAX_VALUE;
+        if (days == Integer.MAX_VALUE || days == Integer.MIN_VALUE) {
+            // A width the driver rejects, or an infinity: whatever read() makes of it.
+            return rs.getObject(index, LocalDate.class);
+        }
+        // The driver's own arithmetic (TimestampUtils.toLocalDateBin): proleptic Gregorian, BC dates included.
+        return LocalDate.ofEpochDay(days + PG_EPOCH_DAYS);
     }
 
     /** The value of column {@code index} (1-based) of the current row, as {@code column.type().javaClass()}. */
