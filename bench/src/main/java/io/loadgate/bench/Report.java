@@ -91,7 +91,8 @@ record Report(ZonedDateTime time, Bench.Machine machine, Bench.Options options, 
             spark.stream().filter(r -> r.extractNanos() != null).forEach(r -> out.append(
                     "\n%s: whole verified load / Spark's unverified JDBC → Parquet job: %.2f× its rate%s".formatted(
                             r.label(), r.loadRowsPerSecond() / jdbc.loadRowsPerSecond(),
-                            r.loadRowsPerSecond() > jdbc.loadRowsPerSecond() ? " (faster)" : " (slower)")));
+                            r.loadRowsPerSecond() > jdbc.loadRowsPerSecond() ? " (faster)" : " (slower)")
+                            + "; `run()` returned %.2f s after the ledger's SUCCESS".formatted(r.tailNanos() / 1e9)));
             out.append('\n');
         }
         return out.toString();

@@ -26,9 +26,12 @@ final class SparkBench {
     /**
      * One Spark measurement. For a Loadgate run, from the ledger's timestamps: {@code extractNanos} its extraction
      * (startedAt → extractCompletedAt) and {@code afterNanos} what follows it (staging validation, publish, target
-     * validation: extractCompletedAt → completedAt); both absent for the plain JDBC job.
+     * validation: extractCompletedAt → completedAt), and {@code tailNanos} from the ledger's completedAt to the return
+     * of {@code SparkLoad.run} (the driver's follower and the stop of its step worker); all absent for the plain JDBC
+     * job.
      */
-    record Result(String label, int partitions, long rows, long wallNanos, Long extractNanos, Long afterNanos) {
+    record Result(String label, int partitions, long rows, long wallNanos, Long extractNanos, Long afterNanos,
+                  Long tailNanos) {
         Result {
             requireNonNull(label, "label is null");
         }
@@ -68,22 +71,31 @@ final class SparkBench {
                 java.util.Locale.ROOT), partitions, stage.toUri().toString(), "zstd");
         String label = "Loadgate on Spark " + master + ", " + partitions + " partitions";
         System.out.printf("%s ...%n", label);
-        SparkLoad load = new SparkLoad(spark.context(), loadgate.ledger(),
+        long start;
+        long wall;
+        java.time.Instant returned;
+        SparkLoad.Result result;
+        // Closed after the measurement, as a caller would once done with it: close waits for the driver's step
+        // worker to stop (its last lease poll), which run() does not.
+        try (SparkLoad load = new SparkLoad(spark.context(), loadgate.ledger(),
                 ExecutorSettings.of(loadgate.ledgerUrl(), loadgate.workerToken()), loadgate.catalogs(),
-                loadgate.environment());
-        long start = System.nanoTime();
-        SparkLoad.Result result = load.run(JobSpecLoader.parse(Path.of(name + ".yaml"), yaml), yaml,
-                BenchTable.DAY.toString());
-        long wall = System.nanoTime() - start;
+                loadgate.environment())) {
+            start = System.nanoTime();
+            result = load.run(JobSpecLoader.parse(Path.of(name + ".yaml"), yaml), yaml, BenchTable.DAY.toString());
+            wall = System.nanoTime() - start;
+            returned = java.time.Instant.now();
+        }
         RunView run = result.run();
         if (run.status() != RunStatus.SUCCESS) {
             throw new IllegalStateException(label + " ended " + run.status() + ": " + run.errorMessage());
         }
         long extract = Duration.between(run.startedAt(), run.extractCompletedAt()).toNanos();
-        System.out.printf("  %,d rows in %.1f s; extraction %,.0f rows/s (%d Spark attempt(s) returned)%n",
-                run.extractedCount(), wall / 1e9, run.extractedCount() / (extract / 1e9), result.tasks().size());
+        long tail = Duration.between(run.completedAt(), returned).toNanos();
+        System.out.printf("  %,d rows in %.1f s; extraction %,.0f rows/s (%d Spark attempt(s) returned); run() returned"
+                + " %.2f s after the ledger's SUCCESS%n", run.extractedCount(), wall / 1e9,
+                run.extractedCount() / (extract / 1e9), result.tasks().size(), tail / 1e9);
         return new Result(label, partitions, run.extractedCount(), wall, extract,
-                Duration.between(run.extractCompletedAt(), run.completedAt()).toNanos());
+                Duration.between(run.extractCompletedAt(), run.completedAt()).toNanos(), tail);
     }
 
     /** Spark's JDBC source split on the key as Loadgate splits it, written as zstd Parquet, as Loadgate stages. */
@@ -114,7 +126,7 @@ final class SparkBench {
             System.out.printf("  %,d rows in %.1f s (%d files)%n", written, wall / 1e9,
                     files.filter(p -> p.toString().endsWith(".parquet")).count());
         }
-        return new Result(label, partitions, written, wall, null, null);
+        return new Result(label, partitions, written, wall, null, null, null);
     }
 
     /** A Spark session of one master, its UI off, speculation on as the README's spark-submit line sets it. */

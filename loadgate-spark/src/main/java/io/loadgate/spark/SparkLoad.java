@@ -29,9 +29,11 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -52,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * <p>Spark's retries and speculation may run a partition's task more than once, at once or one after another: the
  * ledger's claim decides which attempt's files count, and only the ledger's file list is ever published.
  */
-public final class SparkLoad {
+public final class SparkLoad implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SparkLoad.class);
     private static final EnumSet<DispatchType> DRIVER_STEPS = EnumSet.of(DispatchType.VALIDATE_RUN,
             DispatchType.PUBLISH_RUN, DispatchType.VALIDATE_TARGET, DispatchType.PROBE_PUBLISH);
@@ -63,6 +65,10 @@ public final class SparkLoad {
     private final TargetCatalogs catalogs;
     private final Map<String, String> environment;
     private final TaskHook hook;
+    // The driver's step workers of runs that have returned, still stopping: a stopping worker waits out its lease
+    // poll (the lease wait, 1 s, begun as the run's last step ended) and hands back what the poll brings. The caller
+    // of run() has its outcome by then and need not wait for that; close() does.
+    private final List<Thread> stopping = new CopyOnWriteArrayList<>();
 
     /**
      * @param ledger the driver's client of the ledger ({@code executors} names the same ledger for the tasks)
@@ -94,7 +100,8 @@ public final class SparkLoad {
     }
 
     /**
-     * Runs the job for {@code businessKey} to its end.
+     * Runs the job for {@code businessKey} to its end. The driver's step worker stops after the return; {@link #close}
+     * waits for it.
      *
      * @throws JobSpecException before any run exists when the source's snapshot cannot be shared with executors
      *     (MariaDB: its snapshot lives in the connections of the process that took it; load it with
@@ -119,10 +126,11 @@ public final class SparkLoad {
                 new WorkerContext.Shared(new RunContexts(ledger), sources, catalogs, timer, WorkerMetrics.off()),
                 executors.heartbeatInterval(), Duration.ofSeconds(1));
         Worker driverSteps = Worker.start(context, 1, DRIVER_STEPS);
+        ScheduledFuture<?> beats = null;
         try {
             RunSubmitter.Submission submission = submitter.submit(job, jobYaml, businessKey, Executor.SPARK);
             RunId runId = submission.runId();
-            beatRun(runId, context, timer);
+            beats = beatRun(runId, context, timer);
             List<PartitionTask> tasks = submission.plan().partitions().stream()
                     .map(p -> PartitionTask.of(runId, submission.plan().snapshotRef(), p)).toList();
             LOG.info("run {}: {} partition(s) as Spark tasks", runId, tasks.size());
@@ -154,17 +162,35 @@ public final class SparkLoad {
             }
             return new Result(end, results);
         } finally {
-            driverSteps.stop(Duration.ofSeconds(30));
-            timer.shutdownNow();
+            if (beats != null) {
+                beats.cancel(false);
+            }
+            // The timer beats the worker's steps too: it ends once they have.
+            Thread stop = new Thread(() -> {
+                driverSteps.stop(Duration.ofSeconds(30));
+                timer.shutdownNow();
+            }, "loadgate-driver-steps-stop");
+            stop.setDaemon(true);
+            stop.start();
+            stopping.add(stop);
         }
     }
 
+    /** Waits until the driver's step worker of every run that returned has stopped. */
+    @Override
+    public void close() throws InterruptedException {
+        for (Thread stop : stopping) {
+            stop.join();
+        }
+        stopping.clear();
+    }
+
     /**
-     * Beats the run from the driver until {@link #run} returns (the timer ends with it): no worker takes a Spark run's
+     * Beats the run from the driver until {@link #run} returns (it cancels the beats): no worker takes a Spark run's
      * partitions, so the ledger learns only from these beats (and its tasks' own) that someone will still run them.
      * As often as the ledger expects a heartbeat, or the executors' own interval when that is shorter.
      */
-    private void beatRun(RunId runId, WorkerContext context, ScheduledExecutorService timer) {
+    private ScheduledFuture<?> beatRun(RunId runId, WorkerContext context, ScheduledExecutorService timer) {
         Long ledgerMillis = null;
         try {
             ledgerMillis = ledger.heartbeatRun(runId).heartbeatIntervalMillis();
@@ -173,8 +199,8 @@ public final class SparkLoad {
             LOG.warn("run {}: the driver's first heartbeat failed: {}", runId, e.getMessage());
         }
         long every = context.heartbeatInterval(ledgerMillis).toMillis();
-        timer.scheduleWithFixedDelay(new DriverBeat(ledger, runId, () -> spark.cancelJobGroup("loadgate-" + runId)),
-                every, every, TimeUnit.MILLISECONDS);
+        return timer.scheduleWithFixedDelay(new DriverBeat(ledger, runId,
+                () -> spark.cancelJobGroup("loadgate-" + runId)), every, every, TimeUnit.MILLISECONDS);
     }
 
     /**

@@ -97,10 +97,10 @@ public final class SparkLoadMain {
         LedgerClient ledger = HttpLedgerClient.create(LedgerClientConfig.builder(arguments.ledgerUrl(), token).build());
         SparkSession session = SparkSession.builder().appName("loadgate " + job.jobKey()).getOrCreate();
         int exit;
-        try (TargetCatalogs catalogs = new TargetCatalogs(Optional.<CatalogConfig>empty(), arguments.warehouse())) {
-            SparkLoad.Result result = new SparkLoad(JavaSparkContext.fromSparkContext(session.sparkContext()), ledger,
-                    ExecutorSettings.of(arguments.ledgerUrl(), token.value()), catalogs, System.getenv())
-                    .run(job, yaml, arguments.businessKey());
+        try (TargetCatalogs catalogs = new TargetCatalogs(Optional.<CatalogConfig>empty(), arguments.warehouse());
+             SparkLoad load = new SparkLoad(JavaSparkContext.fromSparkContext(session.sparkContext()), ledger,
+                     ExecutorSettings.of(arguments.ledgerUrl(), token.value()), catalogs, System.getenv())) {
+            SparkLoad.Result result = load.run(job, yaml, arguments.businessKey());
             System.out.println("run " + result.run().runId() + " " + result.run().status()
                     + (result.run().errorCode() == null ? "" : " " + result.run().errorCode() + ": "
                     + result.run().errorMessage()));

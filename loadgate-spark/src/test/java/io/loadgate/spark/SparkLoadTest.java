@@ -268,9 +268,8 @@ class SparkLoadTest {
         ExecutorSettings executors = new ExecutorSettings(ledger.baseUrl(), ledger.workerToken,
                 Duration.ofMillis(500), Duration.ofMillis(200));
 
-        SparkLoad.Result result = new SparkLoad(JavaSparkContext.fromSparkContext(spark.sparkContext()), client,
-                executors, catalogs, Map.of(), stall)
-                .run(JobSpecLoader.parse(Path.of("files.yaml"), yaml), yaml, "2026/11/30/14");
+        SparkLoad.Result result = runAndClose(new SparkLoad(JavaSparkContext.fromSparkContext(spark.sparkContext()),
+                client, executors, catalogs, Map.of(), stall), "files.yaml", yaml, "2026/11/30/14");
 
         RunView run = result.run();
         assertThat(run.status()).as("run %s", run).isEqualTo(RunStatus.SUCCESS);
@@ -451,9 +450,9 @@ class SparkLoadTest {
                     user: %s
                 staging:""".formatted(warehouse.jdbcUrl(), warehouse.user()));
 
-        SparkLoad.Result result = new SparkLoad(JavaSparkContext.fromSparkContext(spark.sparkContext()), client,
-                ExecutorSettings.of(ledger.baseUrl(), ledger.workerToken), catalogs, Map.of())
-                .run(JobSpecLoader.parse(Path.of("dw.yaml"), yaml), yaml, day.toString());
+        SparkLoad.Result result = runAndClose(new SparkLoad(JavaSparkContext.fromSparkContext(spark.sparkContext()),
+                client, ExecutorSettings.of(ledger.baseUrl(), ledger.workerToken), catalogs, Map.of()), "dw.yaml", yaml,
+                day.toString());
 
         assertThat(result.run().status()).as("run %s", result.run()).isEqualTo(RunStatus.SUCCESS);
         java.util.Properties properties = new java.util.Properties();
@@ -624,13 +623,13 @@ class SparkLoadTest {
     }
 
     @Test
-    void aMariaDbSourceIsRefusedBeforeAnyRun() {
+    void aMariaDbSourceIsRefusedBeforeAnyRun() throws Exception {
         String yaml = jobYaml("MARIA", "").replace(source.jdbcUrl(), "jdbc:mariadb://127.0.0.1:3306/test");
-        SparkLoad load = new SparkLoad(JavaSparkContext.fromSparkContext(spark.sparkContext()), client,
-                ExecutorSettings.of(ledger.baseUrl(), ledger.workerToken), catalogs, Map.of());
-
-        assertThatThrownBy(() -> load.run(JobSpecLoader.parse(Path.of("maria.yaml"), yaml), yaml, "2026-12-04"))
-                .isInstanceOf(JobSpecException.class).hasMessageContaining("loadgate run");
+        try (SparkLoad load = new SparkLoad(JavaSparkContext.fromSparkContext(spark.sparkContext()), client,
+                ExecutorSettings.of(ledger.baseUrl(), ledger.workerToken), catalogs, Map.of())) {
+            assertThatThrownBy(() -> load.run(JobSpecLoader.parse(Path.of("maria.yaml"), yaml), yaml, "2026-12-04"))
+                    .isInstanceOf(JobSpecException.class).hasMessageContaining("loadgate run");
+        }
     }
 
     /** Spark's first attempt of the partition's task dies after its first chunk report. */
@@ -643,8 +642,23 @@ class SparkLoadTest {
         String yaml = jobYaml(jobKey, extraYaml);
         ExecutorSettings executors = new ExecutorSettings(ledger.baseUrl(), ledger.workerToken,
                 Duration.ofMillis(500), Duration.ofMillis(200));
-        return new SparkLoad(JavaSparkContext.fromSparkContext(spark.sparkContext()), client, executors, catalogs,
-                Map.of(), hook).run(JobSpecLoader.parse(Path.of(jobKey + ".yaml"), yaml), yaml, day.toString());
+        return runAndClose(new SparkLoad(JavaSparkContext.fromSparkContext(spark.sparkContext()), client, executors,
+                catalogs, Map.of(), hook), jobKey + ".yaml", yaml, day.toString());
+    }
+
+    /**
+     * Runs {@code load}'s one job and closes it. {@code run} returns with the run's end, before its driver's step
+     * worker has waited out its last lease poll; {@code close} waits for that stop.
+     */
+    private static SparkLoad.Result runAndClose(SparkLoad load, String file, String yaml, String businessKey)
+            throws Exception {
+        SparkLoad.Result result;
+        try (load) {
+            result = load.run(JobSpecLoader.parse(Path.of(file), yaml), yaml, businessKey);
+        }
+        assertThat(Thread.getAllStackTraces().keySet()).as("the driver's step worker has stopped")
+                .noneMatch(t -> t.getName().equals("loadgate-driver-steps-stop"));
+        return result;
     }
 
     private String jobYaml(String jobKey, String extraYaml) {
