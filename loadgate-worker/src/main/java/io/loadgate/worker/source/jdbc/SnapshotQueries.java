@@ -357,7 +357,8 @@ final class SnapshotQueries {
     private List<Partition> partitions(Connection connection, String businessKey, SplitStats stats, SourceColumn split,
                                        Optional<SplitRange> range, List<PartitionBounds> counted, long[] counts)
             throws SQLException {
-        List<Partition> partitions = new ArrayList<>();
+        List<PartitionBounds> ranges = counted;
+        long[] rows = counts;
         if (!counted.isEmpty()) {
             SplitRange scanned = new SplitRange(stats.min(), stats.max());
             if (!range.orElseThrow().equals(scanned)) {
@@ -365,23 +366,22 @@ final class SnapshotQueries {
                 throw new SourceException("the split column's range read at the snapshot was " + range.get()
                         + ", its scan found " + scanned);
             }
-            for (int i = 0; i < counted.size(); i++) {
-                partitions.add(counted.get(i).withExpectedRowCount(counts[i]));
-            }
         } else if (stats.min() == null) {
             // No non-null split value: the ranges (the placeholder of an empty source) hold no rows.
-            PartitionPlanner.plan(null, null, source.partitions(), stats.nullCount() > 0).stream()
-                    .filter(b -> !b.isNullPartition()).forEach(b -> partitions.add(b.withExpectedRowCount(0)));
+            ranges = PartitionPlanner.plan(null, null, source.partitions(), stats.nullCount() > 0).stream()
+                    .filter(b -> !b.isNullPartition()).toList();
+            rows = new long[ranges.size()];
         } else {
-            List<PartitionBounds> ranges = PartitionPlanner.plan(stats.min(), stats.max(), source.partitions(), false);
+            ranges = PartitionPlanner.plan(stats.min(), stats.max(), source.partitions(), false);
             try (PreparedStatement statement = sql.partitionCounts(businessKey, ranges, split.type()).prepare(connection);
                  ResultSet rs = statement.executeQuery()) {
                 rs.next();
-                long[] scanned = rangeCounts(rs, 1, ranges.size());
-                for (int i = 0; i < ranges.size(); i++) {
-                    partitions.add(ranges.get(i).withExpectedRowCount(scanned[i]));
-                }
+                rows = rangeCounts(rs, 1, ranges.size());
             }
+        }
+        List<Partition> partitions = new ArrayList<>();
+        for (int i = 0; i < ranges.size(); i++) {
+            partitions.add(ranges.get(i).withExpectedRowCount(rows[i]));
         }
         if (stats.nullCount() > 0) {
             partitions.add(PartitionBounds.nullPartition().withExpectedRowCount(stats.nullCount()));
