@@ -15,7 +15,6 @@ import org.apache.hadoop.fs.Path;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetWriter;
 import org.apache.iceberg.hadoop.HadoopOutputFile;
 import org.apache.iceberg.io.FileAppender;
 import org.apache.iceberg.parquet.Parquet;
@@ -100,7 +99,7 @@ public final class ChunkWriter {
     static FileAppender<Record> appender(DigestingOutputFile file, Schema schema, StagingSpec staging) throws IOException {
         return Parquet.write(file)
                 .schema(schema)
-                .createWriterFunc(GenericParquetWriter::create)
+                .createWriterFunc(ChunkRecordWriter::create)
                 .set(TableProperties.PARQUET_COMPRESSION, staging.compression().icebergName())
                 .build();
     }

@@ -47,7 +47,11 @@ class JdbcValuesTest {
             "2000-01-01 00:00:00+00", "1999-12-31 23:59:59.999999+00", "1970-01-01 00:00:00+00",
             "1969-12-31 23:59:59.000001+00", "1900-02-28 10:00:00.5-05:30", "1582-10-15 00:00:00+00",
             "1582-10-04 23:59:59.999999+00", "0001-01-01 00:00:00+00", "0001-12-31 23:59:59.999999+00 BC",
-            "4713-11-24 00:00:00+00 BC", "294276-12-31 23:59:59.999999+00");
+            "4713-11-24 00:00:00+00 BC", "294276-12-31 23:59:59.999999+00",
+            // Runs of one day and their neighbours, before and after 1970 and 2000: a reader keeps the last day it made.
+            "2025-01-15 08:00:00+00", "2025-01-15 08:00:00.000001+00", "2025-01-14 23:59:59.999999+00", "2025-01-16 00:00:00+00",
+            "1969-12-31 00:00:00+00", "1969-12-31 12:00:00+00", "1969-12-31 23:59:59.999999+00", "1970-01-01 00:00:00.000001+00",
+            "1999-12-31 00:00:00+00", "2000-01-01 00:00:00.5+00", "2000-01-01 23:00:00+00");
     // A numeric of fewer digits is decoded from its bytes, not by the driver.
     private static final BigInteger LONG_DIGITS = BigInteger.TEN.pow(18);
     private static TestDatabase db;
@@ -93,7 +97,7 @@ class JdbcValuesTest {
             try (Connection c = binaryConnection(); PreparedStatement s = c.prepareStatement(sql); ResultSet rs = s.executeQuery()) {
                 List<SourceColumn> columns = JdbcValues.describe(rs.getMetaData());
                 JdbcValues.Reader reader = JdbcValues.readers(rs, columns)[0];
-                assertThat(reader).isSameAs(JdbcValues.PG_BINARY_TIMESTAMPTZ);
+                assertThat(readerName(reader)).isEqualTo("timestamptz");
                 assertThat(rs.next()).isTrue();
                 // OffsetDateTime.MAX and MIN, the driver's infinities, have no instant in UTC.
                 assertThatThrownBy(() -> JdbcValues.read(rs, 1, columns.get(0))).as("read() of %s", infinity)
@@ -113,17 +117,17 @@ class JdbcValuesTest {
             int s = scale;
             List<String> values = new ArrayList<>(unscaled.stream().map(u -> shifted(u, s)).toList());
             values.add(null);
-            assertReadersAgree("numeric(18," + scale + ")", JdbcValues.PG_BINARY_NUMERIC, values);
+            assertReadersAgree("numeric(18," + scale + ")", "numeric", values);
         }
         // Digits past a long (the driver's BigInteger path) at every scale of numeric(38, s), and at the boundary.
         for (int scale = 0; scale <= 38; scale++) {
             String max = "9".repeat(38 - scale) + (scale > 0 ? "." + "9".repeat(scale) : "");
-            assertReadersAgree("numeric(38," + scale + ")", JdbcValues.PG_BINARY_NUMERIC,
+            assertReadersAgree("numeric(38," + scale + ")", "numeric",
                     Arrays.asList(max, "-" + max, "0", shifted("9223372036854775807", scale), shifted("9223372036854775808", scale),
                             shifted("-9223372036854775808", scale), shifted("999999999999999999", scale),
                             shifted("1000000000000000000", scale), shifted("123456789012345678", scale)));
         }
-        assertReadersAgree("numeric(12,2)", JdbcValues.PG_BINARY_NUMERIC,
+        assertReadersAgree("numeric(12,2)", "numeric",
                 Arrays.asList("44357.61", "0.10", "-0.01", "9999999999.99", "-9999999999.99", "100", "1.5", null));
     }
 
@@ -135,7 +139,7 @@ class JdbcValuesTest {
         if (serverVersionNum() >= 140_000) {
             values.addAll(List.of("Infinity", "-Infinity"));
         }
-        assertReadersAgree("numeric", JdbcValues.PG_BINARY_NUMERIC, values);
+        assertReadersAgree("numeric", "numeric", values);
     }
 
     @Test
@@ -148,8 +152,8 @@ class JdbcValuesTest {
                 BigInteger unscaled = new BigInteger(random.nextInt(126) + 1, random);
                 values.add(new BigDecimal(random.nextBoolean() ? unscaled : unscaled.negate(), scale).toPlainString());
             }
-            assertReadersAgree("numeric(38," + scale + ")", JdbcValues.PG_BINARY_NUMERIC, values);
-            assertReadersAgree("numeric", JdbcValues.PG_BINARY_NUMERIC, values);
+            assertReadersAgree("numeric(38," + scale + ")", "numeric", values);
+            assertReadersAgree("numeric", "numeric", values);
         }
     }
 
@@ -195,13 +199,14 @@ class JdbcValuesTest {
     void binaryDateIsDecodedAsTheDriverDecodesIt() throws SQLException {
         List<String> dates = Arrays.asList("4714-11-24 BC", "4713-01-01 BC", "0001-12-31 BC", "0001-01-01", "1582-10-04",
                 "1582-10-15", "1900-02-28", "1969-12-31", "1970-01-01", "1999-12-31", "2000-01-01", "2000-01-02",
-                "2024-02-29", "2025-01-15", "5874897-12-31", "infinity", "-infinity", null);
-        assertReadersAgree("date", JdbcValues.PG_BINARY_DATE, dates);
+                "2024-02-29", "2025-01-15", "5874897-12-31", "infinity", "-infinity", null,
+                "2025-01-15", "2025-01-15", null, "2025-01-15", "2025-01-14", "2025-01-15", "1969-12-31", "1969-12-31");
+        assertReadersAgree("date", "date", dates);
         // And the server's day: its Julian day number (days since 4714-11-24 BC) is the proleptic calendar's.
         List<List<Object>> rows = readAll(binaryConnection(), """
                 SELECT d, CAST(d - DATE '4714-11-24 BC' AS bigint) FROM (SELECT CAST(t AS date) AS d FROM unnest(CAST(? AS text[])) AS u(t)) v
                 WHERE d NOT IN ('infinity', '-infinity')""", dates.stream().filter(d -> d != null).toList());
-        assertThat(rows).hasSize(15).allSatisfy(row ->
+        assertThat(rows).hasSize(22).allSatisfy(row ->
                 assertThat(((LocalDate) row.get(0)).getLong(JulianFields.JULIAN_DAY)).as("%s", row.get(0)).isEqualTo(row.get(1)));
     }
 
@@ -217,18 +222,20 @@ class JdbcValuesTest {
     }
 
     private static List<String> readerNames(ResultSet rs) throws SQLException {
-        return Arrays.stream(JdbcValues.readers(rs, JdbcValues.describe(rs.getMetaData())))
-                .map(r -> r == JdbcValues.PG_BINARY_TIMESTAMPTZ ? "timestamptz" : r == JdbcValues.PG_BINARY_DATE ? "date"
-                        : r == JdbcValues.PG_BINARY_NUMERIC ? "numeric" : "driver")
-                .toList();
+        return Arrays.stream(JdbcValues.readers(rs, JdbcValues.describe(rs.getMetaData()))).map(JdbcValuesTest::readerName).toList();
+    }
+
+    private static String readerName(JdbcValues.Reader reader) {
+        return reader instanceof JdbcValues.PgBinaryTimestamptz ? "timestamptz" : reader instanceof JdbcValues.PgBinaryDate ? "date"
+                : reader == JdbcValues.PG_BINARY_NUMERIC ? "numeric" : "driver";
     }
 
     /**
-     * Each of {@code literals}, cast to {@code type} by the server and received binary, read by {@code fast} (which
+     * Each of {@code literals}, cast to {@code type} by the server and received binary, read by the reader named {@code fast} (which
      * {@link JdbcValues#readers} must choose) and by {@link JdbcValues#read}: the same value, or the same failure;
      * and the values are those the driver parses from the text protocol.
      */
-    private static void assertReadersAgree(String type, JdbcValues.Reader fast, List<String> literals) throws SQLException {
+    private static void assertReadersAgree(String type, String fast, List<String> literals) throws SQLException {
         String sql = "SELECT CAST(t AS " + type + ") AS v FROM unnest(CAST(? AS text[])) WITH ORDINALITY AS u(t, i) ORDER BY i";
         List<Object> viaRead = new ArrayList<>();
         try (Connection c = binaryConnection(); PreparedStatement s = c.prepareStatement(sql)) {
@@ -237,7 +244,7 @@ class JdbcValuesTest {
                 SourceColumn column = type.equals("numeric") ? new SourceColumn("v", ColumnType.DECIMAL, 38, 0)
                         : JdbcValues.describe(rs.getMetaData()).get(0);
                 JdbcValues.Reader reader = JdbcValues.readers(rs, List.of(column))[0];
-                assertThat(reader).as("the reader of %s", type).isSameAs(fast);
+                assertThat(readerName(reader)).as("the reader of %s", type).isEqualTo(fast);
                 for (int n = 0; rs.next(); n++) {
                     Object expected = outcome(() -> JdbcValues.read(rs, 1, column));
                     assertThat(outcome(() -> reader.read(rs, 1))).as("%s as %s", literals.get(n), type).isEqualTo(expected);
