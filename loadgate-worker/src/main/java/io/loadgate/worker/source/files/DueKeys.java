@@ -21,7 +21,8 @@ import org.apache.hadoop.fs.FileStatus;
  * a key due, and once filled it does. A due key that had been loaded is late: its new directories are named. A key is
  * due too when, in a directory its latest SUCCESS loaded, a file was added or removed or has another length or
  * modification time than that run's manifest listed: its changed files are named. A directory that is gone entirely
- * changes nothing: retention deletes old directories, and reloading their keys would drop rows the target holds.
+ * changes nothing, and so does one emptied of its files: retention deletes old directories, and reloading their keys
+ * would drop rows the target holds.
  */
 public final class DueKeys {
     private DueKeys() {

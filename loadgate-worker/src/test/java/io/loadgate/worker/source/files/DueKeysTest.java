@@ -74,6 +74,10 @@ class DueKeysTest {
 
         assertThat(DueKeys.of(FileGrouping.HOUR, List.of(directory("d_20261130-1400", 2),
                 directory("d_20261130-1410", 1)), List.of(fourteen))).as("d_20261130-1420 gone: retention").isEmpty();
+        assertThat(DueKeys.of(FileGrouping.HOUR, List.of(directory("d_20261130-1400", 2), directory("d_20261130-1410", 1),
+                directory("d_20261130-1420", 0)), List.of(fourteen))).as("d_20261130-1420 emptied: as if gone").isEmpty();
+        assertThat(DueKeys.of(FileGrouping.HOUR, List.of(directory("d_20261130-1400", 0), directory("d_20261130-1410", 0),
+                directory("d_20261130-1420", 0)), List.of(fourteen))).as("every directory emptied").isEmpty();
 
         FileSource.SourceDirectory changed = new FileSource.SourceDirectory("d_20261130-1400",
                 LocalDateTime.of(2026, 11, 30, 14, 0), List.of(
