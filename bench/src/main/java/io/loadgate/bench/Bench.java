@@ -29,7 +29,7 @@ public final class Bench {
     }
 
     record Options(long rows, List<Integer> partitions, Path home, Path results, String server, boolean warmup,
-                   boolean breakdown, boolean transforms, boolean spark) {
+                   boolean breakdown, boolean transforms, boolean spark, int sparkRounds) {
     }
 
     public static void main(String[] args) throws Exception {
@@ -88,7 +88,8 @@ public final class Bench {
             if (options.spark()) {
                 // Last: it stops the workers' pool. Spark's [N] is the fewest partitions, the workers' load to match.
                 spark = SparkBench.measure(loadgate, sourceUrl, stage,
-                        options.partitions().stream().mapToInt(Integer::intValue).min().orElse(2), options.rows());
+                        options.partitions().stream().mapToInt(Integer::intValue).min().orElse(2), options.rows(),
+                        options.sparkRounds());
             }
         }
         System.out.println("COPY ceiling again, after the loads:");
@@ -161,6 +162,7 @@ public final class Bench {
         boolean breakdown = true;
         boolean transforms = false;
         boolean spark = false;
+        int sparkRounds = 3;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rows" -> rows = Long.parseLong(args[++i]);
@@ -172,16 +174,21 @@ public final class Bench {
                 case "--no-breakdown" -> breakdown = false;
                 case "--transforms" -> transforms = true;
                 case "--spark" -> spark = true;
+                case "--spark-rounds" -> sparkRounds = Integer.parseInt(args[++i]);
                 default -> {
                     System.err.println("""
                             usage: bench/run [--rows N] [--partitions 2,4] [--home DIR] [--results FILE]
                                              [--server jdbc:postgresql://127.0.0.1:5432/] [--no-warmup] [--no-breakdown]
-                                             [--transforms] [--spark]""");
+                                             [--transforms] [--spark] [--spark-rounds 3]""");
                     System.exit(2);
                 }
             }
         }
-        return new Options(rows, partitions, home, results, server, warmup, breakdown, transforms, spark);
+        if (sparkRounds < 1) {
+            System.err.println("bench: --spark-rounds must be at least 1");
+            System.exit(2);
+        }
+        return new Options(rows, partitions, home, results, server, warmup, breakdown, transforms, spark, sparkRounds);
     }
 
     /** What the figures were measured on. */

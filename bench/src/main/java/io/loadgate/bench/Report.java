@@ -67,9 +67,9 @@ record Report(ZonedDateTime time, Bench.Machine machine, Bench.Options options, 
         SparkBench.Result jdbc = spark.stream().filter(r -> r.extractNanos() == null).findFirst().orElse(null);
         StringBuilder out = new StringBuilder("\n| engine (same table, same run) | extraction rows/s | × COPY | × workers'"
                 + " extraction | whole job rows/s | × COPY | × workers' whole load | whole job (s) | extraction (s) |"
-                + " after extraction (s) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                + " after extraction (s) | whole job, each round (s) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         if (workers != null) {
-            out.append("| Loadgate workers, %s | %,.0f | %.2f | 1.00 | %,.0f | %.2f | 1.00 | %.1f | %.1f | %.1f |\n"
+            out.append("| Loadgate workers, %s | %,.0f | %.2f | 1.00 | %,.0f | %.2f | 1.00 | %.1f | %.1f | %.1f | one load |\n"
                     .formatted(workers.label(), workers.extractLedgerRowsPerSecond(),
                             workers.extractLedgerRowsPerSecond() / ceiling, workers.loadRowsPerSecond(),
                             workers.loadRowsPerSecond() / ceiling, workers.wallSeconds(),
@@ -77,7 +77,7 @@ record Report(ZonedDateTime time, Bench.Machine machine, Bench.Options options, 
         }
         for (SparkBench.Result r : spark) {
             Double extract = r.extractRowsPerSecond();
-            out.append("| %s | %s | %s | %s | %,.0f | %.2f | %s | %.1f | %s | %s |\n".formatted(r.label(),
+            out.append("| %s | %s | %s | %s | %,.0f | %.2f | %s | %.1f | %s | %s | %s |\n".formatted(r.label(),
                     extract == null ? "–" : "%,.0f".formatted(extract),
                     extract == null ? "–" : "%.2f".formatted(extract / ceiling),
                     extract == null || workers == null ? "–"
@@ -85,7 +85,8 @@ record Report(ZonedDateTime time, Bench.Machine machine, Bench.Options options, 
                     r.loadRowsPerSecond(), r.loadRowsPerSecond() / ceiling,
                     workers == null ? "–" : "%.2f".formatted(r.loadRowsPerSecond() / workers.loadRowsPerSecond()),
                     r.wallNanos() / 1e9, r.extractNanos() == null ? "–" : "%.1f".formatted(r.extractNanos() / 1e9),
-                    r.afterNanos() == null ? "–" : "%.1f".formatted(r.afterNanos() / 1e9)));
+                    r.afterNanos() == null ? "–" : "%.1f".formatted(r.afterNanos() / 1e9),
+                    r.roundSeconds().stream().map("%.1f"::formatted).collect(Collectors.joining(", "))));
         }
         if (jdbc != null) {
             spark.stream().filter(r -> r.extractNanos() != null).forEach(r -> out.append(
@@ -93,6 +94,16 @@ record Report(ZonedDateTime time, Bench.Machine machine, Bench.Options options, 
                             r.label(), r.loadRowsPerSecond() / jdbc.loadRowsPerSecond(),
                             r.loadRowsPerSecond() > jdbc.loadRowsPerSecond() ? " (faster)" : " (slower)")
                             + "; `run()` returned %.2f s after the ledger's SUCCESS".formatted(r.tailNanos() / 1e9)));
+            // Rounds of Loadgate on local[N] alternate with the JDBC job's: each pair ran in the same minute.
+            spark.stream().filter(r -> r.extractNanos() != null && r.label().contains(" local[")
+                    && r.roundSeconds().size() == jdbc.roundSeconds().size()).forEach(r -> {
+                        List<String> ratios = new java.util.ArrayList<>();
+                        for (int i = 0; i < r.roundSeconds().size(); i++) {
+                            ratios.add("%.2f×".formatted(jdbc.roundSeconds().get(i) / r.roundSeconds().get(i)));
+                        }
+                        out.append("\n%s against the JDBC job of the same round (its rate / the job's): %s".formatted(
+                                r.label(), String.join(", ", ratios)));
+                    });
             out.append('\n');
         }
         return out.toString();

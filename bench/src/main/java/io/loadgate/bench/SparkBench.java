@@ -28,12 +28,13 @@ final class SparkBench {
      * (startedAt → extractCompletedAt) and {@code afterNanos} what follows it (staging validation, publish, target
      * validation: extractCompletedAt → completedAt), and {@code tailNanos} from the ledger's completedAt to the return
      * of {@code SparkLoad.run} (the driver's follower and the stop of its step worker); all absent for the plain JDBC
-     * job.
+     * job. {@code roundSeconds}: the whole job's time in each round, of which this is the median one.
      */
     record Result(String label, int partitions, long rows, long wallNanos, Long extractNanos, Long afterNanos,
-                  Long tailNanos) {
+                  Long tailNanos, List<Double> roundSeconds) {
         Result {
             requireNonNull(label, "label is null");
+            roundSeconds = List.copyOf(roundSeconds);
         }
 
         double loadRowsPerSecond() {
@@ -43,43 +44,59 @@ final class SparkBench {
         Double extractRowsPerSecond() {
             return extractNanos == null ? null : rows / (extractNanos / 1e9);
         }
+
+        /** The round of median whole-job time among {@code rounds}, with every round's time. */
+        static Result median(List<Result> rounds) {
+            List<Result> sorted = rounds.stream().sorted(java.util.Comparator.comparingLong(Result::wallNanos)).toList();
+            Result median = sorted.get((sorted.size() - 1) / 2);
+            return new Result(median.label, median.partitions, median.rows, median.wallNanos, median.extractNanos,
+                    median.afterNanos, median.tailNanos, rounds.stream().map(r -> r.wallNanos / 1e9).toList());
+        }
     }
 
     private SparkBench() {
     }
 
-    static List<Result> measure(BenchLoadgate loadgate, String sourceUrl, Path stage, int partitions, long rows)
-            throws Exception {
+    /**
+     * Each engine {@code rounds} times, reported by its median round: on this shared 2-core machine one load's time
+     * varied by up to 40% between neighbouring runs. Loadgate on local[N] and Spark's JDBC job alternate, round by
+     * round, in one session, so that a slow minute weighs on both; each session's Loadgate loads follow an unmeasured
+     * one, as the workers' load and Spark's JDBC job follow theirs.
+     */
+    static List<Result> measure(BenchLoadgate loadgate, String sourceUrl, Path stage, int partitions, long rows,
+                                int rounds) throws Exception {
         // Only Spark's tasks may extract from here on: the pool would lease the Spark runs' extractions too.
         loadgate.stopWorkers();
-        List<Result> results = new ArrayList<>();
         String cores = "[" + partitions + "]";
+        List<Result> speculating = new ArrayList<>();
+        List<Result> local = new ArrayList<>();
+        List<Result> jdbc = new ArrayList<>();
         try (Session spark = Session.start("speculating-local" + cores)) {
-            loadgateOnSpark(loadgate, spark, sourceUrl, stage, partitions, "speculating-local" + cores, true);
-            results.add(loadgateOnSpark(loadgate, spark, sourceUrl, stage, partitions, "speculating-local" + cores, false));
+            loadgateOnSpark(loadgate, spark, sourceUrl, stage, partitions, "speculating-local" + cores, "WARMUP");
+            for (int round = 1; round <= rounds; round++) {
+                speculating.add(loadgateOnSpark(loadgate, spark, sourceUrl, stage, partitions,
+                        "speculating-local" + cores, "R" + round));
+            }
         }
         try (Session spark = Session.start("local" + cores)) {
-            loadgateOnSpark(loadgate, spark, sourceUrl, stage, partitions, "local" + cores, true);
-            results.add(loadgateOnSpark(loadgate, spark, sourceUrl, stage, partitions, "local" + cores, false));
-            results.add(jdbcToParquet(spark, sourceUrl, loadgate.home().resolve("spark-jdbc"), partitions, rows));
+            loadgateOnSpark(loadgate, spark, sourceUrl, stage, partitions, "local" + cores, "WARMUP");
+            for (int round = 1; round <= rounds; round++) {
+                local.add(loadgateOnSpark(loadgate, spark, sourceUrl, stage, partitions, "local" + cores, "R" + round));
+                jdbc.add(jdbcToParquet(spark, sourceUrl, loadgate.home().resolve("spark-jdbc-r" + round), partitions,
+                        rows));
+            }
         }
-        return results;
+        return List.of(Result.median(speculating), Result.median(local), Result.median(jdbc));
     }
 
-    /**
-     * One Loadgate-on-Spark load of the table on {@code spark}; a {@code warmUp} load (its own job and table) is
-     * not reported. Each session's first load ran 40-60% slower than the second, whichever master came first (the
-     * executors' first task path, their ledger clients, catalogs and file systems): as the workers' load and Spark's
-     * JDBC job, it is measured warm.
-     */
+    /** One Loadgate-on-Spark load of the table on {@code spark}, as job and table of their own ({@code round}). */
     private static Result loadgateOnSpark(BenchLoadgate loadgate, Session spark, String sourceUrl, Path stage,
-                                          int partitions, String master, boolean warmUp) throws Exception {
-        String name = "SPARK_" + master.replaceAll("[^A-Za-z0-9]+", "_").toUpperCase(java.util.Locale.ROOT)
-                + (warmUp ? "_WARMUP" : "");
+                                          int partitions, String master, String round) throws Exception {
+        String name = "SPARK_" + master.replaceAll("[^A-Za-z0-9]+", "_").toUpperCase(java.util.Locale.ROOT) + "_" + round;
         String yaml = BenchTable.jobYaml(sourceUrl, "BENCH_" + name, "lake.bench_" + name.toLowerCase(
                 java.util.Locale.ROOT), partitions, stage.toUri().toString(), "zstd");
-        String label = (warmUp ? "warm-up: " : "") + "Loadgate on Spark " + master + ", " + partitions + " partitions";
-        System.out.printf("%s ...%n", label);
+        String label = "Loadgate on Spark " + master + ", " + partitions + " partitions";
+        System.out.printf("%s (%s) ...%n", label, round.toLowerCase(java.util.Locale.ROOT));
         long start;
         long wall;
         java.time.Instant returned;
@@ -104,7 +121,7 @@ final class SparkBench {
                 + " %.2f s after the ledger's SUCCESS%n", run.extractedCount(), wall / 1e9,
                 run.extractedCount() / (extract / 1e9), result.tasks().size(), tail / 1e9);
         return new Result(label, partitions, run.extractedCount(), wall, extract,
-                Duration.between(run.extractCompletedAt(), run.completedAt()).toNanos(), tail);
+                Duration.between(run.extractCompletedAt(), run.completedAt()).toNanos(), tail, List.of());
     }
 
     /** Spark's JDBC source split on the key as Loadgate splits it, written as zstd Parquet, as Loadgate stages. */
@@ -135,7 +152,7 @@ final class SparkBench {
             System.out.printf("  %,d rows in %.1f s (%d files)%n", written, wall / 1e9,
                     files.filter(p -> p.toString().endsWith(".parquet")).count());
         }
-        return new Result(label, partitions, written, wall, null, null, null);
+        return new Result(label, partitions, written, wall, null, null, null, List.of());
     }
 
     /** A Spark session of one master, its UI off, speculation on as the README's spark-submit line sets it. */
