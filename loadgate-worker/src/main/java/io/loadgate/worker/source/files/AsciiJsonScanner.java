@@ -1,7 +1,10 @@
 package io.loadgate.worker.source.files;
 
 import io.loadgate.worker.source.files.JsonFields.Step;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.math.BigDecimal;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -26,6 +29,12 @@ final class AsciiJsonScanner {
     private static final int FAIL = -1;
     /** {@link #plainClosingQuote}'s answer for a string with an escape. */
     private static final int ESCAPED = -2;
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGH_BITS = 0x8080808080808080L;
+    private static final long QUOTES = ONES * '"';
+    private static final long BACKSLASHES = ONES * '\\';
+    private static final long SPACES = ONES * ' ';
     private static final int MAX_DEPTH = 64;
     private static final int MAX_LENGTH = 50_000;
     /** Digits a long holds whatever they are. */
@@ -205,11 +214,25 @@ final class AsciiJsonScanner {
     /**
      * The index of the quote that closes the string opening at {@code b[i]} when the string has no escape; FAIL for
      * a control character, a byte that is not ASCII or no closing quote; {@link #ESCAPED} at its first backslash. The
-     * common string's one pass: a profile put a tenth of a file load's parse in finding the quote and then looking for
-     * a backslash before it.
+     * common string's one pass, eight bytes at a time: finding the quote, then looking for a backslash before it, was
+     * a tenth of a file load's worker samples, and byte by byte still 11%.
      */
     private static int plainClosingQuote(byte[] b, int i, int end) {
-        for (int j = i + 1; j < end; j++) {
+        int j = i + 1;
+        // Whole words while none of their bytes is a quote, a backslash, below 0x20 or above 0x7f (SWAR: a byte's
+        // high bit is set in `stop` where it is one of those; a borrow may set it above such a byte too, never in a
+        // word without one, and the bytewise loop below then finds the first).
+        while (j <= end - Long.BYTES) {
+            long word = (long) LONGS.get(b, j);
+            long quote = word ^ QUOTES;
+            long backslash = word ^ BACKSLASHES;
+            long stop = (quote - ONES) & ~quote | (backslash - ONES) & ~backslash | (word - SPACES) | word;
+            if ((stop & HIGH_BITS) != 0) {
+                break;
+            }
+            j += Long.BYTES;
+        }
+        for (; j < end; j++) {
             byte c = b[j];
             if (c == '"') {
                 return j;

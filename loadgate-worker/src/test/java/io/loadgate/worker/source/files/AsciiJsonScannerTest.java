@@ -99,6 +99,43 @@ class AsciiJsonScannerTest {
     }
 
     @Example
+    void aStringIsReadWhereverItsQuoteEscapeOrBadByteFallsInAWord() {
+        // The scanner reads a string eight bytes at a time: each special byte at every offset of a word, after a name
+        // and a value of every length up to three words.
+        JsonFields fields = fields(List.of("/note", "/n"));
+        String[] specials = {"", "\\\"", "\\n", "\\\\", "\\u0041", "\u007f", "~", " ", "!", "#", "[", "]"};
+        for (String special : specials) {
+            for (int before = 0; before <= 24; before++) {
+                for (int after = 0; after <= 9; after++) {
+                    String line = "{\"" + "k".repeat(before % 9) + "\":0,\"note\":\"" + "x".repeat(before) + special
+                            + "y".repeat(after) + "\",\"n\":1}";
+                    byte[] bytes = line.getBytes(StandardCharsets.US_ASCII);
+                    Object[] values = new Object[2];
+                    assertThat(fields.scan(bytes, 0, bytes.length, values)).as(line).isTrue();
+                    assertThat(Arrays.asList(values)).as(line).isEqualTo(jackson(fields, line, 2));
+                }
+            }
+        }
+        // A control character or a byte that is not ASCII, anywhere in a string: declined.
+        for (byte bad : new byte[] {0x00, 0x01, 0x1f, (byte) 0x80, (byte) 0xc3, (byte) 0xff}) {
+            for (int before = 0; before <= 24; before++) {
+                byte[] head = ("{\"note\":\"" + "x".repeat(before)).getBytes(StandardCharsets.US_ASCII);
+                byte[] tail = "yyyyyyyyy\"}".getBytes(StandardCharsets.US_ASCII);
+                byte[] bytes = new byte[head.length + 1 + tail.length];
+                System.arraycopy(head, 0, bytes, 0, head.length);
+                bytes[head.length] = bad;
+                System.arraycopy(tail, 0, bytes, head.length + 1, tail.length);
+                assertThat(fields.scan(bytes, 0, bytes.length, new Object[2])).as("0x%02x after %d", bad, before).isFalse();
+            }
+        }
+        // A string that runs to the end of the line, its last word whole or not: declined.
+        for (int length = 0; length <= 24; length++) {
+            byte[] bytes = ("{\"note\":\"" + "x".repeat(length)).getBytes(StandardCharsets.US_ASCII);
+            assertThat(fields.scan(bytes, 0, bytes.length, new Object[2])).as("unclosed, %d", length).isFalse();
+        }
+    }
+
+    @Example
     void itDeclinesWhatItDoesNotReadItself() {
         JsonFields fields = fields(List.of("/a", "/b/c"));
         for (String line : List.of("{\"a\":{}}", "{\"a\":[1]}", "{\"b\\u0020\":1}", "{\"a\":\"\\ud800\"}",
