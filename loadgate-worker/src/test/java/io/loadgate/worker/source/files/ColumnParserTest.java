@@ -120,7 +120,7 @@ class ColumnParserTest {
     Arbitrary<String> booleanLike() {
         // The long s (upper case S), dotless i and Kelvin sign are the letters that case-folding rules confuse.
         Arbitrary<String> letters = Arbitraries.strings()
-                .withChars("tTrRuUeEfFaAlLsS\u017f\u0131\u212a@` \t").ofMinLength(0).ofMaxLength(6);
+                .withChars("tTrRuUeEfFaAlLsS\u017f\u0131\u212a@` \t\u0001\u00a0").ofMinLength(0).ofMaxLength(6);
         return Arbitraries.oneOf(letters, Arbitraries.of("true", "FALSE", "True",
                 " false ", "fal\u017fe", "tru", "truee", "TRUE\t"));
     }
