@@ -24,6 +24,51 @@ class SortedKeyRunsTest {
     }
 
     @Test
+    void consecutiveKeysAreKeptAsIntervalsAndNothingIsWritten() {
+        // As staging validation measures a surrogate key: a set per chunk file, its keys one range (ascending or
+        // descending), settled and united; ranges at both ends of a long.
+        int run = 16_384;
+        SortedKeyRuns all = new SortedKeyRuns(run);
+        for (long base : new long[] {1, 100_001, Long.MAX_VALUE - 9_999, Long.MIN_VALUE, -10_000}) {
+            SortedKeyRuns chunk = new SortedKeyRuns(run);
+            for (int i = 0; i < 10_000; i++) {
+                chunk.add(base < 0 && base > Long.MIN_VALUE ? base + 9_999 - i : base + i);
+            }
+            chunk.settle();
+            assertThat(chunk.spilled()).as("a run of consecutive keys is its bounds").isFalse();
+            all.addAll(chunk);
+        }
+        assertThat(all.count()).isEqualTo(50_000);
+        assertThat(all.spilled()).isFalse();
+        // Keys again, long after their intervals: each counted once, merged against its interval.
+        all.add(100_500);
+        all.add(Long.MAX_VALUE);
+        all.add(Long.MIN_VALUE);
+        all.add(0);
+        assertThat(all.count()).isEqualTo(50_001);
+    }
+
+    @Test
+    void intervalsOverlappingEachOtherAndSpilledRunsMatchAHashSet() {
+        Random random = new Random(16);
+        SortedKeyRuns keys = new SortedKeyRuns(RUN);
+        Set<Long> expected = new HashSet<>();
+        for (int stretch = 0; stretch < 300; stretch++) {
+            long start = random.nextInt(20_000) - 10_000 + (stretch % 50 == 0 ? Long.MAX_VALUE - 20_000 : 0);
+            int length = 1 + random.nextInt(3 * RUN);
+            // Consecutive stretches (intervals once a buffer of them fills), or every other key (spilled runs).
+            int step = random.nextInt(4) == 0 ? 2 : 1;
+            for (int i = 0; i < length; i++) {
+                long k = start + (long) i * step;
+                keys.add(k);
+                expected.add(k);
+            }
+        }
+        assertThat(keys.count()).isEqualTo(expected.size());
+        assertThat(keys.spilled()).isTrue();
+    }
+
+    @Test
     void aDuplicateAcrossTwoSpilledRunsIsCountedOnce() {
         SortedKeyRuns keys = new SortedKeyRuns(RUN);
         for (long k = 0; k < 1_000; k++) {
