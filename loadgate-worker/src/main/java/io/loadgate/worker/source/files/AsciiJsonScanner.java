@@ -215,7 +215,7 @@ final class AsciiJsonScanner {
      * The index of the quote that closes the string opening at {@code b[i]} when the string has no escape; FAIL for
      * a control character, a byte that is not ASCII or no closing quote; {@link #ESCAPED} at its first backslash. The
      * common string's one pass, eight bytes at a time: finding the quote, then looking for a backslash before it, was
-     * a tenth of a file load's worker samples, and byte by byte still 11%.
+     * about a tenth of a file load's worker samples (bench/RESULTS.md, 2026-12-02).
      */
     private static int plainClosingQuote(byte[] b, int i, int end) {
         int j = i + 1;

@@ -223,9 +223,9 @@ final class ColumnParser {
 
     /**
      * {@code true} or {@code false} in any case of ASCII letters, spaces around it ignored, as {@code trim()}, then
-     * {@code toLowerCase(Locale.ROOT)} and a match accepted them, without making either copy of each value (the
-     * trim's call was 4% of a file load's worker samples in a profile). Not {@code equalsIgnoreCase}: it takes
-     * {@code "falſe"} (a long s, whose upper case is S), which lower-casing keeps apart.
+     * {@code toLowerCase(Locale.ROOT)} and a match accepted them, without making either copy of each value. Not
+     * {@code equalsIgnoreCase}: it takes {@code "falſe"} (a long s, whose upper case is S), which lower-casing keeps
+     * apart.
      */
     private static Boolean bool(String text) {
         // String.trim's bounds: every character up to U+0020 is a space to it.
