@@ -108,8 +108,14 @@ final class ChunkRecordWriter {
 
         @Override
         public void write(int repetitionLevel, LocalDate value) {
-            // Iceberg's ChronoUnit.DAYS.between(1970-01-01, value), cast to an int as Iceberg casts it.
-            column.writeInteger(repetitionLevel, (int) value.toEpochDay());
+            // Iceberg's ChronoUnit.DAYS.between(1970-01-01, value), but where Iceberg's cast to an int wraps a day
+            // beyond it into another date (the driver gives PostgreSQL's 'infinity' as LocalDate.MAX), this fails.
+            long day = value.toEpochDay();
+            if (day != (int) day) {
+                throw new IllegalArgumentException("Cannot write date " + value + ": beyond the days a Parquet date holds"
+                        + " (an infinite date in the source?)");
+            }
+            column.writeInteger(repetitionLevel, (int) day);
         }
     }
 

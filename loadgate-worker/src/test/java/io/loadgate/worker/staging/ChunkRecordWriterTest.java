@@ -1,6 +1,7 @@
 package io.loadgate.worker.staging;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -109,6 +110,22 @@ class ChunkRecordWriterTest {
             assertThat(generic).as("%s", values).isInstanceOf(Class.class);
             assertThat(ours instanceof byte[] bytes ? sha256(bytes) : ours).as("%s", values).isEqualTo(generic);
         }
+    }
+
+    @Test
+    void aDateBeyondAnIntOfDaysFailsWhereIcebergsWriterWrapsIt() {
+        Schema schema = new Schema(Types.NestedField.optional(1, "day", Types.DateType.get()));
+        for (LocalDate day : List.of(LocalDate.MAX, LocalDate.MIN, LocalDate.ofEpochDay(Integer.MAX_VALUE + 1L))) {
+            Record record = GenericRecord.create(schema);
+            record.set(0, day);
+            assertThat(outcome(() -> write("generic", schema, "zstd", GenericParquetWriter::create, List.of(record))))
+                    .as("Iceberg's writer writes another day for %s", day).isInstanceOf(byte[].class);
+            assertThatThrownBy(() -> write("chunk", schema, "zstd", ChunkRecordWriter::create, List.of(record)))
+                    .as("%s", day).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Cannot write date " + day);
+        }
+        Record last = GenericRecord.create(schema);
+        last.set(0, LocalDate.ofEpochDay(Integer.MAX_VALUE));
+        assertThat(outcome(() -> write("chunk", schema, "zstd", ChunkRecordWriter::create, List.of(last)))).isInstanceOf(byte[].class);
     }
 
     private static String sha256(byte[] bytes) {

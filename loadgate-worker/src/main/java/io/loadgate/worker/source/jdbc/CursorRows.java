@@ -53,11 +53,16 @@ final class CursorRows implements PartitionRows {
             }
             return true;
         } catch (SQLException e) {
-            if (SNAPSHOT_TOO_OLD.equals(e.getSQLState())) {
-                throw new SnapshotExpiredException("the source snapshot is too old: " + SourceConnections.firstLine(e.getMessage()), e);
-            }
-            throw new SourceException("reading the source failed: " + SourceConnections.firstLine(e.getMessage()), e);
+            throw readFailure(e);
         }
+    }
+
+    /** The failure of a partition's read that was under way. */
+    static SourceException readFailure(SQLException e) {
+        if (SNAPSHOT_TOO_OLD.equals(e.getSQLState())) {
+            return new SnapshotExpiredException("the source snapshot is too old: " + SourceConnections.firstLine(e.getMessage()), e);
+        }
+        return new SourceException("reading the source failed: " + SourceConnections.firstLine(e.getMessage()), e);
     }
 
     @Override

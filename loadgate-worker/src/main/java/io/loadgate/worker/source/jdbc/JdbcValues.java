@@ -27,20 +27,6 @@ public final class JdbcValues {
     private static final int MAX_DECIMAL_PRECISION = 38;
     // PgJDBC's Field.BINARY_FORMAT, as PGResultSetMetaData.getFormat reports it.
     private static final int PG_BINARY_FORMAT = 1;
-    // Seconds from 1970-01-01 to 2000-01-01, PostgreSQL's epoch for timestamps on the wire.
-    private static final long PG_EPOCH_SECONDS = 946_684_800L;
-    // Days from 1970-01-01 to 2000-01-01, PostgreSQL's epoch for dates on the wire.
-    private static final long PG_EPOCH_DAYS = 10_957L;
-    private static final long SECONDS_PER_DAY = 86_400L;
-    // The sign word of a binary numeric: positive, negative (NaN and the infinities are other values).
-    private static final int PG_NUMERIC_POS = 0x0000;
-    private static final int PG_NUMERIC_NEG = 0x4000;
-    // The largest dscale the driver accepts (its NUMERIC_DSCALE_MASK).
-    private static final int PG_NUMERIC_MAX_DSCALE = 0x3FFF;
-    private static final long[] TEN_POWERS = {1L, 10L, 100L, 1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L,
-            100_000_000L, 1_000_000_000L, 10_000_000_000L, 100_000_000_000L, 1_000_000_000_000L,
-            10_000_000_000_000L, 100_000_000_000_000L, 1_000_000_000_000_000L, 10_000_000_000_000_000L,
-            100_000_000_000_000_000L, 1_000_000_000_000_000_000L};
 
     /** How one column of a result set is read; chosen once per column by {@link #readers}. */
     @FunctionalInterface
@@ -149,36 +135,18 @@ public final class JdbcValues {
     }
 
     private static boolean pgIntegerTimestamps(ResultSet rs) throws SQLException {
-        if (rs.getStatement() == null) {
-            return false;
-        }
-        Connection connection = rs.getStatement().getConnection();
+        return rs.getStatement() != null && pgIntegerTimestamps(rs.getStatement().getConnection());
+    }
+
+    /** Whether a PostgreSQL server sends timestamps as integer microseconds (always, since PostgreSQL 10). */
+    static boolean pgIntegerTimestamps(Connection connection) throws SQLException {
         return connection.isWrapperFor(PGConnection.class)
                 && "on".equals(connection.unwrap(PGConnection.class).getParameterStatus("integer_datetimes"));
     }
 
-    /**
-     * The day a reader decoded last, and its {@code LocalDate}. A partition's dates and timestamps mostly fall on a
-     * few days (a business day's rows, an hour's events), and {@code LocalDate.ofEpochDay}, a calendar computation,
-     * was 11% of an extraction's CPU in a profile when it ran for every value. One per reader: readers are not
-     * shared between threads.
-     */
-    private static final class LastDay {
-        private long epochDay = Long.MIN_VALUE;
-        private LocalDate date;
-
-        LocalDate of(long epochDay) {
-            if (date == null || epochDay != this.epochDay) {
-                date = LocalDate.ofEpochDay(epochDay);
-                this.epochDay = epochDay;
-            }
-            return date;
-        }
-    }
-
     /** A PostgreSQL timestamptz sent binary, decoded from its 8 bytes; see {@link #readers}. */
     static final class PgBinaryTimestamptz implements Reader {
-        private final LastDay days = new LastDay();
+        private final PgBinary.LastDay days = new PgBinary.LastDay();
 
         /** Microseconds from PostgreSQL's epoch, big-endian, Long.MAX_VALUE and MIN_VALUE the infinities. */
         @Override
@@ -190,104 +158,28 @@ public final class JdbcValues {
             }
             // The driver's shifts rather than ByteBuffer.wrap, a top frame in profiles: about 15 ns less per value.
             long micros = bytes.length == Long.BYTES ? ByteConverter.int8(bytes, 0) : 0;
-            if (bytes.length != Long.BYTES || micros == Long.MAX_VALUE || micros == Long.MIN_VALUE) {
+            if (bytes.length != Long.BYTES || PgBinary.infiniteTimestamp(micros)) {
                 // A width the driver rejects, or an infinity: whatever read() makes of it.
                 return utc(rs.getObject(index, OffsetDateTime.class));
             }
-            // Floored, as the driver does, and in seconds: the microseconds of 294276 AD overflow a long from 1970.
-            // Then LocalDateTime.ofEpochSecond's own steps, with the day from the reader's last one.
-            long seconds = Math.floorDiv(micros, 1_000_000L) + PG_EPOCH_SECONDS;
-            long nanoOfSecond = Math.floorMod(micros, 1_000_000L) * 1_000L;
-            LocalDate day = days.of(Math.floorDiv(seconds, SECONDS_PER_DAY));
-            LocalTime time = LocalTime.ofNanoOfDay(Math.floorMod(seconds, SECONDS_PER_DAY) * 1_000_000_000L + nanoOfSecond);
-            return OffsetDateTime.of(LocalDateTime.of(day, time), ZoneOffset.UTC);
+            return OffsetDateTime.of(days.ofPgMicros(micros), ZoneOffset.UTC);
         }
     }
 
-    /**
-     * Binary numeric: int16 ndigits, weight (of the first digit, in powers of 10000), sign and dscale (the display
-     * scale, which the driver's BigDecimal keeps), then ndigits base-10000 digits.
-     */
+    /** A PostgreSQL numeric sent binary, decoded from its bytes where its unscaled value fits a long. */
     private static Object pgBinaryNumeric(ResultSet rs, int index) throws SQLException {
         byte[] bytes = rs.getBytes(index);
         if (bytes == null) {
             return null;
         }
-        BigDecimal value = pgNumeric(bytes);
+        BigDecimal value = PgBinary.numeric(bytes, 0, bytes.length);
         // NaN, an infinity, a value beyond a long, or malformed: whatever read() makes of it.
         return value != null ? value : rs.getBigDecimal(index);
     }
 
-    /**
-     * The driver's BigDecimal of a binary numeric whose unscaled value at its display scale has up to 18 digits;
-     * null for any other bytes, including any the server does not send (leading zero digits, digits out of range,
-     * nonzero digits beyond dscale), whose handling stays the driver's.
-     */
-    static BigDecimal pgNumeric(byte[] bytes) {
-        if (bytes.length < 8) {
-            return null;
-        }
-        int ndigits = ByteConverter.int2(bytes, 0) & 0xFFFF;
-        int weight = ByteConverter.int2(bytes, 2);
-        int sign = ByteConverter.int2(bytes, 4) & 0xFFFF;
-        int dscale = ByteConverter.int2(bytes, 6);
-        if (bytes.length != 8 + 2 * ndigits || (sign != PG_NUMERIC_POS && sign != PG_NUMERIC_NEG)
-                || dscale < 0 || dscale > PG_NUMERIC_MAX_DSCALE) {
-            return null;
-        }
-        if (ndigits == 0) {
-            // Zero, whatever its weight.
-            return BigDecimal.valueOf(0, dscale);
-        }
-        int first = ByteConverter.int2(bytes, 8);
-        // A unit of the last digit is 10000^(weight + 1 - ndigits): 10^exponent units of the last place of dscale.
-        int exponent = 4 * (weight + 1 - ndigits) + dscale;
-        if (first < 1 || first > 9_999 || exponent < -3 || digits(first, weight, dscale) > 18) {
-            return null;
-        }
-        long unscaled = 0;
-        int last = ndigits - 1;
-        for (int i = 0; i < last; i++) {
-            int digit = ByteConverter.int2(bytes, 8 + 2 * i);
-            if (digit < 0 || digit > 9_999) {
-                return null;
-            }
-            unscaled = unscaled * 10_000 + digit;
-        }
-        int digit = ByteConverter.int2(bytes, 8 + 2 * last);
-        if (digit < 0 || digit > 9_999) {
-            return null;
-        }
-        if (exponent >= 0) {
-            unscaled = (unscaled * 10_000 + digit) * TEN_POWERS[exponent];
-        } else {
-            // The last digit reaches past dscale (1.5 at dscale 1 is 1, 5000): only zeros may be cut, by constants.
-            int kept = switch (exponent) {
-                case -1 -> digit / 10;
-                case -2 -> digit / 100;
-                default -> digit / 1_000;
-            };
-            if (kept * TEN_POWERS[-exponent] != digit) {
-                return null;
-            }
-            unscaled = unscaled * TEN_POWERS[4 + exponent] + kept;
-        }
-        return BigDecimal.valueOf(sign == PG_NUMERIC_NEG ? -unscaled : unscaled, dscale);
-    }
-
-    /**
-     * How many digits, at most, a numeric of this first digit, weight and dscale has unscaled: with 18 or fewer, no
-     * step of {@link #pgNumeric} overflows a long, so none needs a check (a division per digit cost more than the
-     * driver's decoding). The first digit's own width, a branch hard to predict, matters only near 18.
-     */
-    private static int digits(int first, int weight, int dscale) {
-        int upTo = 4 * (weight + 1) + dscale;
-        return upTo <= 18 ? upTo : upTo - 4 + (first >= 1_000 ? 4 : first >= 100 ? 3 : first >= 10 ? 2 : 1);
-    }
-
     /** A PostgreSQL date sent binary, decoded from its 4 bytes. */
     static final class PgBinaryDate implements Reader {
-        private final LastDay days = new LastDay();
+        private final PgBinary.LastDay days = new PgBinary.LastDay();
 
         /** Days from PostgreSQL's epoch, big-endian, Integer.MAX_VALUE and MIN_VALUE the infinities. */
         @Override
@@ -297,12 +189,11 @@ public final class JdbcValues {
                 return null;
             }
             int pgDays = bytes.length == Integer.BYTES ? ByteConverter.int4(bytes, 0) : Integer.MAX_VALUE;
-            if (pgDays == Integer.MAX_VALUE || pgDays == Integer.MIN_VALUE) {
+            if (PgBinary.infiniteDate(pgDays)) {
                 // A width the driver rejects, or an infinity: whatever read() makes of it.
                 return rs.getObject(index, LocalDate.class);
             }
-            // The driver's own arithmetic (TimestampUtils.toLocalDateBin): proleptic Gregorian, BC dates included.
-            return days.of(pgDays + PG_EPOCH_DAYS);
+            return days.ofPgDays(pgDays);
         }
     }
 

@@ -123,7 +123,8 @@ public final class MariaDbSnapshotSource implements Source {
         }
         Connection connection = holder.borrow();
         try {
-            return queries.openCursor(connection, partition, businessKey, () -> holder.giveBack(connection));
+            return queries.openCursor(connection, queries.partitionQuery(connection, partition, businessKey),
+                    () -> holder.giveBack(connection));
         } catch (SQLException e) {
             holder.giveBack(connection);
             throw queries.failure(e);

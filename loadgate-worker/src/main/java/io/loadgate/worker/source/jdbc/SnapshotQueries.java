@@ -23,6 +23,7 @@ import java.math.BigInteger;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -310,18 +311,40 @@ final class SnapshotQueries {
         return selected;
     }
 
+    /** The statement reading one partition at the snapshot {@code connection} sees, and what it yields. */
+    PartitionQuery partitionQuery(Connection connection, Partition partition, String businessKey) throws SQLException {
+        try (PreparedStatement statement = sql.describe().prepare(connection); ResultSet rs = statement.executeQuery()) {
+            ResultSetMetaData metadata = rs.getMetaData();
+            List<SourceColumn> all = JdbcValues.describe(metadata);
+            List<SourceColumn> selected = selected(all);
+            List<String> typeNames = new ArrayList<>(selected.size());
+            for (SourceColumn column : selected) {
+                typeNames.add(metadata.getColumnTypeName(indexOf(all, column) + 1));
+            }
+            BoundSql read = sql.readPartition(businessKey, selected.stream().map(SourceColumn::name).toList(), partition,
+                    splitColumn(all).type());
+            return new PartitionQuery(read, selected, typeNames);
+        }
+    }
+
+    /** The position of {@code column} itself (not an equal one: two columns may share a name and a type) in {@code all}. */
+    private static int indexOf(List<SourceColumn> all, SourceColumn column) {
+        for (int i = 0; i < all.size(); i++) {
+            if (all.get(i) == column) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("not a column of the list: " + column);
+    }
+
     /** A cursor over one partition; {@code release} runs when the caller closes it. */
-    CursorRows openCursor(Connection connection, Partition partition, String businessKey, Runnable release) throws SQLException {
-        List<SourceColumn> all = describe(connection);
-        List<SourceColumn> selected = selected(all);
-        ColumnType splitType = splitColumn(all).type();
-        BoundSql read = sql.readPartition(businessKey, selected.stream().map(SourceColumn::name).toList(), partition, splitType);
-        PreparedStatement statement = read.prepare(connection);
+    CursorRows openCursor(Connection connection, PartitionQuery query, Runnable release) throws SQLException {
+        PreparedStatement statement = query.sql().prepare(connection);
         try {
             // A fetch size makes the drivers stream (PostgreSQL through a cursor, with autocommit off) instead of
             // buffering the whole partition in memory.
             statement.setFetchSize(source.fetchSize());
-            return new CursorRows(statement, statement.executeQuery(), selected, release);
+            return new CursorRows(statement, statement.executeQuery(), query.columns(), release);
         } catch (SQLException | RuntimeException e) {
             statement.close();
             throw e;

@@ -163,7 +163,7 @@ class JdbcValuesTest {
      */
     @Property(tries = 20_000)
     void aBinaryNumericIsDecodedOnlyWhereTheDriverGivesTheSameValue(@ForAll("binaryNumerics") byte[] bytes) {
-        BigDecimal value = JdbcValues.pgNumeric(bytes);
+        BigDecimal value = PgBinary.numeric(bytes, 0, bytes.length);
         if (value != null) {
             assertThat(ByteConverter.numeric(bytes)).isInstanceOf(BigDecimal.class).isEqualTo(value);
         }
@@ -249,7 +249,7 @@ class JdbcValuesTest {
                     Object expected = outcome(() -> JdbcValues.read(rs, 1, column));
                     assertThat(outcome(() -> reader.read(rs, 1))).as("%s as %s", literals.get(n), type).isEqualTo(expected);
                     if (expected instanceof BigDecimal value && value.unscaledValue().abs().compareTo(LONG_DIGITS) < 0) {
-                        assertThat(JdbcValues.pgNumeric(rs.getBytes(1))).as("%s as %s, from its bytes", literals.get(n), type)
+                        assertThat(PgBinary.numeric(rs.getBytes(1), 0, rs.getBytes(1).length)).as("%s as %s, from its bytes", literals.get(n), type)
                                 .isEqualTo(value);
                     }
                     viaRead.add(expected);

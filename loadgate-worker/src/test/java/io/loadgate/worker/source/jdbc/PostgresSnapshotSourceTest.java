@@ -29,6 +29,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -157,6 +158,66 @@ class PostgresSnapshotSourceTest {
         assertThat(Staging.checksum(staged)).as("checksum of the rows at the snapshot").isEqualTo(Staging.checksum(before));
         assertThat(new StagedFilesReader(HADOOP).metrics(run.schema(), run.files(), new ValidationSpec(List.of("price"), null, null, List.of("id"), List.of("row_id")))
                 .differences(run.plan().sourceMetrics().orElseThrow())).isEmpty();
+    }
+
+    @Test
+    void aPartitionOfASixthOfTheTableOrMoreIsReadByATableScanASmallerOneThroughTheIndex() throws Exception {
+        execute("CREATE TABLE public.scans (id bigint PRIMARY KEY, note text)");
+        execute("INSERT INTO public.scans SELECT g, 'note ' || g FROM generate_series(1, 60000) g");
+        execute("ANALYZE public.scans");
+
+        assertThat(scanOfOnePartition(2)).as("a half of the table").isEqualTo("table");
+        assertThat(scanOfOnePartition(5)).as("a fifth").isEqualTo("table");
+        assertThat(scanOfOnePartition(20)).as("a twentieth").isEqualTo("index");
+        assertThat(PostgresSnapshotSource.scansTheTable(1_000, 6_000)).isTrue();
+        assertThat(PostgresSnapshotSource.scansTheTable(999, 6_000)).isFalse();
+        assertThat(PostgresSnapshotSource.scansTheTable(1_000, -1)).as("a table never analyzed").isFalse();
+    }
+
+    /** How the server read the first range partition of public.scans split {@code partitions} ways: "table" or "index". */
+    private static String scanOfOnePartition(int partitions) throws Exception {
+        SourceSpec spec = new SourceSpec(db.jdbcUrl(), db.user(), null, "public.scans", null, null, "id", partitions, null, 1_000);
+        Source source = new PostgresSnapshotSource(spec, ValidationSpec.COUNT_ONLY, Map.of());
+        // The planner's own scans count when its transaction ends, after this.
+        try (SnapshotHolder holder = source.openSnapshot(BUSINESS_KEY)) {
+            Partition partition = holder.plan().partitions().stream().filter(p -> !p.isNullPartition()).findFirst().orElseThrow();
+            long[] before = settledScans(null);
+            long rows = 0;
+            try (PartitionRows read = source.readPartition(holder.plan().snapshotRef(), partition, BUSINESS_KEY)) {
+                while (read.next()) {
+                    rows++;
+                }
+            }
+            assertThat(rows).isEqualTo(partition.expectedRowCount());
+            long[] after = settledScans(before);
+            // Rows, not scans: planning a range probes the index for the column's actual ends.
+            long tableRows = after[0] - before[0];
+            long indexRows = after[1] - before[1];
+            return tableRows == 60_000 && indexRows < 10 ? "table" : tableRows == 0 && indexRows >= rows ? "index"
+                    : tableRows + " rows by table scans and " + indexRows + " through an index";
+        }
+    }
+
+    /**
+     * The rows of public.scans read by sequential scans and fetched through an index, once they stop changing (and differ from {@code before}, when
+     * given): a backend reports its counts when its connection closes, a moment after the client's close returns.
+     */
+    private static long[] settledScans(long[] before) throws Exception {
+        long[] last = null;
+        for (int i = 0; i < 150; i++) {
+            long[] now;
+            try (Connection c = db.connect(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
+                    "SELECT seq_tup_read, idx_tup_fetch FROM pg_stat_user_tables WHERE relid = CAST('public.scans' AS regclass)")) {
+                rs.next();
+                now = new long[] {rs.getLong(1), rs.getLong(2)};
+            }
+            if (Arrays.equals(now, last) && !Arrays.equals(now, before)) {
+                return now;
+            }
+            last = now;
+            Thread.sleep(200);
+        }
+        throw new AssertionError("the read counts of public.scans did not settle: " + Arrays.toString(last));
     }
 
     @Test
