@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
@@ -20,6 +21,8 @@ import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.column.impl.ColumnReadStoreImpl;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.io.InputFile;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.io.api.Converter;
@@ -157,11 +160,20 @@ final class ColumnarMetrics {
             List<Column> key = IntStream.of(keyOrder).mapToObj(states::get).toList();
             String createdBy = reader.getFileMetaData().getCreatedBy();
             long rows = 0;
+            int index = 0;
             for (PageReadStore group = reader.readNextRowGroup(); group != null; group = reader.readNextRowGroup()) {
+                BlockMetaData block = reader.getRowGroups().get(index++);
                 ColumnReadStoreImpl store = new ColumnReadStoreImpl(group, NO_RECORDS, projection, createdBy);
                 long groupRows = group.getRowCount();
                 for (Column column : states) {
-                    if (!column.planned.key()) {
+                    if (column.planned.key()) {
+                        continue;
+                    }
+                    ColumnChunkMetaData chunk = chunk(block, column.descriptor);
+                    if (column.byPages() && chunk != null && ColumnPages.decodes(chunk, column.descriptor, column.planned.valuesNeeded())) {
+                        column.addNulls(ColumnPages.read(group.getPageReader(column.descriptor), column.descriptor,
+                                groupRows, column.pageSink()));
+                    } else {
                         column.readAll(store.getColumnReader(column.descriptor), groupRows);
                     }
                 }
@@ -176,6 +188,16 @@ final class ColumnarMetrics {
             }
             return true;
         }
+    }
+
+    /** The chunk of {@code column} in {@code block}, or null. */
+    private static ColumnChunkMetaData chunk(BlockMetaData block, ColumnDescriptor column) {
+        for (ColumnChunkMetaData chunk : block.getColumns()) {
+            if (Arrays.equals(chunk.getPath().toArray(), column.getPath())) {
+                return chunk;
+            }
+        }
+        return null;
     }
 
     /** A top-level, non-repeated primitive column of the file with this Iceberg field id, or null. */
@@ -296,6 +318,20 @@ final class ColumnarMetrics {
             }
         }
 
+        final void addNulls(long count) {
+            nulls += count;
+        }
+
+        /** Whether {@link ColumnPages} may read this column's chunks (outside a key: a key's columns go row by row). */
+        boolean byPages() {
+            return false;
+        }
+
+        /** Where {@link ColumnPages} puts the values; null when they are only null-counted. */
+        ColumnPages.LongSink pageSink() {
+            return null;
+        }
+
         /** Takes the current value, which is not null. */
         abstract void value(ColumnReader reader);
 
@@ -318,6 +354,11 @@ final class ColumnarMetrics {
         @Override
         void value(ColumnReader reader) {
             reader.skip();
+        }
+
+        @Override
+        boolean byPages() {
+            return true;
         }
 
         @Override
@@ -360,7 +401,20 @@ final class ColumnarMetrics {
 
         @Override
         void value(ColumnReader reader) {
-            long v = int32 ? reader.getInteger() : reader.getLong();
+            accept(int32 ? reader.getInteger() : reader.getLong());
+        }
+
+        @Override
+        boolean byPages() {
+            return true;
+        }
+
+        @Override
+        ColumnPages.LongSink pageSink() {
+            return this::accept;
+        }
+
+        private void accept(long v) {
             value = v;
             any = true;
             if (v < min) {

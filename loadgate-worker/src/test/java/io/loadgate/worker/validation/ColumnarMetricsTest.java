@@ -107,6 +107,38 @@ class ColumnarMetricsTest {
     }
 
     @Test
+    void runsOfOneValueRunsOfNullsAndVersion2PagesMeasureAsTheRecordPath() throws IOException {
+        // Values and nulls in runs (as a business day's column is one value): RLE runs of dictionary ids and of
+        // levels, beside the bit-packed ones of the other test.
+        Random random = new Random(23);
+        List<List<Record>> files = new ArrayList<>();
+        for (int f = 0; f < 4; f++) {
+            List<Record> rows = new ArrayList<>();
+            List<Record> sample = rows(random, 200, 0.1, 300);
+            while (rows.size() < 3_000) {
+                Record template = sample.get(random.nextInt(sample.size()));
+                boolean nulls = random.nextInt(5) == 0;
+                for (int run = 1 + random.nextInt(random.nextBoolean() ? 8 : 200); run > 0; run--) {
+                    Record row = template.copy();
+                    if (nulls) {
+                        SCHEMA.columns().stream().filter(c -> c.isOptional()).forEach(c -> row.setField(c.name(), null));
+                    }
+                    rows.add(row);
+                }
+            }
+            files.add(rows);
+        }
+        Map<String, String> v2 = Map.of(TableProperties.PARQUET_PAGE_VERSION, "v2", TableProperties.PARQUET_PAGE_ROW_LIMIT, "211");
+        Map<String, String> plainV2 = Map.of(TableProperties.PARQUET_PAGE_VERSION, "v2", TableProperties.PARQUET_DICT_SIZE_BYTES, "64");
+        List<URI> uris = write(files, List.of(SMALL_GROUPS, v2, PLAIN, plainV2));
+
+        for (ValidationSpec spec : List.of(new ValidationSpec(SUMMED, ORDERED, ORDERED, ALL, List.of("id")),
+                new ValidationSpec(SUMMED, ORDERED, ORDERED, ALL, List.of("note", "qty")))) {
+            assertColumnarEqualsRecords(files, uris, spec);
+        }
+    }
+
+    @Test
     void keysRepeatingAcrossFilesCountOnceWithTheirDuplicates() throws IOException {
         Random random = new Random(5);
         List<List<Record>> files = new ArrayList<>();
