@@ -57,7 +57,7 @@ final class Breakdown {
         try (SnapshotHolder snapshot = source.openSnapshot(day)) {
             String ref = snapshot.plan().snapshotRef();
             Partition all = snapshot.plan().partitions().get(0);
-            passes.add(timed("+ getters as the worker reads them (CursorRows, JdbcValues)", () -> {
+            passes.add(timed("+ values as the worker reads them (readPartition: binary COPY)", () -> {
                 try (PartitionRows rows = source.readPartition(ref, all, day)) {
                     long n = 0;
                     while (rows.next()) {
