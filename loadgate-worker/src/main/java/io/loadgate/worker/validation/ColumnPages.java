@@ -33,6 +33,8 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 final class ColumnPages {
     // Value encodings decoded here, and the levels' (a chunk lists both kinds together): RLE, and BIT_PACKED, which
     // parquet-java's version 1 pages name for the repetition levels of a flat column, which have no bytes.
+    // The header's bits in what runHeader returns; its top byte is the header's length.
+    private static final long RUN_HEADER = (1L << 56) - 1;
     private static final Set<Encoding> DECODED = EnumSet.of(Encoding.PLAIN, Encoding.PLAIN_DICTIONARY,
             Encoding.RLE_DICTIONARY, Encoding.RLE, Encoding.BIT_PACKED);
 
@@ -177,17 +179,9 @@ final class ColumnPages {
         int position = 1;
         int remaining = count;
         while (remaining > 0) {
-            long header = 0;
-            int shift = 0;
-            byte b;
-            do {
-                if (position >= data.limit() || shift > 28) {
-                    throw malformed(column, "a run header past the page's end");
-                }
-                b = data.get(position++);
-                header |= (long) (b & 0x7F) << shift;
-                shift += 7;
-            } while ((b & 0x80) != 0);
+            long header = runHeader(data, position, data.limit(), column);
+            position += (int) (header >>> 56);
+            header &= RUN_HEADER;
             if ((header & 1) == 0) {
                 int run = (int) Math.min(header >>> 1, remaining);
                 if (position + valueBytes > data.limit()) {
@@ -229,6 +223,25 @@ final class ColumnPages {
     }
 
     /**
+     * The unsigned varint that starts a run at {@code position} (at most 5 bytes: a run's length fits an int) in its
+     * low bits, and in the top byte how many bytes it took.
+     */
+    private static long runHeader(ByteBuffer bytes, int position, int end, ColumnDescriptor column) throws IOException {
+        long header = 0;
+        int length = 0;
+        byte b;
+        do {
+            if (position + length >= end || length == 5) {
+                throw malformed(column, "a run's header past its end");
+            }
+            b = bytes.get(position + length);
+            header |= (long) (b & 0x7F) << (7 * length);
+            length++;
+        } while ((b & 0x80) != 0);
+        return header | (long) length << 56;
+    }
+
+    /**
      * How many of {@code count} one-bit levels in the RLE/bit-packed runs of {@code bytes[start, end)} are 1
      * (defined): RLE runs by their length, bit-packed ones eight levels a byte by their bit count.
      */
@@ -237,17 +250,9 @@ final class ColumnPages {
         int remaining = count;
         int ones = 0;
         while (remaining > 0) {
-            long header = 0;
-            int shift = 0;
-            byte b;
-            do {
-                if (position >= end || shift > 28) {
-                    throw malformed(column, "definition levels past their end");
-                }
-                b = bytes.get(position++);
-                header |= (long) (b & 0x7F) << shift;
-                shift += 7;
-            } while ((b & 0x80) != 0);
+            long header = runHeader(bytes, position, end, column);
+            position += (int) (header >>> 56);
+            header &= RUN_HEADER;
             if ((header & 1) == 0) {
                 int run = (int) Math.min(header >>> 1, remaining);
                 if (position >= end) {

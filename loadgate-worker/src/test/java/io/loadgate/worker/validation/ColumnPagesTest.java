@@ -23,7 +23,7 @@ class ColumnPagesTest {
         assertThat(ColumnPages.ones(bytes, 0, bytes.limit(), 10 + 8 + 300 + 3, COLUMN)).isEqualTo(10 + 4 + 0 + 2);
         assertThat(ColumnPages.ones(bytes, 0, bytes.limit(), 12, COLUMN)).as("the first run's levels only").isEqualTo(10 + 1);
         assertThatThrownBy(() -> ColumnPages.ones(bytes, 0, 4, 20, COLUMN)).isInstanceOf(IOException.class)
-                .hasMessageContaining("past their end");
+                .hasMessageContaining("past its end");
         ByteBuffer badLevel = ByteBuffer.wrap(new byte[] {4, 2});
         assertThatThrownBy(() -> ColumnPages.ones(badLevel, 0, 2, 2, COLUMN)).hasMessageContaining("definition level 2");
     }

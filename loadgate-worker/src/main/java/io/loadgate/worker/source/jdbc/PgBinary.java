@@ -186,12 +186,7 @@ final class PgBinary {
 
         /** The date of finite days from PostgreSQL's epoch: the driver's arithmetic, BC dates included. */
         LocalDate ofPgDays(int pgDays) {
-            long day = pgDays + PG_EPOCH_DAYS;
-            if (date == null || day != epochDay) {
-                date = LocalDate.ofEpochDay(day);
-                epochDay = day;
-            }
-            return date;
+            return ofEpochDay(pgDays + PG_EPOCH_DAYS);
         }
 
         /**
@@ -202,12 +197,16 @@ final class PgBinary {
         LocalDateTime ofPgMicros(long micros) {
             long seconds = Math.floorDiv(micros, 1_000_000L) + PG_EPOCH_SECONDS;
             long nanoOfSecond = Math.floorMod(micros, 1_000_000L) * 1_000L;
-            long day = Math.floorDiv(seconds, SECONDS_PER_DAY);
+            return LocalDateTime.of(ofEpochDay(Math.floorDiv(seconds, SECONDS_PER_DAY)),
+                    LocalTime.ofNanoOfDay(Math.floorMod(seconds, SECONDS_PER_DAY) * 1_000_000_000L + nanoOfSecond));
+        }
+
+        private LocalDate ofEpochDay(long day) {
             if (date == null || day != epochDay) {
                 date = LocalDate.ofEpochDay(day);
                 epochDay = day;
             }
-            return LocalDateTime.of(date, LocalTime.ofNanoOfDay(Math.floorMod(seconds, SECONDS_PER_DAY) * 1_000_000_000L + nanoOfSecond));
+            return date;
         }
     }
 

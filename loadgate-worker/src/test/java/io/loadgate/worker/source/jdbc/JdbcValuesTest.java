@@ -344,6 +344,11 @@ class JdbcValuesTest {
 
     /** As partition cursors connect: server-prepared from the first execution, so timestamptz comes binary. */
     private static Connection binaryConnection() throws SQLException {
+        return binaryConnection(db);
+    }
+
+    /** A connection to {@code db} as a partition reader's: binary transfer from the first execution. */
+    static Connection binaryConnection(TestDatabase db) throws SQLException {
         Properties properties = new Properties();
         properties.setProperty("user", db.user());
         if (db.password() != null) {

@@ -10,7 +10,6 @@ import io.loadgate.worker.source.SourceColumn;
 import io.loadgate.worker.source.SourceException;
 import java.io.ByteArrayOutputStream;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -20,7 +19,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
@@ -103,12 +101,7 @@ class PgCopyRowsTest {
     @Test
     void aValueSplitAcrossMessagesReadsAsWhole() throws Exception {
         PartitionQuery query = query("SELECT * FROM public.kinds WHERE n >= ? AND n < ?", List.of(-10L, 500L));
-        byte[] stream;
-        try (Connection c = connect()) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            c.unwrap(PGConnection.class).getCopyAPI().copyOut(PgCopyRows.copyStatement(c, query.sql()), out);
-            stream = out.toByteArray();
-        }
+        byte[] stream = copied(query);
         List<List<Object>> whole = readCopy(query);
         Random random = new Random(7);
         for (int maxPiece : new int[] {1, 3, 7, 64}) {
@@ -122,12 +115,7 @@ class PgCopyRowsTest {
     @Test
     void aTruncatedStreamFailsRatherThanEndingEarly() throws Exception {
         PartitionQuery query = query("SELECT * FROM public.kinds WHERE n >= ? AND n < ?", List.of(-10L, 50L));
-        byte[] stream;
-        try (Connection c = connect()) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            c.unwrap(PGConnection.class).getCopyAPI().copyOut(PgCopyRows.copyStatement(c, query.sql()), out);
-            stream = out.toByteArray();
-        }
+        byte[] stream = copied(query);
         for (int cut : new int[] {5, 30, stream.length / 2, stream.length - 2, stream.length - 1}) {
             CopyOut truncated = new PiecesCopyOut(Arrays.copyOf(stream, cut), new Random(cut), 100);
             assertThatThrownBy(() -> read(new PgCopyRows(truncated, query.columns(), decoders(query), () -> { })))
@@ -210,6 +198,15 @@ class PgCopyRowsTest {
         }
     }
 
+    /** The bytes the server sends for the COPY of {@code query}. */
+    private static byte[] copied(PartitionQuery query) throws Exception {
+        try (Connection c = connect()) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            c.unwrap(PGConnection.class).getCopyAPI().copyOut(PgCopyRows.copyStatement(c, query.sql()), out);
+            return out.toByteArray();
+        }
+    }
+
     private static List<PgBinary.ColumnDecoder> decoders(PartitionQuery query) {
         List<PgBinary.ColumnDecoder> decoders = new ArrayList<>();
         for (int i = 0; i < query.columns().size(); i++) {
@@ -250,15 +247,8 @@ class PgCopyRowsTest {
         }
     }
 
-    /** The reader's connection settings: binary transfer for the cursor, as PostgresSnapshotSource sets it. */
     private static Connection connect() throws SQLException {
-        Properties properties = new Properties();
-        properties.setProperty("user", db.user());
-        if (db.password() != null) {
-            properties.setProperty("password", db.password());
-        }
-        properties.setProperty("prepareThreshold", "-1");
-        return DriverManager.getConnection(db.jdbcUrl(), properties);
+        return JdbcValuesTest.binaryConnection(db);
     }
 
     /** A COPY's bytes handed out in messages of random sizes: values and headers cut anywhere. */
