@@ -158,6 +158,9 @@ final class ColumnarMetrics {
             reader.setRequestedSchema(projection);
             List<Column> keyColumns = states.stream().filter(c -> c.planned.key()).toList();
             List<Column> key = IntStream.of(keyOrder).mapToObj(states::get).toList();
+            // A lone integer key is a column like the others: each value goes to the key set as it is decoded.
+            DistinctKeys.IntegerKey integerKey = calculator.keys() instanceof DistinctKeys.IntegerKey integers
+                    ? integers : null;
             String createdBy = reader.getFileMetaData().getCreatedBy();
             long rows = 0;
             int index = 0;
@@ -165,19 +168,28 @@ final class ColumnarMetrics {
                 BlockMetaData block = reader.getRowGroups().get(index++);
                 ColumnReadStoreImpl store = new ColumnReadStoreImpl(group, NO_RECORDS, projection, createdBy);
                 long groupRows = group.getRowCount();
+                boolean keysRead = keyColumns.isEmpty();
                 for (Column column : states) {
-                    if (column.planned.key()) {
+                    boolean loneKey = integerKey != null && column.planned.key();
+                    if (column.planned.key() && !loneKey) {
                         continue;
                     }
                     ColumnChunkMetaData chunk = chunk(block, column.descriptor);
                     if (column.byPages() && chunk != null && ColumnPages.decodes(chunk, column.descriptor, column.planned.valuesNeeded())) {
-                        column.addNulls(ColumnPages.read(group.getPageReader(column.descriptor), column.descriptor,
-                                groupRows, column.pageSink()));
-                    } else {
+                        long nulls = ColumnPages.read(group.getPageReader(column.descriptor), column.descriptor,
+                                groupRows, loneKey ? ((LongColumn) column).keySink(integerKey) : column.pageSink());
+                        column.addNulls(nulls);
+                        if (loneKey) {
+                            if (nulls > 0) {
+                                integerKey.addNull();
+                            }
+                            keysRead = true;
+                        }
+                    } else if (!loneKey) {
                         column.readAll(store.getColumnReader(column.descriptor), groupRows);
                     }
                 }
-                if (!keyColumns.isEmpty()) {
+                if (!keysRead) {
                     readKeys(store, groupRows, keyColumns, key, calculator.keys());
                 }
                 rows += groupRows;
@@ -412,6 +424,14 @@ final class ColumnarMetrics {
         @Override
         ColumnPages.LongSink pageSink() {
             return this::accept;
+        }
+
+        /** {@link #pageSink} for the table's lone integer key: each value also into {@code keys}. */
+        ColumnPages.LongSink keySink(DistinctKeys.IntegerKey keys) {
+            return v -> {
+                accept(v);
+                keys.add(v);
+            };
         }
 
         private void accept(long v) {

@@ -19,14 +19,21 @@ import java.util.PriorityQueue;
  *   <li>runs whose ranges overlap are merged, streaming, one value of each at a time, and their common keys are
  *       counted once.</li>
  * </ul>
- * A run of consecutive keys (a surrogate key's chunk: its count is its range's width) is that interval, so it is
+ * A stretch of consecutive keys (a surrogate key's chunk: its count is its range's width) is that interval, so it is
  * kept as its bounds and never written: a staging validation of 5,000,000 sequential keys spent 17% of its CPU
- * writing runs a byte per key (bench/RESULTS.md, 2026-12-02), and an overlap still merges it value by value.
+ * writing runs a byte per key (bench/RESULTS.md, 2026-12-02), and an overlap still merges it value by value. A
+ * buffer of a few such stretches (a file load's chunk: the lines of several files, each a range of ids) is kept as
+ * several intervals; two partitions' chunks then interleave by range without sharing a key, and nothing is merged.
  * Not thread-safe; sets filled apart are united with {@link #addAll}.
  */
 final class SortedKeyRuns {
     /** 2^20 keys: an 8 MiB buffer per set, one spilled run per default chunk of a million rows. */
     static final int DEFAULT_RUN = 1 << 20;
+    /**
+     * The most intervals a buffer is kept as, and the fewest keys each of several must hold on average: beyond
+     * either, its keys are written, so the intervals in memory stay a few per chunk and per full buffer.
+     */
+    static final int MAX_INTERVALS = 64;
 
     private final int runLength;
     private final List<Run> runs = new ArrayList<>();
@@ -55,7 +62,7 @@ final class SortedKeyRuns {
             } else {
                 compact();
                 // Mostly repeats: keep filling the same buffer; otherwise its keys become a run.
-                if (size > runLength / 2) {
+                if (!takeIntervals() && size > runLength / 2) {
                     spillBuffer();
                 }
             }
@@ -70,7 +77,7 @@ final class SortedKeyRuns {
      */
     void settle() {
         compact();
-        if (size > runLength / 2) {
+        if (!takeIntervals() && size > runLength / 2) {
             spillBuffer();
         }
     }
@@ -151,15 +158,36 @@ final class SortedKeyRuns {
         compacted = true;
     }
 
-    private void spillBuffer() {
-        // Sorted and distinct: as many keys as the range is wide means every key of the range (no overflow: the
-        // difference wraps only for a range wider than any buffer).
-        if (buffer[size - 1] - buffer[0] == size - 1) {
-            runs.add(new Run(buffer[0], buffer[size - 1], size, null, 0, true));
-            size = 0;
-            compacted = true;
-            return;
+    /**
+     * Empties the compacted buffer into interval runs when its keys form few stretches of consecutive values, and
+     * says whether it did.
+     */
+    private boolean takeIntervals() {
+        if (size == 0) {
+            return false;
         }
+        int stretches = 1;
+        for (int i = 1; i < size; i++) {
+            // Sorted and distinct: a gap starts a stretch.
+            if (buffer[i] != buffer[i - 1] + 1 && ++stretches > MAX_INTERVALS) {
+                return false;
+            }
+        }
+        if (stretches > 1 && (long) stretches * MAX_INTERVALS > size) {
+            return false;
+        }
+        int from = 0;
+        for (int i = 1; i <= size; i++) {
+            if (i == size || buffer[i] != buffer[i - 1] + 1) {
+                runs.add(new Run(buffer[from], buffer[i - 1], i - from, null, 0, true));
+                from = i;
+            }
+        }
+        size = 0;
+        return true;
+    }
+
+    private void spillBuffer() {
         try {
             if (spill == null) {
                 spill = new SpillFile();

@@ -49,6 +49,49 @@ class SortedKeyRunsTest {
     }
 
     @Test
+    void aChunkOfSeveralStretchesIsKeptAsIntervalsAndOneOfManyIsWritten() {
+        // As a file load's chunks: each the lines of every other file of 24, a range of ids each; the two
+        // partitions' chunks interleave by range and share no key.
+        int run = 1 << 14;
+        SortedKeyRuns all = new SortedKeyRuns(run);
+        for (int partition = 0; partition < 2; partition++) {
+            SortedKeyRuns chunk = new SortedKeyRuns(run);
+            for (int file = partition; file < 24; file += 2) {
+                for (long id = file * 2_000L; id < (file + 1) * 2_000L; id++) {
+                    chunk.add(id);
+                }
+            }
+            chunk.settle();
+            assertThat(chunk.spilled()).as("12 stretches are 12 intervals").isFalse();
+            all.addAll(chunk);
+        }
+        assertThat(all.count()).isEqualTo(48_000);
+        assertThat(all.spilled()).isFalse();
+
+        // More stretches than a buffer is kept as: written, and still counted exactly.
+        SortedKeyRuns scattered = new SortedKeyRuns(8_192);
+        int stretches = SortedKeyRuns.MAX_INTERVALS + 6;
+        for (int stretch = 0; stretch < stretches; stretch++) {
+            for (long id = stretch * 1_000L; id < stretch * 1_000L + 64; id++) {
+                scattered.add(id);
+            }
+        }
+        scattered.settle();
+        assertThat(scattered.spilled()).isTrue();
+        assertThat(scattered.count()).isEqualTo(stretches * 64L);
+
+        // Stretches too short on average to be worth an interval each.
+        SortedKeyRuns sparse = new SortedKeyRuns(RUN);
+        for (long id = 0; id < 3 * RUN; id += 2) {
+            sparse.add(id);
+            sparse.add(id + 1_000_000);
+        }
+        sparse.settle();
+        assertThat(sparse.spilled()).isTrue();
+        assertThat(sparse.count()).isEqualTo(3 * RUN);
+    }
+
+    @Test
     void intervalsOverlappingEachOtherAndSpilledRunsMatchAHashSet() {
         Random random = new Random(16);
         SortedKeyRuns keys = new SortedKeyRuns(RUN);
