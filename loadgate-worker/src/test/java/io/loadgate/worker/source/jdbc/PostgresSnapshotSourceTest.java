@@ -262,6 +262,33 @@ class PostgresSnapshotSourceTest {
     }
 
     @Test
+    void theBusinessKeyTakesTheTypeItsFilterGivesIt() throws Exception {
+        // Untyped, the key is a date wherever the filter compares it with one, with or without a CAST (bound as
+        // varchar, "day = :business_key" has no operator and the CAST is evaluated row by row); and a text still.
+        String key = "2020-03-15";
+        long expected = count("SELECT count(*) FROM public.orders WHERE day = DATE '2020-03-15'");
+        assertThat(expected).isPositive();
+        for (String filter : List.of("day = :business_key", "day = CAST(:business_key AS date)",
+                "CAST(day AS text) = :business_key")) {
+            SourceSpec spec = new SourceSpec(db.jdbcUrl(), db.user(), null, "public.orders", null, null, "id", 2,
+                    filter, 1_000);
+            Source source = new PostgresSnapshotSource(spec, ValidationSpec.COUNT_ONLY, Map.of());
+            try (SnapshotHolder holder = source.openSnapshot(key)) {
+                assertThat(holder.plan().split().rowCount()).as(filter).isEqualTo(expected);
+                long rows = 0;
+                for (Partition partition : holder.plan().partitions()) {
+                    try (PartitionRows read = source.readPartition(holder.plan().snapshotRef(), partition, key)) {
+                        while (read.next()) {
+                            rows++;
+                        }
+                    }
+                }
+                assertThat(rows).as(filter).isEqualTo(expected);
+            }
+        }
+    }
+
+    @Test
     void aQuerySourceAndAnAllNullSplitColumnGiveOnlyTheNullPartition() {
         SourceSpec spec = new SourceSpec(db.jdbcUrl(), db.user(), null, null,
                 "SELECT row_id, id, label FROM public.events WHERE id IS NULL", null, "id", 4, "label <> :business_key", null);
