@@ -334,7 +334,10 @@ final class ColumnarMetrics {
             nulls += count;
         }
 
-        /** Whether {@link ColumnPages} may read this column's chunks (outside a key: a key's columns go row by row). */
+        /**
+         * Whether {@link ColumnPages} may read this column's chunks: outside a key, or as a key of this one integer
+         * column; the columns of any other key go row by row together.
+         */
         boolean byPages() {
             return false;
         }
