@@ -161,16 +161,17 @@ class PostgresSnapshotSourceTest {
     }
 
     @Test
-    void aPartitionOfASixthOfTheTableOrMoreIsReadByATableScanASmallerOneThroughTheIndex() throws Exception {
+    void aPartitionOfAThirdOfTheTableOrMoreIsReadByATableScanASmallerOneThroughTheIndex() throws Exception {
         execute("CREATE TABLE public.scans (id bigint PRIMARY KEY, note text)");
         execute("INSERT INTO public.scans SELECT g, 'note ' || g FROM generate_series(1, 60000) g");
         execute("ANALYZE public.scans");
 
         assertThat(scanOfOnePartition(2)).as("a half of the table").isEqualTo("table");
-        assertThat(scanOfOnePartition(5)).as("a fifth").isEqualTo("table");
+        assertThat(scanOfOnePartition(3)).as("a third").isEqualTo("table");
+        assertThat(scanOfOnePartition(4)).as("a quarter").isEqualTo("index");
         assertThat(scanOfOnePartition(20)).as("a twentieth").isEqualTo("index");
-        assertThat(PostgresSnapshotSource.scansTheTable(1_000, 6_000)).isTrue();
-        assertThat(PostgresSnapshotSource.scansTheTable(999, 6_000)).isFalse();
+        assertThat(PostgresSnapshotSource.scansTheTable(1_000, 3_000)).isTrue();
+        assertThat(PostgresSnapshotSource.scansTheTable(999, 3_000)).isFalse();
         assertThat(PostgresSnapshotSource.scansTheTable(1_000, -1)).as("a table never analyzed").isFalse();
     }
 
