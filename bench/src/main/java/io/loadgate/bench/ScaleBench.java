@@ -52,7 +52,7 @@ final class ScaleBench {
 
     /** One size: its COPY passes, its load, the worker's peak RSS and ledger calls, the run's ledger rows. */
     record Size(long rows, List<CopyBaseline.Measurement> copies, BenchLoadgate.Submitted load, long peakRssKib,
-                Map<String, Long> workerCalls, long submitterCalls, LedgerRows ledgerRows, String loadAverage) {
+                long peakHeapAfterGcMib, Map<String, Long> workerCalls, long submitterCalls, LedgerRows ledgerRows, String loadAverage) {
         double copyRowsPerSecond() {
             return copies.stream().mapToDouble(CopyBaseline.Measurement::rowsPerSecond).max().orElseThrow();
         }
@@ -125,6 +125,7 @@ final class ScaleBench {
             copies.add(CopyBaseline.measure(sourceUrl, user));
             BenchLoadgate.Submitted loaded;
             long peakRss;
+            long peakHeap;
             Map<String, Long> calls = new TreeMap<>();
             try (WorkerProcess worker = WorkerProcess.start(options.cli(), ledger, options.partitions(), WORKER_HEAP,
                     "scale-" + rows)) {
@@ -149,6 +150,7 @@ final class ScaleBench {
                         }
                     });
                     peakRss = worker.peakRssKib();
+                    peakHeap = worker.peakHeapAfterGcMib();
                 } catch (RuntimeException e) {
                     throw new IllegalStateException("the load of " + rows + " rows failed; the worker's output ends: \n"
                             + worker.logTail().orElse("(none)"), e);
@@ -167,7 +169,7 @@ final class ScaleBench {
                 Thread.sleep(Duration.ofNanos(wait).toMillis());
             }
             long submitterCalls = loaded.calls().stream().filter(c -> !c.isLeaseWait()).count();
-            return new Size(rows, copies, loaded, peakRss, calls, submitterCalls, ledgerRows, load.summary());
+            return new Size(rows, copies, loaded, peakRss, peakHeap, calls, submitterCalls, ledgerRows, load.summary());
         }
     }
 
@@ -197,20 +199,21 @@ final class ScaleBench {
                 .append("; ledger (embedded PostgreSQL of `").append(options.home())
                 .append("`) and submitter in the bench JVM; Parquet zstd, 1,000,000 rows per chunk.\n\n");
         out.append("| rows | wall (submit → SUCCESS) | rows/s | COPY rows/s (best of 3) | × COPY | ns per row |"
-                + " per row ÷ mean | plan / extract / after (s) | worker peak RSS | ledger calls (of them heartbeats)"
+                + " per row ÷ mean | plan / extract / after (s) | worker peak RSS | worker heap after GC, peak"
+                + " | ledger calls (of them heartbeats)"
                 + " | ledger rows: partitions / chunks / events / dispatches / validations | load average |\n"
-                + "|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---|\n");
+                + "|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|---|\n");
         double meanPerRow = sizes.stream().mapToDouble(Size::nanosPerRow).average().orElseThrow();
         for (Size s : sizes) {
             RunView end = s.load().end();
             LedgerRows r = s.ledgerRows();
-            out.append("| %,d | %.1f s | %,.0f | %,.0f | %.2f | %.0f | %.2f | %.1f / %.1f / %.1f | %,d MiB | %d (%d) |"
+            out.append("| %,d | %.1f s | %,.0f | %,.0f | %.2f | %.0f | %.2f | %.1f / %.1f / %.1f | %,d MiB | %,d MiB | %d (%d) |"
                     .formatted(s.rows(), s.wallSeconds(), s.rowsPerSecond(), s.copyRowsPerSecond(),
                             s.rowsPerSecond() / s.copyRowsPerSecond(), s.nanosPerRow(), s.nanosPerRow() / meanPerRow,
                             Duration.between(s.load().startedAt(), end.startedAt()).toMillis() / 1e3,
                             Duration.between(end.startedAt(), end.extractCompletedAt()).toMillis() / 1e3,
                             Duration.between(end.extractCompletedAt(), end.completedAt()).toMillis() / 1e3,
-                            s.peakRssKib() >> 10, s.ledgerCalls(), s.workerCalls("heartbeat")
+                            s.peakRssKib() >> 10, s.peakHeapAfterGcMib(), s.ledgerCalls(), s.workerCalls("heartbeat")
                                     + s.workerCalls("heartbeatValidation")))
                     .append(" %d / %d / %d / %d / %d (%d) | %s |\n".formatted(r.partitions(), r.chunks(), r.events(),
                             r.dispatches(), r.validations(), r.total(), s.loadAverage()));
@@ -234,17 +237,19 @@ final class ScaleBench {
         return out.toString();
     }
 
-    /** Time per row within ±15% of the mean across the sizes (by seconds and by × COPY), and RSS flat. */
+    /** Time per row within ±15% of the mean across the sizes (by seconds and by × COPY), RSS and heap flat. */
     private static String verdicts(List<Size> sizes) {
         DoubleSummaryStatistics perRow = sizes.stream().mapToDouble(Size::nanosPerRow).summaryStatistics();
         // Per row against COPY per row of the same size: the load average differs between the sizes' measurements.
         DoubleSummaryStatistics perCopyRow = sizes.stream()
                 .mapToDouble(s -> s.copyRowsPerSecond() / s.rowsPerSecond()).summaryStatistics();
         DoubleSummaryStatistics rss = sizes.stream().mapToDouble(Size::peakRssKib).summaryStatistics();
+        DoubleSummaryStatistics heap = sizes.stream().mapToDouble(Size::peakHeapAfterGcMib).summaryStatistics();
         Size first = sizes.get(0);
         Size last = sizes.get(sizes.size() - 1);
         return ("Whole-load time per row: %.0f–%.0f ns, %+.0f%% / %+.0f%% of the mean (goal ±%.0f%%: %s). The same in"
                 + " units of the size's own COPY time per row (%.2f–%.2f): %+.0f%% / %+.0f%% (%s). Worker peak RSS:"
+                + " %,d–%,d MiB, the largest size at %.2f× the smallest's (%s); its heap after GC at its peak:"
                 + " %,d–%,d MiB, the largest size at %.2f× the smallest's (%s). Ledger rows per run: %d at %,d rows,"
                 + " %d at %,d rows (%.1f× for %.0f× the rows; chunks %d → %d).").formatted(
                 perRow.getMin(), perRow.getMax(), pct(perRow.getMin(), perRow.getAverage()),
@@ -253,6 +258,10 @@ final class ScaleBench {
                 pct(perCopyRow.getMax(), perCopyRow.getAverage()), within(perCopyRow),
                 (long) rss.getMin() >> 10, (long) rss.getMax() >> 10, (double) last.peakRssKib() / first.peakRssKib(),
                 last.peakRssKib() <= first.peakRssKib() * (1 + PER_ROW_TOLERANCE) ? "flat within 15%" : "**grows**",
+                (long) heap.getMin(), (long) heap.getMax(),
+                (double) last.peakHeapAfterGcMib() / Math.max(1, first.peakHeapAfterGcMib()),
+                last.peakHeapAfterGcMib() <= first.peakHeapAfterGcMib() * (1 + PER_ROW_TOLERANCE) ? "flat within 15%"
+                        : "**grows**",
                 first.ledgerRows().total(), first.rows(), last.ledgerRows().total(), last.rows(),
                 (double) last.ledgerRows().total() / first.ledgerRows().total(), (double) last.rows() / first.rows(),
                 first.ledgerRows().chunks(), last.ledgerRows().chunks());

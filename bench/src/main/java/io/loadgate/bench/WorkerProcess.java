@@ -32,16 +32,20 @@ final class WorkerProcess implements AutoCloseable {
             "^loadgate_worker_ledger_calls_seconds_count\\{([^}]*)\\}\\s+(\\S+)$");
     private static final Pattern METHOD = Pattern.compile("method=\"([^\"]+)\"");
     private static final Duration READY_WITHIN = Duration.ofSeconds(120);
+    // A unified-logging gc line's heap before, after and committed: "... 512M->201M(1024M) 5.123ms".
+    private static final Pattern HEAP_AFTER_GC = Pattern.compile("\\d+M->(\\d+)M\\(\\d+M\\)");
 
     private final Process process;
     private final URI metrics;
     private final Path log;
+    private final Path gcLog;
     private final HttpClient http = HttpClient.newHttpClient();
 
-    private WorkerProcess(Process process, URI metrics, Path log) {
+    private WorkerProcess(Process process, URI metrics, Path log, Path gcLog) {
         this.process = process;
         this.metrics = metrics;
         this.log = log;
+        this.gcLog = gcLog;
     }
 
     /**
@@ -60,8 +64,10 @@ final class WorkerProcess implements AutoCloseable {
         Path tokens = home.resolve("bench-worker-token");
         Files.writeString(tokens, "worker=" + ledger.workerToken() + "\n");
         Path log = home.resolve("worker-" + node + ".log");
+        Path gcLog = home.resolve("worker-" + node + "-gc.log");
+        Files.deleteIfExists(gcLog);
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx" + maxHeap, "-cp",
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx" + maxHeap, "-Xlog:gc:file=" + gcLog, "-cp",
                 jar + ":" + cliTarget.resolve("lib") + "/*", "io.loadgate.cli.Main", "worker",
                 "--ledger", ledger.ledgerUrl(), "--token-file", tokens.toString(), "--threads",
                 Integer.toString(threads), "--node", node, "--grace", "10", "--metrics-port", "0"));
@@ -71,7 +77,7 @@ final class WorkerProcess implements AutoCloseable {
         builder.environment().putAll(ledger.environment());
         Process process = builder.start();
         try {
-            return new WorkerProcess(process, awaitMetricsUrl(process, log), log);
+            return new WorkerProcess(process, awaitMetricsUrl(process, log), log, gcLog);
         } catch (RuntimeException | IOException | InterruptedException e) {
             process.destroyForcibly();
             throw e;
@@ -101,6 +107,25 @@ final class WorkerProcess implements AutoCloseable {
     /** {@code VmHWM} of {@code /proc/PID/status}: the process's peak resident set so far, in KiB. */
     long peakRssKib() throws IOException {
         return status("VmHWM");
+    }
+
+    /**
+     * The most heap any collection left in use so far, in MiB (from the worker's {@code -Xlog:gc}): what was
+     * reachable then plus old garbage not yet collected, so an upper bound on the live data, which unlike RSS does
+     * not follow G1's sizing of the heap to the allocation rate.
+     */
+    long peakHeapAfterGcMib() throws IOException {
+        if (!Files.exists(gcLog)) {
+            return 0;
+        }
+        long peak = 0;
+        for (String line : Files.readAllLines(gcLog)) {
+            Matcher m = HEAP_AFTER_GC.matcher(line);
+            if (m.find()) {
+                peak = Math.max(peak, Long.parseLong(m.group(1)));
+            }
+        }
+        return peak;
     }
 
     private long status(String field) throws IOException {

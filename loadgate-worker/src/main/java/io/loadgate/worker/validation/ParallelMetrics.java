@@ -82,8 +82,11 @@ public final class ParallelMetrics {
                 }));
             }
             MetricCalculator merged = null;
-            for (Future<MetricCalculator> future : futures) {
-                MetricCalculator calculator = await(future);
+            for (int i = 0; i < futures.size(); i++) {
+                MetricCalculator calculator = await(futures.get(i));
+                // Its values are in the merged one now: the part's own (its key set's buffer) need not live on
+                // until the last part is merged, or memory would grow with the number of files.
+                futures.set(i, null);
                 if (merged == null) {
                     merged = calculator;
                 } else {

@@ -24,7 +24,8 @@ final class SortedByteRuns {
 
     private final long bufferBytes;
     private final List<Run> runs = new ArrayList<>();
-    private byte[][] buffer = new byte[1 << 10][];
+    private static final int FIRST_BUFFER = 1 << 10;
+    private byte[][] buffer = new byte[FIRST_BUFFER][];
     private int size;
     private long bytes;
     // Whether buffer[0, size) is sorted and free of repeats (it is after compact(), until the next add).
@@ -64,6 +65,9 @@ final class SortedByteRuns {
         compact();
         if (bytes > bufferBytes / 2) {
             spillBuffer();
+        }
+        if (size == 0) {
+            buffer = new byte[FIRST_BUFFER][];
         }
     }
 

@@ -37,7 +37,8 @@ final class SortedKeyRuns {
 
     private final int runLength;
     private final List<Run> runs = new ArrayList<>();
-    private long[] buffer = new long[1 << 12];
+    private static final int FIRST_BUFFER = 1 << 12;
+    private long[] buffer = new long[FIRST_BUFFER];
     private int size;
     // Whether buffer[0, size) is sorted and free of repeats (it is after compact(), until the next add).
     private boolean compacted = true;
@@ -79,6 +80,11 @@ final class SortedKeyRuns {
         compact();
         if (!takeIntervals() && size > runLength / 2) {
             spillBuffer();
+        }
+        // A settled set may wait a while to be united (a part measured early, behind a slow one): an emptied
+        // buffer goes back to its first size rather than keeping a chunk's 8 MiB.
+        if (size == 0) {
+            buffer = new long[FIRST_BUFFER];
         }
     }
 
