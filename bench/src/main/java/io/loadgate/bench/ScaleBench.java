@@ -52,7 +52,8 @@ final class ScaleBench {
 
     /** One size: its COPY passes, its load, the worker's peak RSS and ledger calls, the run's ledger rows. */
     record Size(long rows, List<CopyBaseline.Measurement> copies, BenchLoadgate.Submitted load, long peakRssKib,
-                long peakHeapAfterGcMib, Map<String, Long> workerCalls, long submitterCalls, LedgerRows ledgerRows, String loadAverage) {
+                long peakHeapAfterMarkingMib, Map<String, Long> workerCalls, long submitterCalls, LedgerRows ledgerRows,
+                String loadAverage) {
         double copyRowsPerSecond() {
             return copies.stream().mapToDouble(CopyBaseline.Measurement::rowsPerSecond).max().orElseThrow();
         }
@@ -150,7 +151,7 @@ final class ScaleBench {
                         }
                     });
                     peakRss = worker.peakRssKib();
-                    peakHeap = worker.peakHeapAfterGcMib();
+                    peakHeap = worker.peakHeapAfterMarkingMib();
                 } catch (RuntimeException e) {
                     throw new IllegalStateException("the load of " + rows + " rows failed; the worker's output ends: \n"
                             + worker.logTail().orElse("(none)"), e);
@@ -199,7 +200,7 @@ final class ScaleBench {
                 .append("; ledger (embedded PostgreSQL of `").append(options.home())
                 .append("`) and submitter in the bench JVM; Parquet zstd, 1,000,000 rows per chunk.\n\n");
         out.append("| rows | wall (submit → SUCCESS) | rows/s | COPY rows/s (best of 3) | × COPY | ns per row |"
-                + " per row ÷ mean | plan / extract / after (s) | worker peak RSS | worker heap after GC, peak"
+                + " per row ÷ mean | plan / extract / after (s) | worker peak RSS | worker heap after marking, peak"
                 + " | ledger calls (of them heartbeats)"
                 + " | ledger rows: partitions / chunks / events / dispatches / validations | load average |\n"
                 + "|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|---|\n");
@@ -213,7 +214,7 @@ final class ScaleBench {
                             Duration.between(s.load().startedAt(), end.startedAt()).toMillis() / 1e3,
                             Duration.between(end.startedAt(), end.extractCompletedAt()).toMillis() / 1e3,
                             Duration.between(end.extractCompletedAt(), end.completedAt()).toMillis() / 1e3,
-                            s.peakRssKib() >> 10, s.peakHeapAfterGcMib(), s.ledgerCalls(), s.workerCalls("heartbeat")
+                            s.peakRssKib() >> 10, s.peakHeapAfterMarkingMib(), s.ledgerCalls(), s.workerCalls("heartbeat")
                                     + s.workerCalls("heartbeatValidation")))
                     .append(" %d / %d / %d / %d / %d (%d) | %s |\n".formatted(r.partitions(), r.chunks(), r.events(),
                             r.dispatches(), r.validations(), r.total(), s.loadAverage()));
@@ -237,19 +238,19 @@ final class ScaleBench {
         return out.toString();
     }
 
-    /** Time per row within ±15% of the mean across the sizes (by seconds and by × COPY), RSS and heap flat. */
+    /** Time per row within ±15% of the mean across the sizes (by seconds and by × COPY), RSS and heap after marking flat. */
     private static String verdicts(List<Size> sizes) {
         DoubleSummaryStatistics perRow = sizes.stream().mapToDouble(Size::nanosPerRow).summaryStatistics();
         // Per row against COPY per row of the same size: the load average differs between the sizes' measurements.
         DoubleSummaryStatistics perCopyRow = sizes.stream()
                 .mapToDouble(s -> s.copyRowsPerSecond() / s.rowsPerSecond()).summaryStatistics();
         DoubleSummaryStatistics rss = sizes.stream().mapToDouble(Size::peakRssKib).summaryStatistics();
-        DoubleSummaryStatistics heap = sizes.stream().mapToDouble(Size::peakHeapAfterGcMib).summaryStatistics();
+        DoubleSummaryStatistics heap = sizes.stream().mapToDouble(Size::peakHeapAfterMarkingMib).summaryStatistics();
         Size first = sizes.get(0);
         Size last = sizes.get(sizes.size() - 1);
         return ("Whole-load time per row: %.0f–%.0f ns, %+.0f%% / %+.0f%% of the mean (goal ±%.0f%%: %s). The same in"
                 + " units of the size's own COPY time per row (%.2f–%.2f): %+.0f%% / %+.0f%% (%s). Worker peak RSS:"
-                + " %,d–%,d MiB, the largest size at %.2f× the smallest's (%s); its heap after GC at its peak:"
+                + " %,d–%,d MiB, the largest size at %.2f× the smallest's (%s); its heap after marking at its peak:"
                 + " %,d–%,d MiB, the largest size at %.2f× the smallest's (%s). Ledger rows per run: %d at %,d rows,"
                 + " %d at %,d rows (%.1f× for %.0f× the rows; chunks %d → %d).").formatted(
                 perRow.getMin(), perRow.getMax(), pct(perRow.getMin(), perRow.getAverage()),
@@ -259,9 +260,9 @@ final class ScaleBench {
                 (long) rss.getMin() >> 10, (long) rss.getMax() >> 10, (double) last.peakRssKib() / first.peakRssKib(),
                 last.peakRssKib() <= first.peakRssKib() * (1 + PER_ROW_TOLERANCE) ? "flat within 15%" : "**grows**",
                 (long) heap.getMin(), (long) heap.getMax(),
-                (double) last.peakHeapAfterGcMib() / Math.max(1, first.peakHeapAfterGcMib()),
-                last.peakHeapAfterGcMib() <= first.peakHeapAfterGcMib() * (1 + PER_ROW_TOLERANCE) ? "flat within 15%"
-                        : "**grows**",
+                (double) last.peakHeapAfterMarkingMib() / Math.max(1, first.peakHeapAfterMarkingMib()),
+                last.peakHeapAfterMarkingMib() <= first.peakHeapAfterMarkingMib() * (1 + PER_ROW_TOLERANCE)
+                        ? "flat within 15%" : "**grows**",
                 first.ledgerRows().total(), first.rows(), last.ledgerRows().total(), last.rows(),
                 (double) last.ledgerRows().total() / first.ledgerRows().total(), (double) last.rows() / first.rows(),
                 first.ledgerRows().chunks(), last.ledgerRows().chunks());

@@ -110,18 +110,19 @@ final class WorkerProcess implements AutoCloseable {
     }
 
     /**
-     * The most heap any collection left in use so far, in MiB (from the worker's {@code -Xlog:gc}): what was
-     * reachable then plus old garbage not yet collected, so an upper bound on the live data, which unlike RSS does
-     * not follow G1's sizing of the heap to the allocation rate.
+     * The most heap a marking left in use so far, in MiB (the worker's {@code -Xlog:gc}: the heap after each G1
+     * remark or full collection): what was reachable then, plus what was allocated while marking, which unlike RSS
+     * does not follow G1's sizing of the heap to the allocation rate. A young collection's figure is not used: it
+     * still counts the old generation's garbage, which only a marking finds.
      */
-    long peakHeapAfterGcMib() throws IOException {
+    long peakHeapAfterMarkingMib() throws IOException {
         if (!Files.exists(gcLog)) {
             return 0;
         }
         long peak = 0;
         for (String line : Files.readAllLines(gcLog)) {
             Matcher m = HEAP_AFTER_GC.matcher(line);
-            if (m.find()) {
+            if ((line.contains("Pause Remark") || line.contains("Pause Full")) && m.find()) {
                 peak = Math.max(peak, Long.parseLong(m.group(1)));
             }
         }
