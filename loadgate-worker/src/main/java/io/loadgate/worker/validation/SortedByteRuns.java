@@ -21,10 +21,10 @@ final class SortedByteRuns {
     // An array's header and the reference to it, on a 64-bit JVM.
     private static final int OVERHEAD = 24;
     private static final Comparator<byte[]> ORDER = Arrays::compareUnsigned;
+    private static final int FIRST_BUFFER = 1 << 10;
 
     private final long bufferBytes;
     private final List<Run> runs = new ArrayList<>();
-    private static final int FIRST_BUFFER = 1 << 10;
     private byte[][] buffer = new byte[FIRST_BUFFER][];
     private int size;
     private long bytes;

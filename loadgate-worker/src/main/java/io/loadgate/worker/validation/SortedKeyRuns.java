@@ -34,10 +34,10 @@ final class SortedKeyRuns {
      * either, its keys are written, so the intervals in memory stay a few per chunk and per full buffer.
      */
     static final int MAX_INTERVALS = 64;
+    private static final int FIRST_BUFFER = 1 << 12;
 
     private final int runLength;
     private final List<Run> runs = new ArrayList<>();
-    private static final int FIRST_BUFFER = 1 << 12;
     private long[] buffer = new long[FIRST_BUFFER];
     private int size;
     // Whether buffer[0, size) is sorted and free of repeats (it is after compact(), until the next add).
