@@ -50,7 +50,7 @@ final class ScaleBench {
         }
     }
 
-    /** One size: its COPY passes, its load, the worker's peak RSS and ledger calls, the run's ledger rows. */
+    /** One size: its COPY passes, its load, the worker's peak RSS, heap and ledger calls, the run's ledger rows. */
     record Size(long rows, List<CopyBaseline.Measurement> copies, BenchLoadgate.Submitted load, long peakRssKib,
                 long peakHeapAfterMarkingMib, Map<String, Long> workerCalls, long submitterCalls, LedgerRows ledgerRows,
                 String loadAverage) {
@@ -208,14 +208,15 @@ final class ScaleBench {
         for (Size s : sizes) {
             RunView end = s.load().end();
             LedgerRows r = s.ledgerRows();
-            out.append("| %,d | %.1f s | %,.0f | %,.0f | %.2f | %.0f | %.2f | %.1f / %.1f / %.1f | %,d MiB | %,d MiB | %d (%d) |"
+            out.append(("| %,d | %.1f s | %,.0f | %,.0f | %.2f | %.0f | %.2f | %.1f / %.1f / %.1f | %,d MiB | %,d MiB"
+                    + " | %d (%d) |")
                     .formatted(s.rows(), s.wallSeconds(), s.rowsPerSecond(), s.copyRowsPerSecond(),
                             s.rowsPerSecond() / s.copyRowsPerSecond(), s.nanosPerRow(), s.nanosPerRow() / meanPerRow,
                             Duration.between(s.load().startedAt(), end.startedAt()).toMillis() / 1e3,
                             Duration.between(end.startedAt(), end.extractCompletedAt()).toMillis() / 1e3,
                             Duration.between(end.extractCompletedAt(), end.completedAt()).toMillis() / 1e3,
-                            s.peakRssKib() >> 10, s.peakHeapAfterMarkingMib(), s.ledgerCalls(), s.workerCalls("heartbeat")
-                                    + s.workerCalls("heartbeatValidation")))
+                            s.peakRssKib() >> 10, s.peakHeapAfterMarkingMib(), s.ledgerCalls(),
+                            s.workerCalls("heartbeat") + s.workerCalls("heartbeatValidation")))
                     .append(" %d / %d / %d / %d / %d (%d) | %s |\n".formatted(r.partitions(), r.chunks(), r.events(),
                             r.dispatches(), r.validations(), r.total(), s.loadAverage()));
         }
@@ -238,7 +239,10 @@ final class ScaleBench {
         return out.toString();
     }
 
-    /** Time per row within ±15% of the mean across the sizes (by seconds and by × COPY), RSS and heap after marking flat. */
+    /**
+     * Time per row within ±15% of the mean across the sizes (by seconds and by × COPY), RSS and the heap after
+     * marking flat.
+     */
     private static String verdicts(List<Size> sizes) {
         DoubleSummaryStatistics perRow = sizes.stream().mapToDouble(Size::nanosPerRow).summaryStatistics();
         // Per row against COPY per row of the same size: the load average differs between the sizes' measurements.

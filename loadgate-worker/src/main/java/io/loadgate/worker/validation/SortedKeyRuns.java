@@ -61,11 +61,7 @@ final class SortedKeyRuns {
             if (buffer.length < runLength) {
                 buffer = Arrays.copyOf(buffer, Math.min(runLength, buffer.length * 2));
             } else {
-                compact();
-                // Mostly repeats: keep filling the same buffer; otherwise its keys become a run.
-                if (!takeIntervals() && size > runLength / 2) {
-                    spillBuffer();
-                }
+                runOut();
             }
         }
         buffer[size++] = value;
@@ -77,10 +73,7 @@ final class SortedKeyRuns {
      * rather than the one that later {@link #addAll unites} it with others.
      */
     void settle() {
-        compact();
-        if (!takeIntervals() && size > runLength / 2) {
-            spillBuffer();
-        }
+        runOut();
         // A settled set may wait a while to be united (a part measured early, behind a slow one): an emptied
         // buffer goes back to its first size rather than keeping a chunk's 8 MiB.
         if (size == 0) {
@@ -162,6 +155,17 @@ final class SortedKeyRuns {
         }
         size = unique;
         compacted = true;
+    }
+
+    /**
+     * Sorts the buffer and, unless it is mostly repeats (then it keeps filling), empties it into runs: intervals
+     * where its keys allow, else one run written to the spill file.
+     */
+    private void runOut() {
+        compact();
+        if (!takeIntervals() && size > runLength / 2) {
+            spillBuffer();
+        }
     }
 
     /**
