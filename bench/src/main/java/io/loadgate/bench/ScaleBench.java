@@ -8,9 +8,11 @@ import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.DoubleSummaryStatistics;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -26,9 +28,10 @@ import java.util.stream.Stream;
 final class ScaleBench {
     static final List<Long> SIZES = List.of(1_000_000L, 5_000_000L, 25_000_000L);
     static final String WORKER_HEAP = "1g";
-    /** Each worker's JVM warms up on the smallest table (JIT), so that the small size is not the only cold one. */
+    /** Each worker's JVM warms up on a table of its own (JIT), so that the small size is not the only cold one. */
     private static final long WARMUP_ROWS = 1_000_000;
     private static final double PER_ROW_TOLERANCE = 0.15;
+    private static final Duration LIVE_HEAP_EVERY = Duration.ofSeconds(1);
     private static final String LEDGER_ROWS = """
             SELECT (SELECT count(*) FROM load_partition WHERE run_id = ?),
                    (SELECT count(*) FROM load_file WHERE run_id = ?),
@@ -36,11 +39,17 @@ final class ScaleBench {
                    (SELECT count(*) FROM load_dispatch WHERE run_id = ?),
                    (SELECT count(*) FROM load_validation WHERE run_id = ?)""";
 
+    private static final String TIMELINE = """
+            SELECT (extract(epoch FROM created_at - min(created_at) OVER ()) * 1000)::bigint, event_type,
+                   coalesce(partition_id, '') || ' ' || coalesce(from_status, '') || ' -> ' || coalesce(to_status, '')
+                       || to_char(created_at AT TIME ZONE 'UTC', ' (HH24:MI:SS.MS)')
+              FROM load_event WHERE run_id = ? ORDER BY event_id""";
+
     private ScaleBench() {
     }
 
-    record Options(List<Long> sizes, int partitions, Path home, Path results, String server, boolean warmup,
-                   Path cli) {
+    record Options(List<Long> sizes, int partitions, Path home, Path results, String server, long warmupRows,
+                   boolean liveHeap, Path cli) {
     }
 
     /** The ledger's rows of one run, by table. */
@@ -52,8 +61,9 @@ final class ScaleBench {
 
     /** One size: its COPY passes, its load, the worker's peak RSS, heap and ledger calls, the run's ledger rows. */
     record Size(long rows, List<CopyBaseline.Measurement> copies, BenchLoadgate.Submitted load, long peakRssKib,
-                long peakHeapAfterMarkingMib, Map<String, Long> workerCalls, long submitterCalls, LedgerRows ledgerRows,
-                String loadAverage) {
+                long peakHeapAfterMarkingMib, List<LiveHeapSampler.Sample> liveHeap, int liveHeapSkipped,
+                Map<String, Long> workerCalls,
+                long submitterCalls, LedgerRows ledgerRows, String loadAverage) {
         double copyRowsPerSecond() {
             return copies.stream().mapToDouble(CopyBaseline.Measurement::rowsPerSecond).max().orElseThrow();
         }
@@ -76,6 +86,11 @@ final class ScaleBench {
                     .mapToLong(Map.Entry::getValue).sum();
         }
 
+        /** The largest of the live-heap samples of the sampled load, if there was one. */
+        Optional<LiveHeapSampler.Sample> peakLiveHeap() {
+            return liveHeap.stream().max(Comparator.comparingLong(LiveHeapSampler.Sample::bytes));
+        }
+
         long workerCalls(String method) {
             return workerCalls.getOrDefault(method, 0L);
         }
@@ -87,8 +102,8 @@ final class ScaleBench {
         Bench.Machine machine = Bench.Machine.describe(options.server(), user);
         System.out.println("machine: " + machine.oneLine());
         List<Long> tables = new ArrayList<>(options.sizes());
-        if (options.warmup() && !tables.contains(WARMUP_ROWS)) {
-            tables.add(0, WARMUP_ROWS);
+        if (options.warmupRows() > 0 && !tables.contains(options.warmupRows())) {
+            tables.add(0, options.warmupRows());
         }
         // All tables first, so that making one (25 M rows take minutes) never falls inside a measurement.
         for (long rows : tables) {
@@ -127,16 +142,18 @@ final class ScaleBench {
             BenchLoadgate.Submitted loaded;
             long peakRss;
             long peakHeap;
+            List<LiveHeapSampler.Sample> liveHeap = List.of();
+            int liveHeapSkipped = 0;
             Map<String, Long> calls = new TreeMap<>();
             try (WorkerProcess worker = WorkerProcess.start(options.cli(), ledger, options.partitions(), WORKER_HEAP,
                     "scale-" + rows)) {
                 System.out.printf("  worker pid %d (-Xmx%s, %d threads)%n", worker.pid(), WORKER_HEAP,
                         options.partitions());
                 try {
-                    if (options.warmup()) {
-                        System.out.printf("  warm-up load of %,d rows (not reported) ...%n", WARMUP_ROWS);
+                    if (options.warmupRows() > 0) {
+                        System.out.printf("  warm-up load of %,d rows (not reported) ...%n", options.warmupRows());
                         ledger.submit("scale warm-up", BenchTable.jobYaml(options.server()
-                                + BenchTable.database(WARMUP_ROWS), "SCALE_WARMUP", "lake.scale_warmup",
+                                + BenchTable.database(options.warmupRows()), "SCALE_WARMUP", "lake.scale_warmup",
                                 options.partitions(), stage.toUri().toString(), "zstd"), BenchTable.DAY.toString());
                     }
                     Map<String, Long> before = worker.ledgerCalls();
@@ -152,6 +169,21 @@ final class ScaleBench {
                     });
                     peakRss = worker.peakRssKib();
                     peakHeap = worker.peakHeapAfterMarkingMib();
+                    if (options.liveHeap()) {
+                        System.out.printf("  the same load again, its live heap sampled every %d s (not timed) ...%n",
+                                LIVE_HEAP_EVERY.toSeconds());
+                        try (LiveHeapSampler sampler = LiveHeapSampler.start(worker.pid(), worker.gcLog(),
+                                LIVE_HEAP_EVERY)) {
+                            BenchLoadgate.Submitted sampled = ledger.submit("scale " + rows + " live heap", BenchTable.jobYaml(sourceUrl,
+                                    "SCALE_" + rows + "_HEAP", "lake.scale_" + rows + "_heap", options.partitions(),
+                                    stage.toUri().toString(), "zstd"), BenchTable.DAY.toString());
+                            liveHeap = sampler.samples();
+                            liveHeapSkipped = sampler.skipped();
+                            timeline(ledger, sampled.end().runId()).forEach(line -> System.out.println("    " + line));
+                            liveHeap.forEach(sample -> System.out.printf("    %s  %,d MiB  %s%n", sample.at(),
+                                    sample.mib(), sample.topClasses()));
+                        }
+                    }
                 } catch (RuntimeException e) {
                     throw new IllegalStateException("the load of " + rows + " rows failed; the worker's output ends: \n"
                             + worker.logTail().orElse("(none)"), e);
@@ -163,6 +195,7 @@ final class ScaleBench {
                 throw new IllegalStateException("the load extracted " + loaded.end().extractedCount() + " of " + rows);
             }
             LedgerRows ledgerRows = ledgerRows(ledger, loaded.end().runId());
+            timeline(ledger, loaded.end().runId()).forEach(line -> System.out.println("    " + line));
             // A lease poll of the stopped worker can still be waiting in the ledger, which would hand it the next
             // run's first dispatch; nothing is submitted until it has surely ended.
             long wait = WorkerProcess.LEASE_WAIT.plusSeconds(2).toNanos() - (System.nanoTime() - stopped);
@@ -170,7 +203,8 @@ final class ScaleBench {
                 Thread.sleep(Duration.ofNanos(wait).toMillis());
             }
             long submitterCalls = loaded.calls().stream().filter(c -> !c.isLeaseWait()).count();
-            return new Size(rows, copies, loaded, peakRss, peakHeap, calls, submitterCalls, ledgerRows, load.summary());
+            return new Size(rows, copies, loaded, peakRss, peakHeap, liveHeap, liveHeapSkipped, calls, submitterCalls, ledgerRows,
+                    load.summary());
         }
     }
 
@@ -178,6 +212,12 @@ final class ScaleBench {
         return ledger.inProcessLedger().database().inTransaction(tx -> tx.queryOne(LEDGER_ROWS,
                 rs -> new LedgerRows(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5)),
                 runId, runId, runId, runId, runId).orElseThrow());
+    }
+
+    /** The run's events, each at its milliseconds since the first: where a load's fixed time goes. */
+    private static List<String> timeline(BenchLoadgate ledger, RunId runId) {
+        return ledger.inProcessLedger().database().inTransaction(tx -> tx.query(TIMELINE,
+                rs -> "%6d ms  %-28s %s".formatted(rs.getLong(1), rs.getString(2), rs.getString(3)), runId));
     }
 
     static String section(ZonedDateTime time, Bench.Machine machine, Options options, List<Size> sizes,
@@ -195,7 +235,8 @@ final class ScaleBench {
                 .append(" partitions by a worker in a JVM of its own (`loadgate worker --threads ")
                 .append(options.partitions()).append("`, bin/loadgate's class path, `-Xmx").append(WORKER_HEAP)
                 .append("`), a new one per size, ")
-                .append(options.warmup() ? "after an unreported warm-up load of %,d rows in it".formatted(WARMUP_ROWS)
+                .append(options.warmupRows() > 0
+                        ? "after an unreported warm-up load of %,d rows in it".formatted(options.warmupRows())
                         : "without a warm-up load")
                 .append("; ledger (embedded PostgreSQL of `").append(options.home())
                 .append("`) and submitter in the bench JVM; Parquet zstd, 1,000,000 rows per chunk.\n\n");
@@ -221,6 +262,9 @@ final class ScaleBench {
                             r.dispatches(), r.validations(), r.total(), s.loadAverage()));
         }
         out.append('\n').append(verdicts(sizes)).append("\n\n");
+        if (sizes.stream().anyMatch(s -> s.peakLiveHeap().isPresent())) {
+            out.append(liveHeap(sizes));
+        }
         out.append("Worker ledger calls by method (the measured load only; `leaseDispatches` are long polls, not"
                 + " counted above):\n\n| call |");
         sizes.forEach(s -> out.append(" %,d rows |".formatted(s.rows())));
@@ -237,6 +281,46 @@ final class ScaleBench {
                 .map(c -> "%,.0f".formatted(c.rowsPerSecond())).collect(Collectors.joining(", ")))).collect(
                 Collectors.joining("; "))).append(" rows/s.\n\n");
         return out.toString();
+    }
+
+    /**
+     * The reachable heap of a second, untimed load of each size, sampled by full collections: unlike RSS and the heap
+     * after a marking it does not follow how much garbage G1 lets pile up, so a structure that grows with the rows
+     * shows here.
+     */
+    private static String liveHeap(List<Size> sizes) {
+        StringBuilder out = new StringBuilder(("The worker's reachable heap in a second load of each size (untimed),"
+                + " by `jcmd PID GC.class_histogram` every %d s (a full collection each; a histogram whose collection"
+                + " the gc log does not show, taken while a JNI critical region held the collector off, is left out as"
+                + " skipped: it counts garbage):\n\n").formatted(LIVE_HEAP_EVERY.toSeconds()));
+        out.append("| rows | samples (skipped) | median | peak | the peak's largest classes (MiB) |\n"
+                + "|---:|---:|---:|---:|---|\n");
+        for (Size s : sizes) {
+            List<Long> mib = s.liveHeap().stream().map(LiveHeapSampler.Sample::mib).sorted().toList();
+            s.peakLiveHeap().ifPresent(peak -> out.append("| %,d | %d (%d) | %,d MiB | %,d MiB | %s |\n".formatted(
+                    s.rows(), mib.size(), s.liveHeapSkipped(), mib.get(mib.size() / 2), peak.mib(),
+                    String.join(", ", peak.topClasses()).replace("|", "\\|"))));
+        }
+        long last = peakLiveHeapMib(sizes.get(sizes.size() - 1));
+        out.append("\nPeak reachable heap: the largest size at %s the smallest's".formatted(
+                ratio(last, peakLiveHeapMib(sizes.get(0)))));
+        if (sizes.size() > 2) {
+            // A size whose partitions are smaller than a chunk writes smaller chunks, and a chunk's pages are what
+            // the writer holds: the next smaller size shows growth with the rows alone.
+            out.append(", at %s the next smaller size's".formatted(
+                    ratio(last, peakLiveHeapMib(sizes.get(sizes.size() - 2)))));
+        }
+        out.append(".\n\n");
+        return out.toString();
+    }
+
+    private static long peakLiveHeapMib(Size size) {
+        return size.peakLiveHeap().map(LiveHeapSampler.Sample::mib).orElse(0L);
+    }
+
+    private static String ratio(long mib, long baseMib) {
+        return "%.2f× (%s)".formatted((double) mib / Math.max(1, baseMib),
+                mib <= baseMib * (1 + PER_ROW_TOLERANCE) ? "flat within 15%" : "**grows**");
     }
 
     /**
@@ -287,7 +371,8 @@ final class ScaleBench {
         Path home = Path.of("/tmp/loadgate-bench");
         Path results = Path.of("bench/RESULTS.md");
         String server = "jdbc:postgresql://127.0.0.1:5432/";
-        boolean warmup = true;
+        long warmupRows = WARMUP_ROWS;
+        boolean liveHeap = true;
         Path cli = Path.of("loadgate-cli/target");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -297,17 +382,19 @@ final class ScaleBench {
                 case "--home" -> home = Path.of(args[++i]).toAbsolutePath();
                 case "--results" -> results = Path.of(args[++i]);
                 case "--server" -> server = args[++i].endsWith("/") ? args[i] : args[i] + "/";
-                case "--no-warmup" -> warmup = false;
+                case "--no-warmup" -> warmupRows = 0;
+                case "--warmup-rows" -> warmupRows = Long.parseLong(args[++i]);
+                case "--no-live-heap" -> liveHeap = false;
                 case "--cli" -> cli = Path.of(args[++i]);
                 default -> {
                     System.err.println("""
                             usage: bench/run --scale [--sizes 1000000,5000000,25000000] [--partitions 2] [--home DIR]
                                                      [--results FILE] [--server URL] [--no-warmup]
-                                                     [--cli loadgate-cli/target]""");
+                                                     [--warmup-rows 1000000] [--no-live-heap] [--cli loadgate-cli/target]""");
                     System.exit(2);
                 }
             }
         }
-        return new Options(sizes, partitions, home, results, server, warmup, cli.toAbsolutePath());
+        return new Options(sizes, partitions, home, results, server, warmupRows, liveHeap, cli.toAbsolutePath());
     }
 }

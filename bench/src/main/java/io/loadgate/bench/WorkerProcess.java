@@ -67,8 +67,13 @@ final class WorkerProcess implements AutoCloseable {
         Path gcLog = home.resolve("worker-" + node + "-gc.log");
         Files.deleteIfExists(gcLog);
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx" + maxHeap, "-Xlog:gc:file=" + gcLog, "-cp",
-                jar + ":" + cliTarget.resolve("lib") + "/*", "io.loadgate.cli.Main", "worker",
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx" + maxHeap, "-Xlog:gc:file=" + gcLog));
+        // A profiler for the worker, as BENCH_JAVA_OPTS is for the bench JVM ("%n" becomes the worker's node).
+        String workerOptions = System.getenv().getOrDefault("BENCH_WORKER_JAVA_OPTS", "").replace("%n", node);
+        if (!workerOptions.isBlank()) {
+            command.addAll(List.of(workerOptions.trim().split("\\s+")));
+        }
+        command.addAll(List.of("-cp", jar + ":" + cliTarget.resolve("lib") + "/*", "io.loadgate.cli.Main", "worker",
                 "--ledger", ledger.ledgerUrl(), "--token-file", tokens.toString(), "--threads",
                 Integer.toString(threads), "--node", node, "--grace", "10", "--metrics-port", "0"));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
@@ -98,6 +103,11 @@ final class WorkerProcess implements AutoCloseable {
             Thread.sleep(100);
         }
         throw new IllegalStateException("the worker did not start within " + READY_WITHIN + ": " + log);
+    }
+
+    /** The worker's {@code -Xlog:gc} file. */
+    Path gcLog() {
+        return gcLog;
     }
 
     long pid() {
