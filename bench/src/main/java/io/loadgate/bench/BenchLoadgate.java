@@ -243,6 +243,20 @@ final class BenchLoadgate implements AutoCloseable {
                 : SourceMetricsTiming.valueOf(timing.trim().toUpperCase(java.util.Locale.ROOT));
     }
 
+    /**
+     * The table jobs' {@code staging.compression_level}: {@code BENCH_COMPRESSION_LEVEL} (zstd's 1 to 22), or empty for
+     * the codec's default (3), so that one build can compare the levels.
+     */
+    static Optional<Integer> compressionLevel() {
+        String level = System.getenv("BENCH_COMPRESSION_LEVEL");
+        return level == null || level.isBlank() ? Optional.empty() : Optional.of(Integer.valueOf(level.trim()));
+    }
+
+    /** "zstd" or "zstd level N", as a report names the staged files' codec. */
+    static String codecName() {
+        return compressionLevel().map(level -> "zstd level " + level).orElse("zstd (its default level, 3)");
+    }
+
     /** Whether the last table load's manifest carried the source metrics (how {@code auto} resolved). */
     static boolean lastManifestCarriedMetrics() {
         return metricsInManifest;

@@ -147,7 +147,7 @@ final class BenchTable {
                   business_key_column: business_day
                 staging:
                   root: "%s"
-                  compression: %s
+                  compression: %s%s
                 validation:
                   sum: [amount, qty]
                   min: [amount, created_at]
@@ -158,6 +158,7 @@ final class BenchTable {
                   mode: FAIL
                 """.formatted(jobKey, sourceUrl, TABLE, partitions,
                         BenchLoadgate.metricsTiming().name().toLowerCase(java.util.Locale.ROOT), targetTable, stageRoot,
-                        compression);
+                        compression, BenchLoadgate.compressionLevel().map(level -> "\n  compression_level: " + level)
+                                .orElse(""));
     }
 }

@@ -239,7 +239,13 @@ final class ScaleBench {
                         ? "after an unreported warm-up load of %,d rows in it".formatted(options.warmupRows())
                         : "without a warm-up load")
                 .append("; ledger (embedded PostgreSQL of `").append(options.home())
-                .append("`) and submitter in the bench JVM; Parquet zstd, 1,000,000 rows per chunk.\n\n");
+                .append("`) and submitter in the bench JVM; Parquet " + BenchLoadgate.codecName() + ", 1,000,000 rows per chunk.");
+        String workerOptions = System.getenv().getOrDefault("BENCH_WORKER_JAVA_OPTS", "");
+        if (!workerOptions.isBlank()) {
+            out.append(" The workers' JVMs also had `").append(workerOptions.trim())
+                    .append("` (after `-Xmx").append(WORKER_HEAP).append("`: a later `-Xmx` wins).");
+        }
+        out.append("\n\n");
         out.append("| rows | wall (submit → SUCCESS) | rows/s | COPY rows/s (best of 3) | × COPY | ns per row |"
                 + " per row ÷ mean | plan / extract / after (s) | worker peak RSS | worker heap after marking, peak"
                 + " | ledger calls (of them heartbeats)"
@@ -302,15 +308,17 @@ final class ScaleBench {
                     String.join(", ", peak.topClasses()).replace("|", "\\|"))));
         }
         long last = peakLiveHeapMib(sizes.get(sizes.size() - 1));
-        out.append("\nPeak reachable heap: the largest size at %s the smallest's".formatted(
+        out.append("\nPeak reachable heap of the largest size: %s the smallest's".formatted(
                 ratio(last, peakLiveHeapMib(sizes.get(0)))));
         if (sizes.size() > 2) {
             // A size whose partitions are smaller than a chunk writes smaller chunks, and a chunk's pages are what
             // the writer holds: the next smaller size shows growth with the rows alone.
-            out.append(", at %s the next smaller size's".formatted(
+            out.append(", %s the next smaller size's".formatted(
                     ratio(last, peakLiveHeapMib(sizes.get(sizes.size() - 2)))));
         }
-        out.append(".\n\n");
+        // The moments when both writers hold a nearly full chunk recur once per chunk: a longer load is sampled
+        // more often, so its largest sample comes nearer to that moment's size.
+        out.append(" (a longer load has more samples, so its peak is the largest of more).\n\n");
         return out.toString();
     }
 
@@ -319,8 +327,8 @@ final class ScaleBench {
     }
 
     private static String ratio(long mib, long baseMib) {
-        return "%.2f× (%s)".formatted((double) mib / Math.max(1, baseMib),
-                mib <= baseMib * (1 + PER_ROW_TOLERANCE) ? "flat within 15%" : "**grows**");
+        return "%.2f×%s".formatted((double) mib / Math.max(1, baseMib),
+                mib <= baseMib * (1 + PER_ROW_TOLERANCE) ? "" : " (**more than 15% above**)");
     }
 
     /**

@@ -97,11 +97,14 @@ public final class ChunkWriter {
 
     /** A Parquet appender of Iceberg generic records, as every staged file is written. */
     static FileAppender<Record> appender(DigestingOutputFile file, Schema schema, StagingSpec staging) throws IOException {
-        return Parquet.write(file)
+        Parquet.WriteBuilder writer = Parquet.write(file)
                 .schema(schema)
                 .createWriterFunc(ChunkRecordWriter::create)
-                .set(TableProperties.PARQUET_COMPRESSION, staging.compression().icebergName())
-                .build();
+                .set(TableProperties.PARQUET_COMPRESSION, staging.compression().icebergName());
+        if (staging.compressionLevel() != null) {
+            writer.set(TableProperties.PARQUET_COMPRESSION_LEVEL, staging.compressionLevel().toString());
+        }
+        return writer.build();
     }
 
     private void deleteQuietly(Path path, Exception failure) {

@@ -123,6 +123,20 @@ class JobSpecLoaderTest {
     }
 
     @Test
+    void aCompressionLevelIsOptionalAndWithinItsCodecsLevels() throws IOException {
+        String zstd = VALID.replace("compression: snappy", "compression: zstd\n  compression_level: 1");
+        assertThat(JobSpecLoader.load(write(zstd)).staging().compressionLevel()).isEqualTo(1);
+        assertThat(JobSpecLoader.load(write(VALID)).staging().compressionLevel()).as("the codec's default").isNull();
+
+        assertOneLine(zstd.replace("compression_level: 1", "compression_level: 23"), ":",
+                "staging.compression_level for zstd must be one of its levels (1 to 22), got 23");
+        assertOneLine(VALID.replace("compression: snappy", "compression: snappy\n  compression_level: 3"), ":",
+                "staging.compression_level for snappy must be one of its levels (none), got 3");
+        assertOneLine(VALID.replace("compression: snappy", "compression: gzip\n  compression_level: 0"), ":",
+                "staging.compression_level for gzip must be one of its levels (1 to 9), got 0");
+    }
+
+    @Test
     void invalidValuesNameTheKey() throws IOException {
         assertOneLine(VALID.replace("ORDERS_DAILY", "orders-daily"), ":", "job_key must match ^[A-Z0-9_]{1,200}$, got 'orders-daily'");
         assertOneLine(VALID.replace("  table: public.orders\n", ""), ":", "source: source needs exactly one of table and query");

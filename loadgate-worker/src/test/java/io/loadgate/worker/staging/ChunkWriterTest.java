@@ -166,6 +166,22 @@ class ChunkWriterTest {
     }
 
     @Test
+    void aCompressionLevelIsTheCodecsLevel() throws IOException {
+        List<Record> rows = records(20_000);
+        URI fast = dir.resolve("fast").toUri();
+        URI small = dir.resolve("small").toUri();
+        StagedChunk atOne = new ChunkWriter(HADOOP, fast, SCHEMA, new StagingSpec(fast, 100_000, Compression.ZSTD, 1))
+                .writePartition(new ChunkNaming("0000", 1, TOKEN), rows.iterator()).get(0);
+        StagedChunk atNineteen = new ChunkWriter(HADOOP, small, SCHEMA,
+                new StagingSpec(small, 100_000, Compression.ZSTD, 19))
+                .writePartition(new ChunkNaming("0000", 1, TOKEN), rows.iterator()).get(0);
+
+        assertThat(codecs(atOne.path())).containsOnly(CompressionCodecName.ZSTD);
+        assertThat(atNineteen.byteCount()).as("the same rows, compressed harder").isLessThan(atOne.byteCount());
+        assertThat(atNineteen.recordCount()).isEqualTo(atOne.recordCount()).isEqualTo(20_000);
+    }
+
+    @Test
     void noRowsGiveNoChunkAndNoFile() throws IOException {
         URI runDirectory = dir.resolve("run").toUri();
         ChunkWriter writer = new ChunkWriter(HADOOP, runDirectory, SCHEMA, new StagingSpec(runDirectory, 10, Compression.ZSTD));
