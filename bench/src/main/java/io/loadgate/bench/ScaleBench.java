@@ -62,8 +62,7 @@ final class ScaleBench {
     /** One size: its COPY passes, its load, the worker's peak RSS, heap and ledger calls, the run's ledger rows. */
     record Size(long rows, List<CopyBaseline.Measurement> copies, BenchLoadgate.Submitted load, long peakRssKib,
                 long peakHeapAfterMarkingMib, List<LiveHeapSampler.Sample> liveHeap, int liveHeapSkipped,
-                Map<String, Long> workerCalls,
-                long submitterCalls, LedgerRows ledgerRows, String loadAverage) {
+                Map<String, Long> workerCalls, long submitterCalls, LedgerRows ledgerRows, String loadAverage) {
         double copyRowsPerSecond() {
             return copies.stream().mapToDouble(CopyBaseline.Measurement::rowsPerSecond).max().orElseThrow();
         }
@@ -174,9 +173,10 @@ final class ScaleBench {
                                 LIVE_HEAP_EVERY.toSeconds());
                         try (LiveHeapSampler sampler = LiveHeapSampler.start(worker.pid(), worker.gcLog(),
                                 LIVE_HEAP_EVERY)) {
-                            BenchLoadgate.Submitted sampled = ledger.submit("scale " + rows + " live heap", BenchTable.jobYaml(sourceUrl,
-                                    "SCALE_" + rows + "_HEAP", "lake.scale_" + rows + "_heap", options.partitions(),
-                                    stage.toUri().toString(), "zstd"), BenchTable.DAY.toString());
+                            BenchLoadgate.Submitted sampled = ledger.submit("scale " + rows + " live heap",
+                                    BenchTable.jobYaml(sourceUrl, "SCALE_" + rows + "_HEAP",
+                                            "lake.scale_" + rows + "_heap", options.partitions(),
+                                            stage.toUri().toString(), "zstd"), BenchTable.DAY.toString());
                             liveHeap = sampler.samples();
                             liveHeapSkipped = sampler.skipped();
                             timeline(ledger, sampled.end().runId()).forEach(line -> System.out.println("    " + line));
@@ -203,8 +203,8 @@ final class ScaleBench {
                 Thread.sleep(Duration.ofNanos(wait).toMillis());
             }
             long submitterCalls = loaded.calls().stream().filter(c -> !c.isLeaseWait()).count();
-            return new Size(rows, copies, loaded, peakRss, peakHeap, liveHeap, liveHeapSkipped, calls, submitterCalls, ledgerRows,
-                    load.summary());
+            return new Size(rows, copies, loaded, peakRss, peakHeap, liveHeap, liveHeapSkipped, calls, submitterCalls,
+                    ledgerRows, load.summary());
         }
     }
 
@@ -239,7 +239,8 @@ final class ScaleBench {
                         ? "after an unreported warm-up load of %,d rows in it".formatted(options.warmupRows())
                         : "without a warm-up load")
                 .append("; ledger (embedded PostgreSQL of `").append(options.home())
-                .append("`) and submitter in the bench JVM; Parquet " + BenchLoadgate.codecName() + ", 1,000,000 rows per chunk.");
+                .append("`) and submitter in the bench JVM; Parquet ").append(BenchLoadgate.codecName())
+                .append(", 1,000,000 rows per chunk.");
         String workerOptions = System.getenv().getOrDefault("BENCH_WORKER_JAVA_OPTS", "");
         if (!workerOptions.isBlank()) {
             out.append(" The workers' JVMs also had `").append(workerOptions.trim())
