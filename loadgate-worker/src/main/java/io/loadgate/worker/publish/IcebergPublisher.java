@@ -3,10 +3,15 @@ package io.loadgate.worker.publish;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.publish.PublishOutcome.ErrorCode;
+import io.loadgate.worker.validation.DataFileInput;
+import io.loadgate.worker.validation.ParquetFiles;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
@@ -27,6 +32,7 @@ import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.parquet.ParquetUtil;
+import org.apache.parquet.hadoop.ParquetFileReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -218,7 +224,14 @@ public final class IcebergPublisher {
             throw new IllegalStateException("staged file " + file.location() + " has " + length
                     + " bytes but the ledger recorded " + file.byteCount());
         }
-        Metrics metrics = ParquetUtil.fileMetrics(input, config);
+        Metrics metrics;
+        // Iceberg's ParquetUtil.fileMetrics, but opened without a new Hadoop Configuration per file (ParquetFiles).
+        try (ParquetFileReader reader = ParquetFiles.open(DataFileInput.of(input).parquet())) {
+            metrics = ParquetUtil.footerMetrics(reader.getFooter(), Stream.empty(), config);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the footer of staged file " + file.location() + ": "
+                    + e.getMessage(), e);
+        }
         if (metrics.recordCount() == null || metrics.recordCount() != file.recordCount()) {
             throw new IllegalStateException("staged file " + file.location() + " holds " + metrics.recordCount()
                     + " records but the ledger recorded " + file.recordCount());

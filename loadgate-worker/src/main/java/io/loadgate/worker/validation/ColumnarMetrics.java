@@ -134,7 +134,7 @@ final class ColumnarMetrics {
      */
     boolean measure(InputFile file, MetricCalculator calculator) throws IOException {
         requireNonNull(calculator, "calculator is null");
-        try (ParquetFileReader reader = ParquetFileReader.open(file)) {
+        try (ParquetFileReader reader = ParquetFiles.open(file)) {
             MessageType fileSchema = reader.getFileMetaData().getSchema();
             List<org.apache.parquet.schema.Type> projected = new ArrayList<>();
             for (Planned planned : columns) {

@@ -46,7 +46,7 @@ public final class StagedFilesReader {
     public Schema schemaOf(URI file) {
         FileSystem fs = StagingFileSystems.forUri(file, hadoop);
         Path path = new Path(file);
-        try (ParquetFileReader reader = ParquetFileReader.open(org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(path, fs.getConf()))) {
+        try (ParquetFileReader reader = ParquetFiles.open(org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(path, fs.getConf()))) {
             return ParquetSchemaUtil.convert(reader.getFooter().getFileMetaData().getSchema());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the footer of " + file + ": " + e.getMessage(), e);

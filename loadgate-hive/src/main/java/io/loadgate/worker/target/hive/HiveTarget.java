@@ -21,6 +21,7 @@ import io.loadgate.worker.target.TableSnapshot;
 import io.loadgate.worker.target.Target;
 import io.loadgate.worker.target.TargetException;
 import io.loadgate.worker.validation.MetricSet;
+import io.loadgate.worker.validation.ParquetFiles;
 import io.loadgate.worker.validation.StagedFilesReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -639,7 +640,7 @@ final class HiveTarget implements Target {
     private long rowCount(List<URI> files) {
         long rows = 0;
         for (URI file : files) {
-            try (ParquetFileReader reader = ParquetFileReader.open(HadoopInputFile.fromPath(new Path(file), hadoop))) {
+            try (ParquetFileReader reader = ParquetFiles.open(HadoopInputFile.fromPath(new Path(file), hadoop))) {
                 rows += reader.getRecordCount();
             } catch (IOException e) {
                 throw new TargetException("cannot read " + file + ": " + e.getMessage(), e);
