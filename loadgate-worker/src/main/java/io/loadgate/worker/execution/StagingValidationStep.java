@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.apache.iceberg.Schema;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -97,17 +98,17 @@ final class StagingValidationStep {
         List<URI> dataFiles = new ArrayList<>();
         List<URI> rejectFiles = new ArrayList<>();
         for (StagedFile file : started.files()) {
-            beats.checkAlive();
-            URI uri = URI.create(file.hdfsPath());
-            (file.kind() == ChunkKind.REJECTS ? rejectFiles : dataFiles).add(uri);
-            if (file.checksum() != null) {
-                String actual = reader.sha256(uri);
-                if (!file.checksum().equals(actual)) {
-                    metrics.add(new Metric("CHECKSUM:" + file.partitionId() + ":" + file.chunkIndex(),
-                            file.checksum(), actual, null, MetricResult.FAIL, Map.of("hdfsPath", file.hdfsPath())));
-                }
-            }
+            (file.kind() == ChunkKind.REJECTS ? rejectFiles : dataFiles).add(URI.create(file.hdfsPath()));
         }
+        // Hashing reads every byte of every file (26 files of 15 MB for the bench's 25,000,000 rows): one file per
+        // core at a time, as the target check hashes them, rather than one after another.
+        metrics.addAll(started.files().parallelStream().filter(file -> file.checksum() != null).map(file -> {
+            beats.checkAlive();
+            String actual = reader.sha256(URI.create(file.hdfsPath()));
+            return file.checksum().equals(actual) ? null : new Metric("CHECKSUM:" + file.partitionId() + ":"
+                    + file.chunkIndex(), file.checksum(), actual, null, MetricResult.FAIL,
+                    Map.<String, Object>of("hdfsPath", file.hdfsPath()));
+        }).filter(Objects::nonNull).toList());
         Map<String, String> source = started.sourceMetrics();
         boolean mapped = run.job().transform().mapper() != null;
         if (mapped) {

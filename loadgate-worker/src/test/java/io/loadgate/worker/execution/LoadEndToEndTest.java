@@ -33,6 +33,7 @@ import java.util.stream.Stream;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -363,6 +364,43 @@ class LoadEndToEndTest {
         assertThat(run.status()).isEqualTo(RunStatus.FAILED_TARGET_VALIDATION);
         assertThat(run.errorMessage()).contains("FAIL TARGET_FILES").doesNotContain("TARGET_COUNT")
                 .doesNotContain("TARGET_READABLE");
+    }
+
+    /**
+     * Staging validation hashes every committed file (one file per core at a time) against the SHA-256 its chunk report
+     * carried: a staged file changed in place after its report (same name, size and rows) fails the run and is
+     * never published.
+     */
+    @Test
+    void aStagedFileChangedInPlaceAfterItsReportFailsStagingValidation() throws Exception {
+        harness = new LoadHarness(dir, RecoveryMode.FAIL);
+        harness.addRows(DAY, 1, 6_000);
+        harness.startWorker(2, EnumSet.of(DispatchType.EXTRACT_PARTITION));
+        RunSubmitter.Submission submission = harness.submit(harness.jobYaml("ITEMS", 3), DAY);
+        assertThat(harness.waitFor(submission.runId(), RunStatus.EXTRACTED_VALIDATED).status())
+                .isEqualTo(RunStatus.EXTRACTED_VALIDATED);
+
+        var staged = harness.client.files(submission.runId());
+        // Three ranges of ids and the partition of null ids, a chunk each.
+        assertThat(staged).hasSize(4);
+        var changed = staged.get(1);
+        Path victim = Path.of(java.net.URI.create(changed.hdfsPath()).getPath());
+        byte[] bytes = Files.readAllBytes(victim);
+        int at = new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1).lastIndexOf("parquet-");
+        assertThat(at).isPositive();
+        bytes[at] = (byte) 'P';
+        Files.write(victim, bytes);
+        harness.startWorker(2, EnumSet.complementOf(EnumSet.of(DispatchType.EXTRACT_PARTITION)));
+        RunView run = harness.follow(submission);
+
+        assertThat(run.status()).isEqualTo(RunStatus.FAILED_STAGE_VALIDATION);
+        assertThat(run.errorMessage()).contains("CHECKSUM:" + changed.partitionId() + ":" + changed.chunkIndex())
+                .doesNotContain("CHECKSUM:" + staged.get(0).partitionId() + ":" + staged.get(0).chunkIndex())
+                .doesNotContain("STAGE_COUNT");
+        Catalog catalog = harness.catalog.catalog();
+        TableIdentifier table = TableIdentifier.parse(LoadHarness.TABLE);
+        assertThat(catalog.tableExists(table) && catalog.loadTable(table).currentSnapshot() != null)
+                .as("nothing published").isFalse();
     }
 
     private List<String> publishedFiles() {
