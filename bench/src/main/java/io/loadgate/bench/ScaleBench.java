@@ -19,11 +19,11 @@ import java.util.stream.Stream;
 
 /**
  * The issue 14 scale benchmark ({@code bench/run --scale}): the bench table at 1,000,000, 5,000,000 and 25,000,000
- * rows (each size its own database, as {@code --rows} makes them), each loaded once through the real path by a worker
+ * rows (each size its own database, as {@code --rows} makes them), each loaded through the real path by a worker
  * in a JVM of its own with {@code -Xmx1g} ({@link WorkerProcess}, one per size, so that its peak RSS is that size's),
- * the ledger and the submitter in this JVM. Beside each load: the COPY ceiling of the same size, measured around it,
- * the 1-minute load average while it ran, and the ledger's rows of the run, which must grow with the chunks, not the
- * rows. Whole-load time per row should stay within ±15% across the sizes and the worker's peak RSS flat.
+ * three times after its warm-ups (the median reported), the ledger and the submitter in this JVM. Beside each size:
+ * the COPY ceiling of the same size, measured around it, the 1-minute load average while it ran, and the ledger's
+ * rows of the run, which must grow with the chunks, not the rows. Whole-load time per row should stay within ±15% across the sizes and the worker's peak RSS flat.
  */
 final class ScaleBench {
     static final List<Long> SIZES = List.of(1_000_000L, 5_000_000L, 25_000_000L);

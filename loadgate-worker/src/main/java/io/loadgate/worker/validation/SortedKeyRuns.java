@@ -24,6 +24,11 @@ import java.util.PriorityQueue;
  * writing runs a byte per key (bench/RESULTS.md, 2026-12-02), and an overlap still merges it value by value. A
  * buffer of a few such stretches (a file load's chunk: the lines of several files, each a range of ids) is kept as
  * several intervals; two partitions' chunks then interleave by range without sharing a key, and nothing is merged.
+ * Keys that arrive as a long stretch of consecutive values never enter the buffer: the stretch becomes its interval
+ * as it ends. A partition read by a table scan gives its chunk's keys as one or two such stretches (two when the
+ * server's synchronized scans start mid-table and wrap), and buffering and sorting a million of them was two thirds
+ * of a staging validation's CPU (JFR, bench/RESULTS.md, 2026-12-03). A buffer filled in ascending order is not
+ * sorted again.
  * Not thread-safe; sets filled apart are united with {@link #addAll}.
  */
 final class SortedKeyRuns {
@@ -34,6 +39,11 @@ final class SortedKeyRuns {
      * either, its keys are written, so the intervals in memory stay a few per chunk and per full buffer.
      */
     static final int MAX_INTERVALS = 64;
+    /**
+     * The fewest consecutive keys arriving in order that become an interval without the buffer; a shorter stretch
+     * goes into the buffer. Large enough that the intervals kept this way are at most one per 4,096 keys.
+     */
+    static final int MIN_STRETCH = 1 << 12;
     private static final int FIRST_BUFFER = 1 << 12;
 
     private final int runLength;
@@ -42,6 +52,12 @@ final class SortedKeyRuns {
     private int size;
     // Whether buffer[0, size) is sorted and free of repeats (it is after compact(), until the next add).
     private boolean compacted = true;
+    // Whether buffer[0, size) is in ascending order (repeats allowed), so that compacting need not sort it.
+    private boolean ascending = true;
+    // The keys added last, when they are consecutive ascending values: stretchFirst..stretchLast, not in the buffer.
+    private long stretchFirst;
+    private long stretchLast;
+    private long stretchLength;
     private SpillFile spill;
 
     SortedKeyRuns() {
@@ -57,12 +73,46 @@ final class SortedKeyRuns {
     }
 
     void add(long value) {
+        if (stretchLength > 0 && stretchLast != Long.MAX_VALUE && value == stretchLast + 1) {
+            stretchLast = value;
+            stretchLength++;
+            return;
+        }
+        endStretch();
+        stretchFirst = value;
+        stretchLast = value;
+        stretchLength = 1;
+    }
+
+    /** Ends the stretch of consecutive keys being added: its interval when it is long, else its keys buffered. */
+    private void endStretch() {
+        if (stretchLength == 0) {
+            return;
+        }
+        long length = stretchLength;
+        stretchLength = 0;
+        if (length >= MIN_STRETCH) {
+            runs.add(new Run(stretchFirst, stretchLast, length, null, 0, true));
+            return;
+        }
+        for (long key = stretchFirst; ; key++) {
+            buffer(key);
+            if (key == stretchLast) {
+                return;
+            }
+        }
+    }
+
+    private void buffer(long value) {
         if (size == buffer.length) {
             if (buffer.length < runLength) {
                 buffer = Arrays.copyOf(buffer, Math.min(runLength, buffer.length * 2));
             } else {
                 runOut();
             }
+        }
+        if (size > 0 && value < buffer[size - 1]) {
+            ascending = false;
         }
         buffer[size++] = value;
         compacted = false;
@@ -73,6 +123,7 @@ final class SortedKeyRuns {
      * rather than the one that later {@link #addAll unites} it with others.
      */
     void settle() {
+        endStretch();
         runOut();
         // A settled set may wait a while to be united (a part measured early, behind a slow one): an emptied
         // buffer goes back to its first size rather than keeping a chunk's 8 MiB.
@@ -83,6 +134,7 @@ final class SortedKeyRuns {
 
     /** Unites {@code other}'s keys with these; {@code other} is not to be used afterwards. */
     void addAll(SortedKeyRuns other) {
+        other.endStretch();
         runs.addAll(other.runs);
         for (int i = 0; i < other.size; i++) {
             add(other.buffer[i]);
@@ -91,6 +143,7 @@ final class SortedKeyRuns {
 
     /** The number of distinct values added so far. Adding may go on afterwards. */
     long count() {
+        endStretch();
         compact();
         List<Run> all = new ArrayList<>(runs);
         if (size > 0) {
@@ -146,7 +199,10 @@ final class SortedKeyRuns {
         if (compacted) {
             return;
         }
-        Arrays.sort(buffer, 0, size);
+        if (!ascending) {
+            Arrays.sort(buffer, 0, size);
+            ascending = true;
+        }
         int unique = size == 0 ? 0 : 1;
         for (int i = 1; i < size; i++) {
             if (buffer[i] != buffer[unique - 1]) {

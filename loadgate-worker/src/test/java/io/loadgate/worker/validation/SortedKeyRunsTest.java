@@ -112,6 +112,60 @@ class SortedKeyRunsTest {
     }
 
     @Test
+    void aChunkReadFromTheMiddleOfItsRangeAndWrappedCountsAsItsRange() {
+        // A table scan that joined another mid-table: the partition's keys from the middle to its end, then from its
+        // start; a long stretch of consecutive keys becomes its interval as it ends.
+        SortedKeyRuns chunk = new SortedKeyRuns(RUN);
+        for (long k = 600_000; k < 1_000_000; k++) {
+            chunk.add(k);
+        }
+        for (long k = 500_000; k < 600_000; k++) {
+            chunk.add(k);
+        }
+        chunk.settle();
+        assertThat(chunk.spilled()).isFalse();
+        assertThat(chunk.count()).isEqualTo(500_000);
+        // Repeats of keys inside the intervals, one in a stretch too short to be an interval, the largest long after
+        // a stretch ending at it (its successor overflows, so no stretch continues past it).
+        for (long k = 599_990; k < 600_010; k++) {
+            chunk.add(k);
+        }
+        chunk.add(Long.MAX_VALUE - 1);
+        chunk.add(Long.MAX_VALUE);
+        chunk.add(Long.MIN_VALUE);
+        chunk.add(Long.MIN_VALUE + 1);
+        assertThat(chunk.count()).isEqualTo(500_004);
+    }
+
+    @Test
+    void stretchesLongAndShortOverlappingAndInterleavedMatchAHashSet() {
+        Random random = new Random(17);
+        SortedKeyRuns keys = new SortedKeyRuns(RUN);
+        Set<Long> expected = new HashSet<>();
+        for (int stretch = 0; stretch < 120; stretch++) {
+            long start = random.nextInt(200_000);
+            // Around the length that makes an interval without the buffer, and ascending keys with gaps.
+            int length = SortedKeyRuns.MIN_STRETCH - 2 + random.nextInt(5) + (stretch % 7 == 0 ? 9_000 : 0);
+            int step = stretch % 5 == 0 ? 3 : 1;
+            for (int i = 0; i < length; i++) {
+                long k = start + (long) i * step;
+                keys.add(k);
+                expected.add(k);
+                if (random.nextInt(5_000) == 0) {
+                    long repeat = start + random.nextInt(i + 1);
+                    keys.add(repeat);
+                    expected.add(repeat);
+                }
+            }
+            if (stretch % 30 == 29) {
+                assertThat(keys.count()).isEqualTo(expected.size());
+            }
+        }
+        keys.settle();
+        assertThat(keys.count()).isEqualTo(expected.size());
+    }
+
+    @Test
     void aDuplicateAcrossTwoSpilledRunsIsCountedOnce() {
         SortedKeyRuns keys = new SortedKeyRuns(RUN);
         for (long k = 0; k < 1_000; k++) {
