@@ -29,6 +29,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.Callable;
 import org.apache.iceberg.Schema;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -102,13 +103,16 @@ final class StagingValidationStep {
         }
         // Hashing reads every byte of every file (26 files of 15 MB for the bench's 25,000,000 rows): one file per
         // core at a time, as the target check hashes them, rather than one after another.
-        metrics.addAll(started.files().parallelStream().filter(file -> file.checksum() != null).map(file -> {
-            beats.checkAlive();
-            String actual = reader.sha256(URI.create(file.hdfsPath()));
-            return file.checksum().equals(actual) ? null : new Metric("CHECKSUM:" + file.partitionId() + ":"
-                    + file.chunkIndex(), file.checksum(), actual, null, MetricResult.FAIL,
-                    Map.<String, Object>of("hdfsPath", file.hdfsPath()));
-        }).filter(Objects::nonNull).toList());
+        List<Callable<Metric>> checks = started.files().stream().filter(file -> file.checksum() != null)
+                .<Callable<Metric>>map(file -> () -> {
+                    beats.checkAlive();
+                    String actual = reader.sha256(URI.create(file.hdfsPath()));
+                    return file.checksum().equals(actual) ? null : new Metric("CHECKSUM:" + file.partitionId() + ":"
+                            + file.chunkIndex(), file.checksum(), actual, null, MetricResult.FAIL,
+                            Map.of("hdfsPath", file.hdfsPath()));
+                }).toList();
+        ParallelMetrics.inParallel(checks, ParallelMetrics.defaultParallelism()).stream().filter(Objects::nonNull)
+                .forEach(metrics::add);
         Map<String, String> source = started.sourceMetrics();
         boolean mapped = run.job().transform().mapper() != null;
         if (mapped) {

@@ -33,6 +33,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Schema;
@@ -205,9 +206,11 @@ final class IcebergTarget implements Target {
             Map<String, String> ledgerChecksums = new HashMap<>();
             ledgerFiles.stream().filter(f -> f.checksum() != null)
                     .forEach(f -> ledgerChecksums.put(f.location(), f.checksum()));
-            List<StagedFile> files = scan.tasks().parallelStream().map(t -> new StagedFile(t.file().location(),
-                    t.file().recordCount(), t.file().fileSizeInBytes(), ledgerChecksums.containsKey(t.file().location())
-                    ? sha256(table, t.file().location()) : null)).toList();
+            List<StagedFile> files = ParallelMetrics.inParallel(scan.tasks().stream()
+                    .<Callable<StagedFile>>map(t -> () -> new StagedFile(t.file().location(), t.file().recordCount(),
+                            t.file().fileSizeInBytes(), ledgerChecksums.containsKey(t.file().location())
+                            ? sha256(table, t.file().location()) : null)).toList(),
+                    ParallelMetrics.defaultParallelism());
             String actualFiles = TargetFiles.describe(files);
             values.put(MetricNames.TARGET_FILES, actualFiles);
             boolean exact = actualFiles.equals(expectedFiles) && scan.tasks().stream().allMatch(t ->

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -100,6 +101,33 @@ public final class ParallelMetrics {
         }
     }
 
+    /**
+     * Runs {@code tasks} on a pool of at most {@code parallelism} threads and returns their results in task order. The
+     * first failure (in task order) is rethrown as it was thrown, not wrapped (a parallel stream rethrows a copy of an
+     * Error without its message), after the other tasks are cancelled.
+     */
+    public static <T> List<T> inParallel(List<? extends Callable<T>> tasks, int parallelism) {
+        requireNonNull(tasks, "tasks is null");
+        if (parallelism < 1) {
+            throw new IllegalArgumentException("parallelism must be positive, got " + parallelism);
+        }
+        if (tasks.isEmpty()) {
+            return List.of();
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(parallelism, tasks.size()), threads());
+        try {
+            List<Future<T>> futures = new ArrayList<>(tasks.size());
+            tasks.forEach(task -> futures.add(pool.submit(task)));
+            List<T> results = new ArrayList<>(tasks.size());
+            for (Future<T> future : futures) {
+                results.add(await(future));
+            }
+            return results;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     private static void read(Part part, MetricCalculator calculator) {
         try {
             part.readInto(calculator);
@@ -109,7 +137,7 @@ public final class ParallelMetrics {
         calculator.partRead();
     }
 
-    private static MetricCalculator await(Future<MetricCalculator> future) {
+    private static <T> T await(Future<T> future) {
         try {
             return future.get();
         } catch (InterruptedException e) {

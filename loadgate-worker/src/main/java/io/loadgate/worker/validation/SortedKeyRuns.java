@@ -24,40 +24,33 @@ import java.util.PriorityQueue;
  * writing runs a byte per key (bench/RESULTS.md, 2026-12-02), and an overlap still merges it value by value. A
  * buffer of a few such stretches (a file load's chunk: the lines of several files, each a range of ids) is kept as
  * several intervals; two partitions' chunks then interleave by range without sharing a key, and nothing is merged.
- * Keys that arrive as a long stretch of consecutive values never enter the buffer: the stretch becomes its interval
- * as it ends. A partition read by a table scan gives its chunk's keys as one or two such stretches (two when the
- * server's synchronized scans start mid-table and wrap), and buffering and sorting a million of them was two thirds
- * of a staging validation's CPU (JFR, bench/RESULTS.md, 2026-12-03). A buffer filled in ascending order is not
- * sorted again.
+ * Keys that arrive in ascending order are not sorted again: the buffer keeps those at its front and the few that
+ * arrive below the last (a heap table's rows slightly out of key order) at its back, and compacting sorts only the
+ * latter and merges the two. Sorting a chunk's million nearly ordered keys was two thirds of a staging validation's
+ * CPU (JFR of the scale bench, 2026-12-03).
  * Not thread-safe; sets filled apart are united with {@link #addAll}.
  */
 final class SortedKeyRuns {
     /** 2^20 keys: an 8 MiB buffer per set, one spilled run per default chunk of a million rows. */
     static final int DEFAULT_RUN = 1 << 20;
+    /** The fewest consecutive keys kept as an interval; shorter stretches stay keys. */
+    static final int MIN_INTERVAL = 64;
     /**
-     * The most intervals a buffer is kept as, and the fewest keys each of several must hold on average: beyond
-     * either, its keys are written, so the intervals in memory stay a few per chunk and per full buffer.
+     * The most intervals one buffer is kept as: beyond that its keys are written, so the intervals in memory stay a
+     * bounded few per chunk and per full buffer (and each stands for at least {@link #MIN_INTERVAL} keys).
      */
-    static final int MAX_INTERVALS = 64;
-    /**
-     * The fewest consecutive keys arriving in order that become an interval without the buffer; a shorter stretch
-     * goes into the buffer. Large enough that the intervals kept this way are at most one per 4,096 keys.
-     */
-    static final int MIN_STRETCH = 1 << 12;
+    static final int MAX_INTERVALS = 1024;
     private static final int FIRST_BUFFER = 1 << 12;
 
     private final int runLength;
     private final List<Run> runs = new ArrayList<>();
+    // buffer[0, size) holds keys in ascending order (repeats allowed); the last `below` slots of the buffer hold the
+    // keys that arrived below the key then last at the front, in any order.
     private long[] buffer = new long[FIRST_BUFFER];
     private int size;
-    // Whether buffer[0, size) is sorted and free of repeats (it is after compact(), until the next add).
+    private int below;
+    // Whether buffer[0, size) is sorted and free of repeats and nothing is below (so after compact(), until an add).
     private boolean compacted = true;
-    // Whether buffer[0, size) is in ascending order (repeats allowed), so that compacting need not sort it.
-    private boolean ascending = true;
-    // The keys added last, when they are consecutive ascending values: stretchFirst..stretchLast, not in the buffer.
-    private long stretchFirst;
-    private long stretchLast;
-    private long stretchLength;
     private SpillFile spill;
 
     SortedKeyRuns() {
@@ -73,48 +66,21 @@ final class SortedKeyRuns {
     }
 
     void add(long value) {
-        if (stretchLength > 0 && stretchLast != Long.MAX_VALUE && value == stretchLast + 1) {
-            stretchLast = value;
-            stretchLength++;
-            return;
-        }
-        endStretch();
-        stretchFirst = value;
-        stretchLast = value;
-        stretchLength = 1;
-    }
-
-    /** Ends the stretch of consecutive keys being added: its interval when it is long, else its keys buffered. */
-    private void endStretch() {
-        if (stretchLength == 0) {
-            return;
-        }
-        long length = stretchLength;
-        stretchLength = 0;
-        if (length >= MIN_STRETCH) {
-            runs.add(new Run(stretchFirst, stretchLast, length, null, 0, true));
-            return;
-        }
-        for (long key = stretchFirst; ; key++) {
-            buffer(key);
-            if (key == stretchLast) {
-                return;
-            }
-        }
-    }
-
-    private void buffer(long value) {
-        if (size == buffer.length) {
+        if (size + below == buffer.length) {
             if (buffer.length < runLength) {
-                buffer = Arrays.copyOf(buffer, Math.min(runLength, buffer.length * 2));
+                long[] larger = new long[Math.min(runLength, buffer.length * 2)];
+                System.arraycopy(buffer, 0, larger, 0, size);
+                System.arraycopy(buffer, buffer.length - below, larger, larger.length - below, below);
+                buffer = larger;
             } else {
                 runOut();
             }
         }
-        if (size > 0 && value < buffer[size - 1]) {
-            ascending = false;
+        if (size == 0 || value >= buffer[size - 1]) {
+            buffer[size++] = value;
+        } else {
+            buffer[buffer.length - ++below] = value;
         }
-        buffer[size++] = value;
         compacted = false;
     }
 
@@ -123,7 +89,6 @@ final class SortedKeyRuns {
      * rather than the one that later {@link #addAll unites} it with others.
      */
     void settle() {
-        endStretch();
         runOut();
         // A settled set may wait a while to be united (a part measured early, behind a slow one): an emptied
         // buffer goes back to its first size rather than keeping a chunk's 8 MiB.
@@ -134,7 +99,7 @@ final class SortedKeyRuns {
 
     /** Unites {@code other}'s keys with these; {@code other} is not to be used afterwards. */
     void addAll(SortedKeyRuns other) {
-        other.endStretch();
+        other.compact();
         runs.addAll(other.runs);
         for (int i = 0; i < other.size; i++) {
             add(other.buffer[i]);
@@ -143,7 +108,6 @@ final class SortedKeyRuns {
 
     /** The number of distinct values added so far. Adding may go on afterwards. */
     long count() {
-        endStretch();
         compact();
         List<Run> all = new ArrayList<>(runs);
         if (size > 0) {
@@ -164,11 +128,24 @@ final class SortedKeyRuns {
                     heads.add(reader);
                 }
             }
+            // Every key of the group that is at most `last` has been counted, once; nothing above it has.
             long distinct = 0;
             boolean any = false;
             long last = 0;
             while (!heads.isEmpty()) {
                 RunReader reader = heads.poll();
+                if (reader instanceof IntervalReader interval) {
+                    // It holds every key from its head (no other run holds a smaller one) to its end, so those above
+                    // `last` are counted at once, and any other run's keys up to its end are repeats: a group of many
+                    // intervals and a few keys out of place among them is merged in the time of the few.
+                    if (!any || (last < interval.last() && last != Long.MAX_VALUE)) {
+                        long from = any ? Math.max(interval.head(), last + 1) : interval.head();
+                        distinct += interval.last() - from + 1;
+                        last = interval.last();
+                        any = true;
+                    }
+                    continue;
+                }
                 // No other run holds a key below its head, so this run's keys up to the least of those heads come
                 // next in order, without the queue: runs that interleave by long stretches (a buffer that united
                 // the tails of several chunks' ranges, beside their spilled runs) are merged a stretch at a time.
@@ -176,7 +153,7 @@ final class SortedKeyRuns {
                 boolean more;
                 do {
                     long value = reader.head();
-                    if (!any || value != last) {
+                    if (!any || value > last) {
                         distinct++;
                         last = value;
                         any = true;
@@ -199,9 +176,18 @@ final class SortedKeyRuns {
         if (compacted) {
             return;
         }
-        if (!ascending) {
-            Arrays.sort(buffer, 0, size);
-            ascending = true;
+        if (below > 0) {
+            // The keys below, sorted apart, merged with the ascending ones from the back; the merge writes at or
+            // above the next ascending key it reads, so only the keys below need a copy.
+            long[] sortedBelow = Arrays.copyOfRange(buffer, buffer.length - below, buffer.length);
+            Arrays.sort(sortedBelow);
+            int write = size + below - 1;
+            int front = size - 1;
+            for (int back = below - 1; back >= 0; ) {
+                buffer[write--] = front >= 0 && buffer[front] > sortedBelow[back] ? buffer[front--] : sortedBelow[back--];
+            }
+            size += below;
+            below = 0;
         }
         int unique = size == 0 ? 0 : 1;
         for (int i = 1; i < size; i++) {
@@ -219,38 +205,48 @@ final class SortedKeyRuns {
      */
     private void runOut() {
         compact();
-        if (!takeIntervals() && size > runLength / 2) {
+        takeIntervals();
+        if (size > runLength / 2) {
             spillBuffer();
         }
     }
 
     /**
-     * Empties the compacted buffer into interval runs when its keys form few stretches of consecutive values, and
-     * says whether it did.
+     * Takes every stretch of at least {@link #MIN_INTERVAL} consecutive keys out of the compacted buffer as an
+     * interval run, unless there are more than {@link #MAX_INTERVALS} of them; the other keys stay, in order. A chunk
+     * read in nearly key order is a few long stretches and some keys out of place (a heap table's rows moved by
+     * updates, or loaded concurrently): the stretches become intervals, the few keys stay buffered, and nothing is
+     * written.
      */
-    private boolean takeIntervals() {
-        if (size == 0) {
-            return false;
-        }
-        int stretches = 1;
-        for (int i = 1; i < size; i++) {
-            // Sorted and distinct: a gap starts a stretch.
-            if (buffer[i] != buffer[i - 1] + 1 && ++stretches > MAX_INTERVALS) {
-                return false;
-            }
-        }
-        if (stretches > 1 && (long) stretches * MAX_INTERVALS > size) {
-            return false;
-        }
+    private void takeIntervals() {
+        int stretches = 0;
         int from = 0;
         for (int i = 1; i <= size; i++) {
+            // Sorted and distinct: a gap ends a stretch.
             if (i == size || buffer[i] != buffer[i - 1] + 1) {
-                runs.add(new Run(buffer[from], buffer[i - 1], i - from, null, 0, true));
+                if (i - from >= MIN_INTERVAL && ++stretches > MAX_INTERVALS) {
+                    return;
+                }
                 from = i;
             }
         }
-        size = 0;
-        return true;
+        if (stretches == 0) {
+            return;
+        }
+        int kept = 0;
+        from = 0;
+        for (int i = 1; i <= size; i++) {
+            if (i == size || buffer[i] != buffer[i - 1] + 1) {
+                if (i - from >= MIN_INTERVAL) {
+                    runs.add(new Run(buffer[from], buffer[i - 1], i - from, null, 0, true));
+                } else {
+                    System.arraycopy(buffer, from, buffer, kept, i - from);
+                    kept += i - from;
+                }
+                from = i;
+            }
+        }
+        size = kept;
     }
 
     private void spillBuffer() {
@@ -323,32 +319,31 @@ final class SortedKeyRuns {
         }
     }
 
+    /** An interval's keys: its head is its first key; the merge counts the rest from its last, at once. */
     private static final class IntervalReader implements RunReader {
+        private final long first;
         private final long last;
-        private long head;
         private boolean started;
 
         IntervalReader(long first, long last) {
-            this.head = first;
+            this.first = first;
             this.last = last;
         }
 
         @Override
         public boolean advance() {
-            if (!started) {
-                started = true;
-                return true;
-            }
-            if (head == last) {
-                return false;
-            }
-            head++;
-            return true;
+            boolean wasStarted = started;
+            started = true;
+            return !wasStarted;
         }
 
         @Override
         public long head() {
-            return head;
+            return first;
+        }
+
+        long last() {
+            return last;
         }
 
         @Override

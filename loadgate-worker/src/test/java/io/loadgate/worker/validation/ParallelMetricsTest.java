@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.GenericRecord;
@@ -68,5 +69,23 @@ class ParallelMetricsTest {
         record.set(0, id);
         record.set(1, qty);
         return record;
+    }
+
+    @Test
+    void tasksGiveTheirResultsInOrderAndAFailureAsItWasThrown() {
+        List<Callable<Integer>> squares = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            int n = i;
+            squares.add(() -> n * n);
+        }
+        assertThat(ParallelMetrics.inParallel(squares, 3)).containsExactly(0, 1, 4, 9, 16, 25, 36, 49, 64, 81, 100,
+                121, 144, 169, 196, 225, 256, 289, 324, 361);
+
+        // The Error itself, message and all: what the step reports as the run's failure.
+        NoSuchMethodError error = new NoSuchMethodError("'void Binary.fromConstantByteArray(byte[])'");
+        List<Callable<Integer>> failing = List.of(() -> 1, () -> {
+            throw error;
+        }, () -> 3);
+        assertThatThrownBy(() -> ParallelMetrics.inParallel(failing, 2)).isSameAs(error);
     }
 }

@@ -69,16 +69,16 @@ class SortedKeyRunsTest {
         assertThat(all.spilled()).isFalse();
 
         // More stretches than a buffer is kept as: written, and still counted exactly.
-        SortedKeyRuns scattered = new SortedKeyRuns(8_192);
+        SortedKeyRuns scattered = new SortedKeyRuns(1 << 17);
         int stretches = SortedKeyRuns.MAX_INTERVALS + 6;
         for (int stretch = 0; stretch < stretches; stretch++) {
-            for (long id = stretch * 1_000L; id < stretch * 1_000L + 64; id++) {
+            for (long id = stretch * 1_000L; id < stretch * 1_000L + SortedKeyRuns.MIN_INTERVAL; id++) {
                 scattered.add(id);
             }
         }
         scattered.settle();
         assertThat(scattered.spilled()).isTrue();
-        assertThat(scattered.count()).isEqualTo(stretches * 64L);
+        assertThat(scattered.count()).isEqualTo((long) stretches * SortedKeyRuns.MIN_INTERVAL);
 
         // Stretches too short on average to be worth an interval each.
         SortedKeyRuns sparse = new SortedKeyRuns(RUN);
@@ -114,27 +114,53 @@ class SortedKeyRunsTest {
     @Test
     void aChunkReadFromTheMiddleOfItsRangeAndWrappedCountsAsItsRange() {
         // A table scan that joined another mid-table: the partition's keys from the middle to its end, then from its
-        // start; a long stretch of consecutive keys becomes its interval as it ends.
-        SortedKeyRuns chunk = new SortedKeyRuns(RUN);
+        // start, all below the last; now and then two keys trade places, as rows do in a heap table's pages.
+        SortedKeyRuns chunk = new SortedKeyRuns(SortedKeyRuns.DEFAULT_RUN);
+        Set<Long> expected = new HashSet<>();
         for (long k = 600_000; k < 1_000_000; k++) {
-            chunk.add(k);
+            long key = k % 250 == 0 ? k - 100 : k % 250 == 150 ? k + 100 : k;
+            chunk.add(key);
+            expected.add(key);
         }
         for (long k = 500_000; k < 600_000; k++) {
             chunk.add(k);
+            expected.add(k);
         }
         chunk.settle();
-        assertThat(chunk.spilled()).isFalse();
-        assertThat(chunk.count()).isEqualTo(500_000);
-        // Repeats of keys inside the intervals, one in a stretch too short to be an interval, the largest long after
-        // a stretch ending at it (its successor overflows, so no stretch continues past it).
+        assertThat(chunk.spilled()).as("a few stretches, kept as intervals").isFalse();
+        assertThat(chunk.count()).isEqualTo(expected.size());
+        // Repeats below everything added so far, then the extremes of a long.
         for (long k = 599_990; k < 600_010; k++) {
             chunk.add(k);
+            expected.add(k);
         }
-        chunk.add(Long.MAX_VALUE - 1);
-        chunk.add(Long.MAX_VALUE);
-        chunk.add(Long.MIN_VALUE);
-        chunk.add(Long.MIN_VALUE + 1);
-        assertThat(chunk.count()).isEqualTo(500_004);
+        for (long k : new long[] {Long.MAX_VALUE - 1, Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE + 1}) {
+            chunk.add(k);
+            expected.add(k);
+        }
+        assertThat(chunk.count()).isEqualTo(expected.size());
+    }
+
+    @Test
+    void chunksWithKeysFarOutOfPlaceAreIntervalsAndAFewKeysAndCountExactly() {
+        // Each chunk a range of keys in nearly key order, where every 997th row holds a key from far away (another
+        // chunk's range, or beyond every chunk): its stretches are intervals, the keys out of place stay in memory,
+        // and the united chunks count their common keys once without writing anything.
+        SortedKeyRuns all = new SortedKeyRuns(SortedKeyRuns.DEFAULT_RUN);
+        Set<Long> expected = new HashSet<>();
+        for (int chunk = 0; chunk < 6; chunk++) {
+            SortedKeyRuns keys = new SortedKeyRuns(SortedKeyRuns.DEFAULT_RUN);
+            for (long k = chunk * 200_000L; k < (chunk + 1) * 200_000L; k++) {
+                long key = k % 997 == 0 ? (k * 7_919) % 1_500_000 : k;
+                keys.add(key);
+                expected.add(key);
+            }
+            keys.settle();
+            assertThat(keys.spilled()).isFalse();
+            all.addAll(keys);
+        }
+        assertThat(all.count()).isEqualTo(expected.size());
+        assertThat(all.spilled()).isFalse();
     }
 
     @Test
@@ -144,8 +170,8 @@ class SortedKeyRunsTest {
         Set<Long> expected = new HashSet<>();
         for (int stretch = 0; stretch < 120; stretch++) {
             long start = random.nextInt(200_000);
-            // Around the length that makes an interval without the buffer, and ascending keys with gaps.
-            int length = SortedKeyRuns.MIN_STRETCH - 2 + random.nextInt(5) + (stretch % 7 == 0 ? 9_000 : 0);
+            // Stretches longer and shorter than a buffer, ascending keys with gaps, repeats below the last key.
+            int length = 4_094 + random.nextInt(5) + (stretch % 7 == 0 ? 9_000 : 0);
             int step = stretch % 5 == 0 ? 3 : 1;
             for (int i = 0; i < length; i++) {
                 long k = start + (long) i * step;
