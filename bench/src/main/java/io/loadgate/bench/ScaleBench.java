@@ -23,7 +23,8 @@ import java.util.stream.Stream;
  * in a JVM of its own with {@code -Xmx1g} ({@link WorkerProcess}, one per size, so that its peak RSS is that size's),
  * three times after its warm-ups (the median reported), the ledger and the submitter in this JVM. Beside each size:
  * the COPY ceiling of the same size, measured around it, the 1-minute load average while it ran, and the ledger's
- * rows of the run, which must grow with the chunks, not the rows. Whole-load time per row should stay within ±15% across the sizes and the worker's peak RSS flat.
+ * rows of the run, which must grow with the chunks, not the rows. Whole-load time per row should stay within ±15%
+ * across the sizes and the worker's peak RSS flat.
  */
 final class ScaleBench {
     static final List<Long> SIZES = List.of(1_000_000L, 5_000_000L, 25_000_000L);
@@ -77,8 +78,8 @@ final class ScaleBench {
      * calls (of the first repeat), the median run's ledger rows.
      */
     record Size(long rows, List<CopyBaseline.Measurement> copies, BenchLoadgate.Submitted load, List<Duration> walls,
-                long peakRssKib,
-                long peakHeapAfterMarkingMib, List<LiveHeapSampler.Sample> liveHeap, int liveHeapSkipped,
+                long peakRssKib, long peakHeapAfterMarkingMib, List<LiveHeapSampler.Sample> liveHeap,
+                int liveHeapSkipped,
                 Map<String, Long> workerCalls, long submitterCalls, LedgerRows ledgerRows, String loadAverage) {
         double copyRowsPerSecond() {
             return copies.stream().mapToDouble(CopyBaseline.Measurement::rowsPerSecond).max().orElseThrow();
@@ -234,8 +235,8 @@ final class ScaleBench {
                 Thread.sleep(Duration.ofNanos(wait).toMillis());
             }
             long submitterCalls = loaded.calls().stream().filter(c -> !c.isLeaseWait()).count();
-            return new Size(rows, copies, loaded, walls, peakRss, peakHeap, liveHeap, liveHeapSkipped, calls, submitterCalls,
-                    ledgerRows, load.summary());
+            return new Size(rows, copies, loaded, walls, peakRss, peakHeap, liveHeap, liveHeapSkipped, calls,
+                    submitterCalls, ledgerRows, load.summary());
         }
     }
 
@@ -285,8 +286,9 @@ final class ScaleBench {
                     .append("` (after `-Xmx").append(WORKER_HEAP).append("`: a later `-Xmx` wins).");
         }
         out.append("\n\n");
-        out.append("| rows | wall (submit → SUCCESS), median | every load's wall | rows/s | COPY rows/s (best of 3) | × COPY | ns per row |"
-                + " per row ÷ mean | plan / extract / after (s) | worker peak RSS | worker heap after marking, peak"
+        out.append("| rows | wall (submit → SUCCESS), median | every load's wall | rows/s | COPY rows/s (best of 3)"
+                + " | × COPY | ns per row | per row ÷ mean | plan / extract / after (s) | worker peak RSS"
+                + " | worker heap after marking, peak"
                 + " | ledger calls (of them heartbeats)"
                 + " | ledger rows: partitions / chunks / events / dispatches / validations | load average |\n"
                 + "|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---|---|\n");

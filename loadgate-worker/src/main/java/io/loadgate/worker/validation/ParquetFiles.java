@@ -28,6 +28,7 @@ public final class ParquetFiles {
      */
     public static ParquetFileReader open(InputFile file) throws IOException {
         requireNonNull(file, "file is null");
-        return ParquetFileReader.open(file, ParquetReadOptions.builder(new HadoopParquetConfiguration(DEFAULTS)).build());
+        return ParquetFileReader.open(file,
+                ParquetReadOptions.builder(new HadoopParquetConfiguration(DEFAULTS)).build());
     }
 }

@@ -184,7 +184,8 @@ final class SortedKeyRuns {
             int write = size + below - 1;
             int front = size - 1;
             for (int back = below - 1; back >= 0; ) {
-                buffer[write--] = front >= 0 && buffer[front] > sortedBelow[back] ? buffer[front--] : sortedBelow[back--];
+                buffer[write--] = front >= 0 && buffer[front] > sortedBelow[back] ? buffer[front--]
+                        : sortedBelow[back--];
             }
             size += below;
             below = 0;
