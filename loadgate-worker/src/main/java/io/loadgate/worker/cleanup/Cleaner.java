@@ -189,7 +189,7 @@ public final class Cleaner {
             return report.finish(Outcome.DRY_RUN);
         }
         for (FileStatus file : doomed) {
-            if (fs.delete(file.getPath(), false)) {
+            if (deleteFile(fs, file.getPath())) {
                 report.deleted(file);
             } else if (fs.exists(file.getPath())) {
                 throw new IOException("could not delete " + file.getPath());
@@ -228,6 +228,19 @@ public final class Cleaner {
             return report.failed("files deleted, but the ledger did not record the cleanup: " + e.getMessage());
         }
         return report.finish(Outcome.CLEANED);
+    }
+
+    /**
+     * True only when this call removed the file. Hadoop's local file system cannot say so: when the file goes
+     * between its existence check and its delete (another cleaner), it answers true as well, and both cleaners
+     * would report the file. An unlink through java.nio succeeds for one caller only; HDFS's delete is one
+     * request to the NameNode, which answers true to one caller only.
+     */
+    static boolean deleteFile(FileSystem fs, Path file) throws IOException {
+        if ("file".equals(fs.getUri().getScheme())) {
+            return java.nio.file.Files.deleteIfExists(java.nio.file.Path.of(file.toUri().getPath()));
+        }
+        return fs.delete(file, false);
     }
 
     private static FileStatus status(FileSystem fs, Path path) throws IOException {

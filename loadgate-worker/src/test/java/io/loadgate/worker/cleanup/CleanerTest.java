@@ -365,6 +365,43 @@ class CleanerTest {
         assertThat(client.cleanupCandidates()).isEmpty();
     }
 
+    /**
+     * The race behind a report counting a file twice: Hadoop's local delete answers true when the file went
+     * between its check and its delete. Two threads delete the same files at once; exactly one may say it did.
+     */
+    @Test
+    void whenTwoDeleteOneFileAtOnceOnlyOneSaysItDeletedIt() throws Exception {
+        Path dir = Files.createDirectories(warehouse.resolve("race"));
+        int files = 2_000;
+        for (int i = 0; i < files; i++) {
+            Files.write(dir.resolve("f" + i), new byte[] {1});
+        }
+        org.apache.hadoop.fs.FileSystem fs = io.loadgate.worker.staging.StagingFileSystems
+                .forUri(dir.toUri(), new Configuration());
+        CyclicBarrier barrier = new CyclicBarrier(2);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Callable<Integer> deleter = () -> {
+                int deleted = 0;
+                for (int i = 0; i < files; i++) {
+                    barrier.await();
+                    if (Cleaner.deleteFile(fs, new org.apache.hadoop.fs.Path(dir.resolve("f" + i).toUri()))) {
+                        deleted++;
+                    }
+                }
+                return deleted;
+            };
+            Future<Integer> a = pool.submit(deleter);
+            Future<Integer> b = pool.submit(deleter);
+            assertThat(a.get() + b.get()).as("files reported deleted").isEqualTo(files);
+        } finally {
+            pool.shutdownNow();
+        }
+        try (Stream<Path> left = Files.list(dir)) {
+            assertThat(left).isEmpty();
+        }
+    }
+
     // ---- helpers
 
     /** The regular files in a run's directory, recursively. */
