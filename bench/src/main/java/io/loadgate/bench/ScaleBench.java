@@ -78,7 +78,7 @@ final class ScaleBench {
      * calls (of the first repeat), the median run's ledger rows.
      */
     record Size(long rows, List<CopyBaseline.Measurement> copies, BenchLoadgate.Submitted load, List<Duration> walls,
-                long peakRssKib, long peakHeapAfterMarkingMib, List<LiveHeapSampler.Sample> liveHeap,
+                long peakRssKib, WorkerProcess.HeapPeaks heap, List<LiveHeapSampler.Sample> liveHeap,
                 int liveHeapSkipped,
                 Map<String, Long> workerCalls, long submitterCalls, LedgerRows ledgerRows, String loadAverage) {
         double copyRowsPerSecond() {
@@ -159,7 +159,7 @@ final class ScaleBench {
             BenchLoadgate.Submitted loaded;
             List<Duration> walls;
             long peakRss;
-            long peakHeap;
+            WorkerProcess.HeapPeaks peakHeap;
             List<LiveHeapSampler.Sample> liveHeap = List.of();
             int liveHeapSkipped = 0;
             Map<String, Long> calls = new TreeMap<>();
@@ -198,7 +198,7 @@ final class ScaleBench {
                     loaded = loads.stream().sorted(Comparator.comparing(BenchLoadgate.Submitted::wall))
                             .toList().get((loads.size() - 1) / 2);
                     peakRss = worker.peakRssKib();
-                    peakHeap = worker.peakHeapAfterMarkingMib();
+                    peakHeap = worker.heapPeaks();
                     if (options.liveHeap()) {
                         System.out.printf("  the same load again, its live heap sampled every %d s (not timed) ...%n",
                                 LIVE_HEAP_EVERY.toSeconds());
@@ -288,22 +288,22 @@ final class ScaleBench {
         out.append("\n\n");
         out.append("| rows | wall (submit → SUCCESS), median | every load's wall | rows/s | COPY rows/s (best of 3)"
                 + " | × COPY | ns per row | per row ÷ mean | plan / extract / after (s) | worker peak RSS"
-                + " | worker heap after marking, peak"
+                + " | worker heap committed, peak | worker heap after marking, peak"
                 + " | ledger calls (of them heartbeats)"
                 + " | ledger rows: partitions / chunks / events / dispatches / validations | load average |\n"
-                + "|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---|---|\n");
+                + "|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---|\n");
         double meanPerRow = sizes.stream().mapToDouble(Size::nanosPerRow).average().orElseThrow();
         for (Size s : sizes) {
             RunView end = s.load().end();
             LedgerRows r = s.ledgerRows();
-            out.append(("| %,d | %.1f s | %s | %,.0f | %,.0f | %.2f | %.0f | %.2f | %.1f / %.1f / %.1f | %,d MiB | %,d MiB"
+            out.append(("| %,d | %.1f s | %s | %,.0f | %,.0f | %.2f | %.0f | %.2f | %.1f / %.1f / %.1f | %,d MiB | %,d MiB | %,d MiB"
                     + " | %d (%d) |")
                     .formatted(s.rows(), s.wallSeconds(), seconds(s.walls()), s.rowsPerSecond(), s.copyRowsPerSecond(),
                             s.rowsPerSecond() / s.copyRowsPerSecond(), s.nanosPerRow(), s.nanosPerRow() / meanPerRow,
                             Duration.between(s.load().startedAt(), end.startedAt()).toMillis() / 1e3,
                             Duration.between(end.startedAt(), end.extractCompletedAt()).toMillis() / 1e3,
                             Duration.between(end.extractCompletedAt(), end.completedAt()).toMillis() / 1e3,
-                            s.peakRssKib() >> 10, s.peakHeapAfterMarkingMib(), s.ledgerCalls(),
+                            s.peakRssKib() >> 10, s.heap().committedMib(), s.heap().afterMarkingMib(), s.ledgerCalls(),
                             s.workerCalls("heartbeat") + s.workerCalls("heartbeatValidation")))
                     .append(" %d / %d / %d / %d / %d (%d) | %s |\n".formatted(r.partitions(), r.chunks(), r.events(),
                             r.dispatches(), r.validations(), r.total(), s.loadAverage()));
@@ -382,12 +382,12 @@ final class ScaleBench {
         DoubleSummaryStatistics perCopyRow = sizes.stream()
                 .mapToDouble(s -> s.copyRowsPerSecond() / s.rowsPerSecond()).summaryStatistics();
         DoubleSummaryStatistics rss = sizes.stream().mapToDouble(Size::peakRssKib).summaryStatistics();
-        DoubleSummaryStatistics heap = sizes.stream().mapToDouble(Size::peakHeapAfterMarkingMib).summaryStatistics();
+        DoubleSummaryStatistics heap = sizes.stream().mapToDouble(s -> s.heap().afterMarkingMib()).summaryStatistics();
         Size first = sizes.get(0);
         Size last = sizes.get(sizes.size() - 1);
         return ("Whole-load time per row (each size's median load): %.0f–%.0f ns, %+.0f%% / %+.0f%% of the mean (goal ±%.0f%%: %s). The same in"
                 + " units of the size's own COPY time per row (%.2f–%.2f): %+.0f%% / %+.0f%% (%s). Worker peak RSS:"
-                + " %,d–%,d MiB, the largest size at %.2f× the smallest's (%s); its heap after marking at its peak:"
+                + " %,d–%,d MiB, the largest size at %.2f× the smallest's (%s), of which G1's committed heap %,d–%,d MiB; its heap after marking at its peak:"
                 + " %,d–%,d MiB, the largest size at %.2f× the smallest's (%s). Ledger rows per run: %d at %,d rows,"
                 + " %d at %,d rows (%.1f× for %.0f× the rows; chunks %d → %d).").formatted(
                 perRow.getMin(), perRow.getMax(), pct(perRow.getMin(), perRow.getAverage()),
@@ -396,9 +396,11 @@ final class ScaleBench {
                 pct(perCopyRow.getMax(), perCopyRow.getAverage()), within(perCopyRow),
                 (long) rss.getMin() >> 10, (long) rss.getMax() >> 10, (double) last.peakRssKib() / first.peakRssKib(),
                 last.peakRssKib() <= first.peakRssKib() * (1 + PER_ROW_TOLERANCE) ? "flat within 15%" : "**grows**",
+                sizes.stream().mapToLong(s -> s.heap().committedMib()).min().orElseThrow(),
+                sizes.stream().mapToLong(s -> s.heap().committedMib()).max().orElseThrow(),
                 (long) heap.getMin(), (long) heap.getMax(),
-                (double) last.peakHeapAfterMarkingMib() / Math.max(1, first.peakHeapAfterMarkingMib()),
-                last.peakHeapAfterMarkingMib() <= first.peakHeapAfterMarkingMib() * (1 + PER_ROW_TOLERANCE)
+                (double) last.heap().afterMarkingMib() / Math.max(1, first.heap().afterMarkingMib()),
+                last.heap().afterMarkingMib() <= first.heap().afterMarkingMib() * (1 + PER_ROW_TOLERANCE)
                         ? "flat within 15%" : "**grows**",
                 first.ledgerRows().total(), first.rows(), last.ledgerRows().total(), last.rows(),
                 (double) last.ledgerRows().total() / first.ledgerRows().total(), (double) last.rows() / first.rows(),

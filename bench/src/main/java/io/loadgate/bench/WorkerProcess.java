@@ -33,7 +33,7 @@ final class WorkerProcess implements AutoCloseable {
     private static final Pattern METHOD = Pattern.compile("method=\"([^\"]+)\"");
     private static final Duration READY_WITHIN = Duration.ofSeconds(120);
     // A unified-logging gc line's heap before, after and committed: "... 512M->201M(1024M) 5.123ms".
-    private static final Pattern HEAP_AFTER_GC = Pattern.compile("\\d+M->(\\d+)M\\(\\d+M\\)");
+    private static final Pattern HEAP_AFTER_GC = Pattern.compile("\\d+M->(\\d+)M\\((\\d+)M\\)");
 
     private final Process process;
     private final URI metrics;
@@ -120,23 +120,32 @@ final class WorkerProcess implements AutoCloseable {
     }
 
     /**
-     * The most heap a marking left in use so far, in MiB (the worker's {@code -Xlog:gc}: the heap after each G1
-     * remark or full collection): what was reachable then, plus what was allocated while marking, which unlike RSS
-     * does not follow G1's sizing of the heap to the allocation rate. A young collection's figure is not used: it
-     * still counts the old generation's garbage, which only a marking finds.
+     * The worker's heap so far, from its {@code -Xlog:gc}: {@code afterMarkingMib}, the most heap a marking left in
+     * use (the heap after each G1 remark or full collection: what was reachable then, plus what was allocated while
+     * marking, which unlike RSS does not follow G1's sizing of the heap to the allocation rate; a young collection's
+     * figure is not used, it still counts the old generation's garbage, which only a marking finds), and
+     * {@code committedMib}, the most heap G1 had committed after any collection: most of RSS, and what G1 sizes by
+     * its pause-time ratio rather than by what is reachable.
      */
-    long peakHeapAfterMarkingMib() throws IOException {
+    HeapPeaks heapPeaks() throws IOException {
         if (!Files.exists(gcLog)) {
-            return 0;
+            return new HeapPeaks(0, 0);
         }
-        long peak = 0;
+        long afterMarking = 0;
+        long committed = 0;
         for (String line : Files.readAllLines(gcLog)) {
             Matcher m = HEAP_AFTER_GC.matcher(line);
-            if ((line.contains("Pause Remark") || line.contains("Pause Full")) && m.find()) {
-                peak = Math.max(peak, Long.parseLong(m.group(1)));
+            if (m.find()) {
+                committed = Math.max(committed, Long.parseLong(m.group(2)));
+                if (line.contains("Pause Remark") || line.contains("Pause Full")) {
+                    afterMarking = Math.max(afterMarking, Long.parseLong(m.group(1)));
+                }
             }
         }
-        return peak;
+        return new HeapPeaks(afterMarking, committed);
+    }
+
+    record HeapPeaks(long afterMarkingMib, long committedMib) {
     }
 
     private long status(String field) throws IOException {
