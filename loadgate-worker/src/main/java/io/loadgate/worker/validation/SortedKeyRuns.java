@@ -90,11 +90,17 @@ final class SortedKeyRuns {
      */
     void settle() {
         runOut();
-        // A settled set may wait a while to be united (a part measured early, behind a slow one): an emptied
-        // buffer goes back to its first size rather than keeping a chunk's 8 MiB.
-        if (size == 0) {
-            buffer = new long[FIRST_BUFFER];
+        // A settled set may wait a while to be united (a part measured early, behind a slow one, and every part
+        // after it): its buffer shrinks to the keys it still holds (none, or a chunk's few keys out of place)
+        // rather than keeping a chunk's 8 MiB each, which would make memory grow with the number of files.
+        if (buffer.length > FIRST_BUFFER && size < buffer.length / 4) {
+            buffer = Arrays.copyOf(buffer, Math.max(FIRST_BUFFER, size));
         }
+    }
+
+    /** The keys' array's length: what the set keeps in memory besides its intervals and runs' bounds. */
+    int bufferLength() {
+        return buffer.length;
     }
 
     /** Unites {@code other}'s keys with these; {@code other} is not to be used afterwards. */
