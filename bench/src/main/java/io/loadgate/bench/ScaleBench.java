@@ -382,6 +382,7 @@ final class ScaleBench {
         DoubleSummaryStatistics perCopyRow = sizes.stream()
                 .mapToDouble(s -> s.copyRowsPerSecond() / s.rowsPerSecond()).summaryStatistics();
         DoubleSummaryStatistics rss = sizes.stream().mapToDouble(Size::peakRssKib).summaryStatistics();
+        DoubleSummaryStatistics committed = sizes.stream().mapToDouble(s -> s.heap().committedMib()).summaryStatistics();
         DoubleSummaryStatistics heap = sizes.stream().mapToDouble(s -> s.heap().afterMarkingMib()).summaryStatistics();
         Size first = sizes.get(0);
         Size last = sizes.get(sizes.size() - 1);
@@ -396,8 +397,7 @@ final class ScaleBench {
                 pct(perCopyRow.getMax(), perCopyRow.getAverage()), within(perCopyRow),
                 (long) rss.getMin() >> 10, (long) rss.getMax() >> 10, (double) last.peakRssKib() / first.peakRssKib(),
                 last.peakRssKib() <= first.peakRssKib() * (1 + PER_ROW_TOLERANCE) ? "flat within 15%" : "**grows**",
-                sizes.stream().mapToLong(s -> s.heap().committedMib()).min().orElseThrow(),
-                sizes.stream().mapToLong(s -> s.heap().committedMib()).max().orElseThrow(),
+                (long) committed.getMin(), (long) committed.getMax(),
                 (long) heap.getMin(), (long) heap.getMax(),
                 (double) last.heap().afterMarkingMib() / Math.max(1, first.heap().afterMarkingMib()),
                 last.heap().afterMarkingMib() <= first.heap().afterMarkingMib() * (1 + PER_ROW_TOLERANCE)

@@ -237,10 +237,7 @@ public final class Cleaner {
      * request to the NameNode, which answers true to one caller only.
      */
     static boolean deleteFile(FileSystem fs, Path file) throws IOException {
-        if ("file".equals(fs.getUri().getScheme())) {
-            return java.nio.file.Files.deleteIfExists(java.nio.file.Path.of(file.toUri().getPath()));
-        }
-        return fs.delete(file, false);
+        return isLocal(fs) ? java.nio.file.Files.deleteIfExists(local(file)) : fs.delete(file, false);
     }
 
     private static FileStatus status(FileSystem fs, Path path) throws IOException {
@@ -323,12 +320,19 @@ public final class Cleaner {
      * a local link is told apart through java.nio; other file systems (HDFS) mark links in the status.
      */
     private static boolean isSymlink(FileSystem fs, FileStatus status) {
-        return "file".equals(fs.getUri().getScheme()) ? isSymlink(fs, status.getPath()) : status.isSymlink();
+        return isLocal(fs) ? isSymlink(fs, status.getPath()) : status.isSymlink();
     }
 
     private static boolean isSymlink(FileSystem fs, Path path) {
-        return "file".equals(fs.getUri().getScheme())
-                && java.nio.file.Files.isSymbolicLink(java.nio.file.Path.of(path.toUri().getPath()));
+        return isLocal(fs) && java.nio.file.Files.isSymbolicLink(local(path));
+    }
+
+    private static boolean isLocal(FileSystem fs) {
+        return "file".equals(fs.getUri().getScheme());
+    }
+
+    private static java.nio.file.Path local(Path path) {
+        return java.nio.file.Path.of(path.toUri().getPath());
     }
 
     private static String message(Throwable e) {

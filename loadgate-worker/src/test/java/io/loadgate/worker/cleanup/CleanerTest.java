@@ -22,6 +22,7 @@ import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.ledger.LedgerClientConfig;
 import io.loadgate.worker.ledger.LedgerToken;
 import io.loadgate.worker.publish.CatalogConfig;
+import io.loadgate.worker.staging.StagingFileSystems;
 import io.loadgate.worker.target.SnapshotExpiry;
 import io.loadgate.worker.testing.StagedRuns;
 import io.loadgate.worker.testing.StagedRuns.Chunk;
@@ -43,6 +44,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.iceberg.data.Record;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -376,8 +378,7 @@ class CleanerTest {
         for (int i = 0; i < files; i++) {
             Files.write(dir.resolve("f" + i), new byte[] {1});
         }
-        org.apache.hadoop.fs.FileSystem fs = io.loadgate.worker.staging.StagingFileSystems
-                .forUri(dir.toUri(), new Configuration());
+        FileSystem fs = StagingFileSystems.forUri(dir.toUri(), new Configuration());
         CyclicBarrier barrier = new CyclicBarrier(2);
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
