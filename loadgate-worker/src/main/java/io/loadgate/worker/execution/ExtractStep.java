@@ -156,19 +156,27 @@ public final class ExtractStep {
                         rejects.addLine(line, reason);
                     });
                 }
-                // Counted before the transforms: a rejected row was read too, and is one of the partition's rows.
-                Iterator<Record> records = counted(heartbeat.counting(SourceRecords.of(schema, rows)),
-                        metrics.rowsExtracted(job));
-                if (!transforms.isEmpty()) {
-                    Counter rejected = metrics.rowsRejected(job);
-                    records = TransformedRows.of(records, transforms, (row, reason) -> {
-                        rejected.increment();
-                        rejects.add(row, reason);
-                    });
+                Counter extracted = metrics.rowsExtracted(job);
+                List<StagedChunk> data;
+                if (transforms.isEmpty() && !rows.rejectsLines() && writer.writesPrimitives()
+                        && rows.primitiveRow().isPresent()) {
+                    // The rows go to the files as they are: no record between (the same files).
+                    data = writer.writePrimitivePartition(naming,
+                            whileOwned(counted(heartbeat.counting(SourceRecords.primitives(rows)), extracted), heartbeat));
+                } else {
+                    // Counted before the transforms: a rejected row was read too, and is one of the partition's rows.
+                    Iterator<Record> records = counted(heartbeat.counting(SourceRecords.of(schema, rows)), extracted);
+                    if (!transforms.isEmpty()) {
+                        Counter rejected = metrics.rowsRejected(job);
+                        records = TransformedRows.of(records, transforms, (row, reason) -> {
+                            rejected.increment();
+                            rejects.add(row, reason);
+                        });
+                    }
+                    data = writer.writePartition(naming, whileOwned(records, heartbeat));
                 }
                 List<ChunkToReport> chunks = new ArrayList<>();
-                writer.writePartition(naming, whileOwned(records, heartbeat))
-                        .forEach(chunk -> chunks.add(new ChunkToReport(chunk, ChunkKind.DATA)));
+                data.forEach(chunk -> chunks.add(new ChunkToReport(chunk, ChunkKind.DATA)));
                 MapperCounts mapper = rows.mapperCounts().orElse(null);
                 if (chunks.isEmpty() && mapper != null) {
                     // The mapper gave no row for any line (each skipped, with its reason): the partition holds no
@@ -201,7 +209,7 @@ public final class ExtractStep {
      * Counts rows as they are read, so a long partition shows progress before its chunks are reported. The counter is
      * told every few thousand rows rather than per row: a per-row increment is a shared-memory write on the hot path.
      */
-    private static Iterator<Record> counted(Iterator<Record> records, Counter counter) {
+    private static <T> Iterator<T> counted(Iterator<T> records, Counter counter) {
         return new Iterator<>() {
             private static final int FLUSH_EVERY = 4096;
             private int pending;
@@ -216,8 +224,8 @@ public final class ExtractStep {
             }
 
             @Override
-            public Record next() {
-                Record record = records.next();
+            public T next() {
+                T record = records.next();
                 if (++pending == FLUSH_EVERY) {
                     flush();
                 }
@@ -237,7 +245,7 @@ public final class ExtractStep {
      * Stops the rows as soon as the heartbeat learns the partition was reissued to someone else, or its beats ended
      * with an Error (thrown here, to be reported as the partition's failure).
      */
-    private static Iterator<Record> whileOwned(Iterator<Record> records, Heartbeat heartbeat) {
+    private static <T> Iterator<T> whileOwned(Iterator<T> records, Heartbeat heartbeat) {
         return new Iterator<>() {
             @Override
             public boolean hasNext() {
@@ -249,7 +257,7 @@ public final class ExtractStep {
             }
 
             @Override
-            public Record next() {
+            public T next() {
                 return records.next();
             }
         };

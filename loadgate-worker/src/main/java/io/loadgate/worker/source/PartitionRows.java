@@ -19,6 +19,14 @@ public interface PartitionRows extends AutoCloseable {
     Object value(int index);
 
     /**
+     * The current row read as primitives, the same object after every {@link #next()}; empty when this reader cannot
+     * give every column so (then {@link #value} is the only way).
+     */
+    default Optional<PrimitiveRow> primitiveRow() {
+        return Optional.empty();
+    }
+
+    /**
      * Whether this reader parses text lines, some of which may not be rows (a file source). Such a reader gives each
      * of those, raw, with its reason, to the sink of {@link #rejectLinesTo}; it is one of the partition's rows too.
      */

@@ -84,7 +84,7 @@ final class ChunkRecordWriter {
         };
     }
 
-    private static boolean inMicros(ColumnDescriptor column) {
+    static boolean inMicros(ColumnDescriptor column) {
         return column.getPrimitiveType().getLogicalTypeAnnotation() instanceof TimestampLogicalTypeAnnotation timestamp
                 && timestamp.getUnit() == LogicalTypeAnnotation.TimeUnit.MICROS;
     }
@@ -108,15 +108,21 @@ final class ChunkRecordWriter {
 
         @Override
         public void write(int repetitionLevel, LocalDate value) {
-            // Iceberg's ChronoUnit.DAYS.between(1970-01-01, value), but where Iceberg's cast to an int wraps a day
-            // beyond it into another date (the driver gives PostgreSQL's 'infinity' as LocalDate.MAX), this fails.
-            long day = value.toEpochDay();
-            if (day != (int) day) {
-                throw new IllegalArgumentException("Cannot write date " + value + ": beyond the days a Parquet date holds"
-                        + " (an infinite date in the source?)");
-            }
-            column.writeInteger(repetitionLevel, (int) day);
+            column.writeInteger(repetitionLevel, day(value.toEpochDay()));
         }
+    }
+
+    /**
+     * A date's days from 1970 as Parquet stores them: Iceberg's {@code ChronoUnit.DAYS.between(1970-01-01, value)},
+     * but where Iceberg's cast to an int wraps a day beyond it into another date (the driver gives PostgreSQL's
+     * 'infinity' as LocalDate.MAX), this fails.
+     */
+    static int day(long epochDay) {
+        if (epochDay != (int) epochDay) {
+            throw new IllegalArgumentException("Cannot write date " + LocalDate.ofEpochDay(epochDay)
+                    + ": beyond the days a Parquet date holds (an infinite date in the source?)");
+        }
+        return (int) epochDay;
     }
 
     private static final class TimestamptzWriter extends ParquetValueWriters.PrimitiveWriter<OffsetDateTime> {
@@ -163,17 +169,25 @@ final class ChunkRecordWriter {
 
         @Override
         public void write(int repetitionLevel, BigDecimal decimal) {
-            // Iceberg's two checks, without boxing their message's arguments for every value.
-            if (decimal.scale() != scale) {
-                throw new IllegalArgumentException("Cannot write value as decimal(" + precision + "," + scale + "), wrong scale: " + decimal);
-            }
-            if (decimal.precision() > precision) {
-                throw new IllegalArgumentException("Cannot write value as decimal(" + precision + "," + scale + "), too large: " + decimal);
-            }
-            // Its scale is the column's, so moving the point by it gives the unscaled value with the scale 0 whose
-            // longValue() is the compact long: unscaledValue() makes a BigInteger of it for every value (4% of an
-            // extraction's worker samples).
-            column.writeLong(repetitionLevel, decimal.scaleByPowerOfTen(scale).longValue());
+            column.writeLong(repetitionLevel, unscaled(decimal, precision, scale));
         }
+    }
+
+    /** The unscaled long of a decimal of at most 18 digits, after Iceberg's two checks (without boxing for them). */
+    static long unscaled(BigDecimal decimal, int precision, int scale) {
+        if (decimal.scale() != scale) {
+            throw new IllegalArgumentException("Cannot write value as decimal(" + precision + "," + scale + "), wrong scale: " + decimal);
+        }
+        if (decimal.precision() > precision) {
+            throw tooLarge(precision, scale, decimal);
+        }
+        // Its scale is the column's, so moving the point by it gives the unscaled value with the scale 0 whose
+        // longValue() is the compact long: unscaledValue() makes a BigInteger of it for every value (4% of an
+        // extraction's worker samples).
+        return decimal.scaleByPowerOfTen(scale).longValue();
+    }
+
+    static IllegalArgumentException tooLarge(int precision, int scale, BigDecimal decimal) {
+        return new IllegalArgumentException("Cannot write value as decimal(" + precision + "," + scale + "), too large: " + decimal);
     }
 }

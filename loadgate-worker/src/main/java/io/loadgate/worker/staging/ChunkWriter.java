@@ -3,12 +3,14 @@ package io.loadgate.worker.staging;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.worker.job.StagingSpec;
+import io.loadgate.worker.source.PrimitiveRow;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.function.BiFunction;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -18,6 +20,8 @@ import org.apache.iceberg.data.Record;
 import org.apache.iceberg.hadoop.HadoopOutputFile;
 import org.apache.iceberg.io.FileAppender;
 import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.parquet.ParquetValueWriter;
+import org.apache.parquet.schema.MessageType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,22 +63,41 @@ public final class ChunkWriter {
      * and finished ones are left, unreported, for cleanup.
      */
     public List<StagedChunk> writePartition(ChunkNaming naming, Iterator<Record> rows) {
+        return writePartition(naming, rows, ChunkRecordWriter::create);
+    }
+
+    /** Whether {@link #writePrimitivePartition} can write rows of this writer's schema. */
+    public boolean writesPrimitives() {
+        return PrimitiveRowWriter.writes(schema);
+    }
+
+    /**
+     * {@link #writePartition} of rows read as primitives, when {@link #writesPrimitives}: the same files as of the
+     * same rows as records, with no object made per value.
+     */
+    public List<StagedChunk> writePrimitivePartition(ChunkNaming naming, Iterator<PrimitiveRow> rows) {
+        return writePartition(naming, rows, PrimitiveRowWriter::create);
+    }
+
+    private <T> List<StagedChunk> writePartition(ChunkNaming naming, Iterator<T> rows,
+                                                 BiFunction<Schema, MessageType, ParquetValueWriter<?>> writerFunction) {
         requireNonNull(naming, "naming is null");
         requireNonNull(rows, "rows is null");
         List<StagedChunk> chunks = new ArrayList<>();
         // A chunk is started only when a row is waiting: Iceberg creates a Parquet file lazily, on its first row.
         while (rows.hasNext()) {
-            chunks.add(writeChunk(naming, chunks.size(), rows));
+            chunks.add(writeChunk(naming, chunks.size(), rows, writerFunction));
         }
         return List.copyOf(chunks);
     }
 
-    private StagedChunk writeChunk(ChunkNaming naming, int chunkIndex, Iterator<Record> rows) {
+    private <T> StagedChunk writeChunk(ChunkNaming naming, int chunkIndex, Iterator<T> rows,
+                                       BiFunction<Schema, MessageType, ParquetValueWriter<?>> writerFunction) {
         Path path = fs.makeQualified(new Path(runDirectory, naming.fileName(chunkIndex)));
         DigestingOutputFile file = new DigestingOutputFile(HadoopOutputFile.fromPath(path, fs));
         long records = 0;
         try {
-            FileAppender<Record> appender = appender(file, schema, staging);
+            FileAppender<T> appender = appender(file, schema, staging, writerFunction);
             try (appender) {
                 while (records < staging.rowsPerChunk() && rows.hasNext()) {
                     appender.add(rows.next());
@@ -97,9 +120,15 @@ public final class ChunkWriter {
 
     /** A Parquet appender of Iceberg generic records, as every staged file is written. */
     static FileAppender<Record> appender(DigestingOutputFile file, Schema schema, StagingSpec staging) throws IOException {
+        return appender(file, schema, staging, ChunkRecordWriter::create);
+    }
+
+    private static <T> FileAppender<T> appender(DigestingOutputFile file, Schema schema, StagingSpec staging,
+                                                BiFunction<Schema, MessageType, ParquetValueWriter<?>> writerFunction)
+            throws IOException {
         Parquet.WriteBuilder writer = Parquet.write(file)
                 .schema(schema)
-                .createWriterFunc(ChunkRecordWriter::create)
+                .createWriterFunc(writerFunction)
                 .set(TableProperties.PARQUET_COMPRESSION, staging.compression().icebergName());
         if (staging.compressionLevel() != null) {
             writer.set(TableProperties.PARQUET_COMPRESSION_LEVEL, staging.compressionLevel().toString());

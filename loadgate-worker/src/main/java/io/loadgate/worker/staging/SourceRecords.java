@@ -1,13 +1,18 @@
 package io.loadgate.worker.staging;
 
 import io.loadgate.worker.source.PartitionRows;
+import io.loadgate.worker.source.PrimitiveRow;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
+import java.util.function.Supplier;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 
-/** Presents a partition's rows as Iceberg generic records of {@link SourceSchemas#toIceberg} of its columns. */
+/**
+ * Presents a partition's rows as Iceberg generic records of {@link SourceSchemas#toIceberg} of its columns, or as its
+ * {@link PrimitiveRow}.
+ */
 public final class SourceRecords {
     private SourceRecords() {
     }
@@ -24,6 +29,23 @@ public final class SourceRecords {
         }
         GenericRecord record = GenericRecord.create(schema);
         int width = rows.columns().size();
+        return iterator(rows, () -> {
+            // Every field is set, so nothing of the row before (nor of a transform's rewrite) is left.
+            for (int i = 0; i < width; i++) {
+                record.set(i, rows.value(i));
+            }
+            return record;
+        });
+    }
+
+    /** The same one-pass iterator over the rows' {@link PartitionRows#primitiveRow}, which must be present. */
+    public static Iterator<PrimitiveRow> primitives(PartitionRows rows) {
+        PrimitiveRow row = rows.primitiveRow()
+                .orElseThrow(() -> new IllegalArgumentException("the rows cannot be read as primitives"));
+        return iterator(rows, () -> row);
+    }
+
+    private static <T> Iterator<T> iterator(PartitionRows rows, Supplier<T> current) {
         return new Iterator<>() {
             private Boolean ready;
 
@@ -36,16 +58,12 @@ public final class SourceRecords {
             }
 
             @Override
-            public Record next() {
+            public T next() {
                 if (!hasNext()) {
                     throw new NoSuchElementException();
                 }
                 ready = null;
-                // Every field is set, so nothing of the row before (nor of a transform's rewrite) is left.
-                for (int i = 0; i < width; i++) {
-                    record.set(i, rows.value(i));
-                }
-                return record;
+                return current.get();
             }
         };
     }

@@ -3,10 +3,12 @@ package io.loadgate.worker.staging;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.loadgate.worker.source.PrimitiveRow;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -16,6 +18,7 @@ import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -35,7 +38,10 @@ import org.apache.parquet.schema.MessageType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** ChunkRecordWriter must write the bytes Iceberg's GenericParquetWriter writes, and fail where it fails. */
+/**
+ * ChunkRecordWriter must write the bytes Iceberg's GenericParquetWriter writes, and fail where it fails; and
+ * PrimitiveRowWriter, of the same rows read as primitives, the bytes ChunkRecordWriter writes, failing where it fails.
+ */
 class ChunkRecordWriterTest {
     private static final Schema EVERY_SOURCE_TYPE = new Schema(
             Types.NestedField.optional(1, "id", Types.LongType.get()),
@@ -54,6 +60,20 @@ class ChunkRecordWriterTest {
             Types.NestedField.optional(14, "at_tz", Types.TimestampType.withZone()),
             Types.NestedField.required(15, "at_tz_required", Types.TimestampType.withZone()),
             Types.NestedField.optional(16, "raw", Types.BinaryType.get()));
+    // Every type a source gives that has a primitive step (all optional: staged schemas are).
+    private static final Schema PRIMITIVE_TYPES = new Schema(
+            Types.NestedField.optional(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "small", Types.IntegerType.get()),
+            Types.NestedField.optional(3, "price", Types.DecimalType.of(5, 2)),
+            Types.NestedField.optional(4, "amount", Types.DecimalType.of(12, 2)),
+            Types.NestedField.optional(5, "whole", Types.DecimalType.of(18, 0)),
+            Types.NestedField.optional(6, "ratio", Types.FloatType.get()),
+            Types.NestedField.optional(7, "score", Types.DoubleType.get()),
+            Types.NestedField.optional(8, "name", Types.StringType.get()),
+            Types.NestedField.optional(9, "active", Types.BooleanType.get()),
+            Types.NestedField.optional(10, "day", Types.DateType.get()),
+            Types.NestedField.optional(11, "at", Types.TimestampType.withoutZone()),
+            Types.NestedField.optional(12, "at_tz", Types.TimestampType.withZone()));
     private static final String[] WORDS = {"", "a", "plain ascii words", "café", "中文字符", "emoji \uD83D\uDE00 pair",
             "lone \uD800 surrogate", "tab\tand\nnewline", "x".repeat(300)};
 
@@ -126,6 +146,151 @@ class ChunkRecordWriterTest {
         Record last = GenericRecord.create(schema);
         last.set(0, LocalDate.ofEpochDay(Integer.MAX_VALUE));
         assertThat(outcome(() -> write("chunk", schema, "zstd", ChunkRecordWriter::create, List.of(last)))).isInstanceOf(byte[].class);
+    }
+
+    @Test
+    void rowsReadAsPrimitivesAreWrittenAsTheirRecords() throws IOException {
+        assertThat(PrimitiveRowWriter.writes(PRIMITIVE_TYPES)).isTrue();
+        for (long seed : new long[] {1L, 20_261_203L}) {
+            List<Record> records = randomRecords(PRIMITIVE_TYPES, new Random(seed), 3_000);
+            byte[] asRecords = write("records-" + seed, PRIMITIVE_TYPES, "zstd", ChunkRecordWriter::create, records);
+            byte[] asPrimitives = writePrimitives("primitives-" + seed, PRIMITIVE_TYPES, records);
+            assertThat(sha256(asPrimitives)).as("seed %s", seed).isEqualTo(sha256(asRecords));
+        }
+    }
+
+    @Test
+    void rowsReadAsPrimitivesFailWhereTheirRecordsFail() {
+        Schema schema = new Schema(
+                Types.NestedField.optional(1, "price", Types.DecimalType.of(5, 2)),
+                Types.NestedField.optional(2, "amount", Types.DecimalType.of(12, 2)),
+                Types.NestedField.optional(3, "day", Types.DateType.get()));
+        LocalDate day = LocalDate.of(2026, 12, 3);
+        List<List<Object>> bad = List.of(
+                // Not one long at the column's scale: the writer takes the BigDecimal, and refuses it.
+                List.of(new BigDecimal("1.5"), new BigDecimal("1.50"), day),
+                List.of(new BigDecimal("1.50"), new BigDecimal("1.500"), day),
+                List.of(new BigDecimal("1.50"), new BigDecimal("1234567890123456789.00"), day),
+                // Compact, but more digits than the column's.
+                List.of(new BigDecimal("1234.50"), new BigDecimal("1.50"), day),
+                List.of(new BigDecimal("1.50"), new BigDecimal("-12345678901.00"), day),
+                List.of(new BigDecimal("1.50"), new BigDecimal("1.50"), LocalDate.MAX),
+                List.of(new BigDecimal("1.50"), new BigDecimal("1.50"), LocalDate.ofEpochDay(Integer.MIN_VALUE - 1L)));
+        for (List<Object> values : bad) {
+            Record record = GenericRecord.create(schema);
+            for (int i = 0; i < values.size(); i++) {
+                record.set(i, values.get(i));
+            }
+            assertThatThrownBy(() -> writePrimitives("primitives", schema, List.of(record))).as("%s", values)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage(failure(() -> write("records", schema, "zstd", ChunkRecordWriter::create, List.of(record))));
+        }
+    }
+
+    @Test
+    void aSchemaWithoutPrimitiveStepsIsNotWrittenSo() {
+        assertThat(PrimitiveRowWriter.writes(EVERY_SOURCE_TYPE)).as("required fields, binary, decimal(30,4)").isFalse();
+        assertThat(PrimitiveRowWriter.writes(new Schema(Types.NestedField.optional(1, "raw", Types.BinaryType.get()))))
+                .isFalse();
+        assertThat(PrimitiveRowWriter.writes(new Schema(Types.NestedField.optional(1, "wide", Types.DecimalType.of(19, 2)))))
+                .isFalse();
+        assertThat(PrimitiveRowWriter.writes(new Schema(Types.NestedField.required(1, "id", Types.LongType.get()))))
+                .isFalse();
+    }
+
+    private static String failure(Write write) {
+        try {
+            write.write();
+        } catch (IOException | RuntimeException e) {
+            return e.getMessage();
+        }
+        throw new AssertionError("the record path wrote it");
+    }
+
+    private byte[] writePrimitives(String name, Schema schema, List<Record> records) throws IOException {
+        Path file = dir.resolve(name + ".parquet");
+        Files.deleteIfExists(file);
+        FileAppender<PrimitiveRow> appender = Parquet.write(org.apache.iceberg.Files.localOutput(file.toFile()))
+                .schema(schema)
+                .createWriterFunc(PrimitiveRowWriter::create)
+                .set(TableProperties.PARQUET_COMPRESSION, "zstd")
+                .build();
+        RecordRow row = new RecordRow();
+        try (appender) {
+            for (Record record : records) {
+                row.record = record;
+                appender.add(row);
+            }
+        }
+        return Files.readAllBytes(file);
+    }
+
+    /**
+     * A record's values as a source reading them as primitives gives them: a decimal as one long only at the asked
+     * scale and up to 18 digits, a timestamp in microseconds from 1970 as the record path computes them.
+     */
+    private static final class RecordRow implements PrimitiveRow {
+        private static final OffsetDateTime EPOCH = OffsetDateTime.of(1970, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC);
+        private Record record;
+
+        @Override
+        public boolean isNull(int index) {
+            return record.get(index) == null;
+        }
+
+        @Override
+        public boolean booleanValue(int index) {
+            return (Boolean) record.get(index);
+        }
+
+        @Override
+        public int intValue(int index) {
+            return (Integer) record.get(index);
+        }
+
+        @Override
+        public long longValue(int index) {
+            return (Long) record.get(index);
+        }
+
+        @Override
+        public float floatValue(int index) {
+            return (Float) record.get(index);
+        }
+
+        @Override
+        public double doubleValue(int index) {
+            return (Double) record.get(index);
+        }
+
+        @Override
+        public byte[] utf8(int index) {
+            return ((String) record.get(index)).getBytes(StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public long epochDay(int index) {
+            return ((LocalDate) record.get(index)).toEpochDay();
+        }
+
+        @Override
+        public long epochMicros(int index) {
+            Object value = record.get(index);
+            return value instanceof OffsetDateTime at ? ChronoUnit.MICROS.between(EPOCH, at)
+                    : ChronoUnit.MICROS.between(EPOCH.toLocalDateTime(), (LocalDateTime) value);
+        }
+
+        @Override
+        public long unscaled(int index, int scale) {
+            BigDecimal decimal = (BigDecimal) record.get(index);
+            return decimal.scale() == scale && decimal.precision() <= 18 ? decimal.unscaledValue().longValueExact()
+                    : NOT_COMPACT;
+        }
+
+        @Override
+        public Object value(int index) {
+            return record.get(index);
+        }
     }
 
     private static String sha256(byte[] bytes) {

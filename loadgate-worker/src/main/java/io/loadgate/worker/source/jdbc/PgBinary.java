@@ -1,6 +1,7 @@
 package io.loadgate.worker.source.jdbc;
 
 import io.loadgate.worker.source.ColumnType;
+import io.loadgate.worker.source.PrimitiveRow;
 import io.loadgate.worker.source.SourceColumn;
 import io.loadgate.worker.source.SourceException;
 import java.math.BigDecimal;
@@ -102,40 +103,54 @@ final class PgBinary {
      * up to 18 digits.
      */
     static BigDecimal numeric(byte[] bytes, int offset, int length) {
+        long unscaled = unscaled(bytes, offset, length);
+        return unscaled == PrimitiveRow.NOT_COMPACT ? null : BigDecimal.valueOf(unscaled, dscale(bytes, offset));
+    }
+
+    /** The display scale of a binary numeric, the scale of the driver's BigDecimal of it. */
+    static int dscale(byte[] bytes, int offset) {
+        return ByteConverter.int2(bytes, offset + 6);
+    }
+
+    /**
+     * The unscaled value at its {@link #dscale} of the binary numerics {@link #numeric} decodes without the driver;
+     * {@link PrimitiveRow#NOT_COMPACT} for any other bytes (no value of 18 digits or fewer is that long).
+     */
+    static long unscaled(byte[] bytes, int offset, int length) {
         if (length < 8) {
-            return null;
+            return PrimitiveRow.NOT_COMPACT;
         }
         int ndigits = ByteConverter.int2(bytes, offset) & 0xFFFF;
         int weight = ByteConverter.int2(bytes, offset + 2);
         int sign = ByteConverter.int2(bytes, offset + 4) & 0xFFFF;
-        int dscale = ByteConverter.int2(bytes, offset + 6);
+        int dscale = dscale(bytes, offset);
         if (length != 8 + 2 * ndigits || (sign != PG_NUMERIC_POS && sign != PG_NUMERIC_NEG)
                 || dscale < 0 || dscale > PG_NUMERIC_MAX_DSCALE) {
-            return null;
+            return PrimitiveRow.NOT_COMPACT;
         }
         if (ndigits == 0) {
             // Zero, whatever its weight.
-            return BigDecimal.valueOf(0, dscale);
+            return 0;
         }
         int digits = offset + 8;
         int first = ByteConverter.int2(bytes, digits);
         // A unit of the last digit is 10000^(weight + 1 - ndigits): 10^exponent units of the last place of dscale.
         int exponent = 4 * (weight + 1 - ndigits) + dscale;
         if (first < 1 || first > 9_999 || exponent < -3 || digitCount(first, weight, dscale) > 18) {
-            return null;
+            return PrimitiveRow.NOT_COMPACT;
         }
         long unscaled = 0;
         int last = ndigits - 1;
         for (int i = 0; i < last; i++) {
             int digit = ByteConverter.int2(bytes, digits + 2 * i);
             if (digit < 0 || digit > 9_999) {
-                return null;
+                return PrimitiveRow.NOT_COMPACT;
             }
             unscaled = unscaled * 10_000 + digit;
         }
         int digit = ByteConverter.int2(bytes, digits + 2 * last);
         if (digit < 0 || digit > 9_999) {
-            return null;
+            return PrimitiveRow.NOT_COMPACT;
         }
         if (exponent >= 0) {
             unscaled = (unscaled * 10_000 + digit) * TEN_POWERS[exponent];
@@ -147,11 +162,11 @@ final class PgBinary {
                 default -> digit / 1_000;
             };
             if (kept * TEN_POWERS[-exponent] != digit) {
-                return null;
+                return PrimitiveRow.NOT_COMPACT;
             }
             unscaled = unscaled * TEN_POWERS[4 + exponent] + kept;
         }
-        return BigDecimal.valueOf(sign == PG_NUMERIC_NEG ? -unscaled : unscaled, dscale);
+        return sign == PG_NUMERIC_NEG ? -unscaled : unscaled;
     }
 
     /**
@@ -172,6 +187,28 @@ final class PgBinary {
     /** Whether microseconds from PostgreSQL's epoch are one of its two infinite timestamps. */
     static boolean infiniteTimestamp(long micros) {
         return micros == Long.MAX_VALUE || micros == Long.MIN_VALUE;
+    }
+
+    /** Days from 1970 of a binary date; an infinite one fails as its decoder fails. */
+    static long epochDay(SourceColumn column, byte[] bytes, int offset) {
+        int pgDays = ByteConverter.int4(bytes, offset);
+        if (infiniteDate(pgDays)) {
+            throw infinite(column);
+        }
+        return pgDays + PG_EPOCH_DAYS;
+    }
+
+    /**
+     * Microseconds from 1970 of a binary timestamp (UTC for timestamptz); an infinite one fails as its decoder fails,
+     * one beyond a long from 1970 (the last days PostgreSQL holds) with the ArithmeticException the writer of its
+     * decoded value throws.
+     */
+    static long epochMicros(SourceColumn column, byte[] bytes, int offset) {
+        long micros = ByteConverter.int8(bytes, offset);
+        if (infiniteTimestamp(micros)) {
+            throw infinite(column);
+        }
+        return Math.addExact(micros, PG_EPOCH_SECONDS * 1_000_000L);
     }
 
     /**
@@ -220,11 +257,7 @@ final class PgBinary {
 
         @Override
         public Object decode(byte[] bytes, int offset, int length) {
-            int pgDays = ByteConverter.int4(bytes, offset);
-            if (infiniteDate(pgDays)) {
-                throw infinite(column);
-            }
-            return days.ofPgDays(pgDays);
+            return days.ofEpochDay(epochDay(column, bytes, offset));
         }
     }
 

@@ -2,7 +2,9 @@ package io.loadgate.worker.source.jdbc;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.worker.source.ColumnType;
 import io.loadgate.worker.source.PartitionRows;
+import io.loadgate.worker.source.PrimitiveRow;
 import io.loadgate.worker.source.SourceColumn;
 import io.loadgate.worker.source.SourceException;
 import java.sql.Connection;
@@ -36,8 +38,13 @@ import org.slf4j.LoggerFactory;
  * printed by {@code Long.toString}, decimals by {@code BigDecimal.toPlainString}, text quoted by the server's
  * {@code quote_literal}, each cast to the type the driver would have bound it as. A column of a type not decoded
  * here keeps the cursor ({@link #open} is empty).
+ *
+ * <p>A row's values are decoded when asked for: as the objects of {@link #value}, or, for a chunk writer, as the
+ * primitives of {@link PrimitiveRow} straight from the row's bytes. A text value's bytes are the server's UTF-8 as
+ * they are, which only a {@code SQL_ASCII} database (no encoding checked) might send invalid: there text is decoded
+ * to a String as the driver does (invalid bytes replaced), and the rows are not offered as primitives.
  */
-final class PgCopyRows implements PartitionRows {
+final class PgCopyRows implements PartitionRows, PrimitiveRow {
     private static final Logger LOG = LoggerFactory.getLogger(PgCopyRows.class);
     // The binary format's header: this signature, an int32 of flags and an int32 length of the extension after it.
     private static final byte[] SIGNATURE = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xFF, '\r', '\n', 0};
@@ -49,22 +56,32 @@ final class PgCopyRows implements PartitionRows {
     private final List<SourceColumn> columns;
     private final PgBinary.Decoder[] decoders;
     private final int[] widths;
+    private final boolean primitive;
     private final Runnable release;
-    private final Object[] row;
-    // The message being read (COPY sends a row per message, the header and the trailer with or beside one).
+    // The current row's values: where each starts, from the row's start, and its length (-1 for null).
+    private final int[] offsets;
+    private final int[] lengths;
+    // The message being read (COPY sends a row per message, the header and the trailer with or beside one), and
+    // where in it the current row starts: a row is kept whole in one array, its values read from it when asked.
     private byte[] buffer = EMPTY;
     private int position;
+    private int rowStart;
     private boolean started;
     private boolean finished;
     private boolean closed;
 
-    PgCopyRows(CopyOut copy, List<SourceColumn> columns, List<PgBinary.ColumnDecoder> decoders, Runnable release) {
+    /** @param utf8 whether text values are valid UTF-8 (the database's encoding is not {@code SQL_ASCII}) */
+    PgCopyRows(CopyOut copy, List<SourceColumn> columns, List<PgBinary.ColumnDecoder> decoders, boolean utf8,
+               Runnable release) {
         this.copy = copy;
         this.columns = List.copyOf(columns);
         this.decoders = decoders.stream().map(PgBinary.ColumnDecoder::decoder).toArray(PgBinary.Decoder[]::new);
         this.widths = decoders.stream().mapToInt(PgBinary.ColumnDecoder::width).toArray();
+        this.primitive = this.columns.stream().map(SourceColumn::type)
+                .allMatch(type -> type != ColumnType.BINARY && (utf8 || type != ColumnType.STRING));
         this.release = requireNonNull(release, "release is null");
-        this.row = new Object[columns.size()];
+        this.offsets = new int[columns.size()];
+        this.lengths = new int[columns.size()];
     }
 
     /**
@@ -85,8 +102,10 @@ final class PgCopyRows implements PartitionRows {
             decoders.add(decoder);
         }
         String statement = copyStatement(connection, query.sql());
-        CopyOut copy = connection.unwrap(PGConnection.class).getCopyAPI().copyOut(statement);
-        return Optional.of(new PgCopyRows(copy, query.columns(), decoders, release));
+        PGConnection pg = connection.unwrap(PGConnection.class);
+        boolean utf8 = !"SQL_ASCII".equalsIgnoreCase(pg.getParameterStatus("server_encoding"));
+        CopyOut copy = pg.getCopyAPI().copyOut(statement);
+        return Optional.of(new PgCopyRows(copy, query.columns(), decoders, utf8, release));
     }
 
     /** The COPY of {@code read}'s rows, its parameters as literals (see the class comment). */
@@ -154,6 +173,7 @@ final class PgCopyRows implements PartitionRows {
                 readHeader();
                 started = true;
             }
+            rowStart = position;
             require(2);
             int fields = ByteConverter.int2(buffer, position);
             position += 2;
@@ -161,22 +181,22 @@ final class PgCopyRows implements PartitionRows {
                 readEnd();
                 return false;
             }
-            if (fields != row.length) {
-                throw malformed("a row of " + fields + " fields, not " + row.length);
+            if (fields != lengths.length) {
+                throw malformed("a row of " + fields + " fields, not " + lengths.length);
             }
-            for (int i = 0; i < row.length; i++) {
+            for (int i = 0; i < lengths.length; i++) {
                 require(4);
                 int length = ByteConverter.int4(buffer, position);
                 position += 4;
+                lengths[i] = length;
                 if (length == -1) {
-                    row[i] = null;
                     continue;
                 }
                 if (length < 0 || widths[i] >= 0 && length != widths[i]) {
                     throw malformed("a value of " + length + " bytes in column " + columns.get(i).name());
                 }
                 require(length);
-                row[i] = decoders[i].decode(buffer, position, length);
+                offsets[i] = position - rowStart;
                 position += length;
             }
             return true;
@@ -209,7 +229,10 @@ final class PgCopyRows implements PartitionRows {
         finished = true;
     }
 
-    /** Makes {@code count} bytes available at {@code position}, joining messages where a value spans them. */
+    /**
+     * Makes {@code count} bytes available at {@code position}, joining messages where a row spans them: the current
+     * row's bytes read so far are kept, its values being read only when asked for.
+     */
     private void require(int count) throws SQLException {
         int remaining = buffer.length - position;
         while (remaining < count) {
@@ -217,15 +240,17 @@ final class PgCopyRows implements PartitionRows {
             if (next == null) {
                 throw malformed("the COPY ended inside a row");
             }
-            if (remaining == 0) {
+            int kept = position - rowStart;
+            if (remaining == 0 && kept == 0) {
                 buffer = next;
             } else {
-                byte[] joined = Arrays.copyOfRange(buffer, position, position + remaining + next.length);
-                System.arraycopy(next, 0, joined, remaining, next.length);
+                byte[] joined = Arrays.copyOfRange(buffer, rowStart, position + remaining + next.length);
+                System.arraycopy(next, 0, joined, kept + remaining, next.length);
                 buffer = joined;
             }
-            position = 0;
-            remaining = buffer.length;
+            rowStart = 0;
+            position = kept;
+            remaining = buffer.length - position;
         }
     }
 
@@ -235,7 +260,69 @@ final class PgCopyRows implements PartitionRows {
 
     @Override
     public Object value(int index) {
-        return row[index];
+        return lengths[index] == -1 ? null : decoders[index].decode(buffer, at(index), lengths[index]);
+    }
+
+    @Override
+    public Optional<PrimitiveRow> primitiveRow() {
+        return primitive ? Optional.of(this) : Optional.empty();
+    }
+
+    @Override
+    public boolean isNull(int index) {
+        return lengths[index] == -1;
+    }
+
+    @Override
+    public boolean booleanValue(int index) {
+        return buffer[at(index)] != 0;
+    }
+
+    @Override
+    public int intValue(int index) {
+        return widths[index] == 2 ? ByteConverter.int2(buffer, at(index)) : ByteConverter.int4(buffer, at(index));
+    }
+
+    @Override
+    public long longValue(int index) {
+        return ByteConverter.int8(buffer, at(index));
+    }
+
+    @Override
+    public float floatValue(int index) {
+        return ByteConverter.float4(buffer, at(index));
+    }
+
+    @Override
+    public double doubleValue(int index) {
+        return ByteConverter.float8(buffer, at(index));
+    }
+
+    @Override
+    public byte[] utf8(int index) {
+        int at = at(index);
+        return Arrays.copyOfRange(buffer, at, at + lengths[index]);
+    }
+
+    @Override
+    public long epochDay(int index) {
+        return PgBinary.epochDay(columns.get(index), buffer, at(index));
+    }
+
+    @Override
+    public long epochMicros(int index) {
+        return PgBinary.epochMicros(columns.get(index), buffer, at(index));
+    }
+
+    @Override
+    public long unscaled(int index, int scale) {
+        int at = at(index);
+        long unscaled = PgBinary.unscaled(buffer, at, lengths[index]);
+        return unscaled != NOT_COMPACT && PgBinary.dscale(buffer, at) == scale ? unscaled : NOT_COMPACT;
+    }
+
+    private int at(int index) {
+        return rowStart + offsets[index];
     }
 
     @Override

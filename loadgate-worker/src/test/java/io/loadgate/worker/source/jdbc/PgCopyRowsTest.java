@@ -8,6 +8,13 @@ import io.loadgate.ledger.testing.TestDatabases.TestDatabase;
 import io.loadgate.worker.source.PartitionRows;
 import io.loadgate.worker.source.SourceColumn;
 import io.loadgate.worker.source.SourceException;
+import io.loadgate.worker.job.Compression;
+import io.loadgate.worker.job.StagingSpec;
+import io.loadgate.worker.staging.ChunkNaming;
+import io.loadgate.worker.staging.ChunkWriter;
+import io.loadgate.worker.staging.SourceRecords;
+import io.loadgate.worker.staging.SourceSchemas;
+import io.loadgate.worker.staging.StagedChunk;
 import java.io.ByteArrayOutputStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -20,10 +27,14 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.Schema;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyOut;
 
@@ -106,7 +117,7 @@ class PgCopyRowsTest {
         Random random = new Random(7);
         for (int maxPiece : new int[] {1, 3, 7, 64}) {
             CopyOut pieces = new PiecesCopyOut(stream, random, maxPiece);
-            List<List<Object>> rows = read(new PgCopyRows(pieces, query.columns(), decoders(query), () -> { }));
+            List<List<Object>> rows = read(new PgCopyRows(pieces, query.columns(), decoders(query), true, () -> { }));
             assertThat(rows).as("messages of 1..%d bytes", maxPiece).isEqualTo(whole);
         }
         assertThat(whole).hasSize(503);
@@ -118,7 +129,7 @@ class PgCopyRowsTest {
         byte[] stream = copied(query);
         for (int cut : new int[] {5, 30, stream.length / 2, stream.length - 2, stream.length - 1}) {
             CopyOut truncated = new PiecesCopyOut(Arrays.copyOf(stream, cut), new Random(cut), 100);
-            assertThatThrownBy(() -> read(new PgCopyRows(truncated, query.columns(), decoders(query), () -> { })))
+            assertThatThrownBy(() -> read(new PgCopyRows(truncated, query.columns(), decoders(query), true, () -> { })))
                     .as("cut at %d of %d bytes", cut, stream.length)
                     .isInstanceOf(SourceException.class).hasMessageStartingWith("the source's binary COPY is malformed");
         }
@@ -174,6 +185,77 @@ class PgCopyRowsTest {
                 Thread.sleep(50);
             }
         }
+    }
+
+    @Test
+    void rowsReadAsPrimitivesStageTheFilesTheirRecordsStage(@TempDir java.nio.file.Path dir) throws Exception {
+        // Every column but bytea and numeric(38,10), which have no primitive step: the rows go to records instead.
+        PartitionQuery query = query("""
+                SELECT n, s, b, d12, r, f, ok, t, v, c, day, local, at FROM public.kinds WHERE n >= ? AND n < ? AND n <> -2""",
+                List.of(-10L, 3001L));
+        List<String> records = stage(dir.resolve("records"), query, null);
+        assertThat(records).as("chunks of 1,000 rows").hasSize(4);
+        assertThat(stage(dir.resolve("primitives"), query, new PiecesCopyOut(copied(query), new Random(1), 1 << 20)))
+                .isEqualTo(records);
+        for (int maxPiece : new int[] {1, 7}) {
+            CopyOut pieces = new PiecesCopyOut(copied(query), new Random(maxPiece), maxPiece);
+            assertThat(stage(dir.resolve("pieces-" + maxPiece), query, pieces)).as("messages of 1..%d bytes", maxPiece)
+                    .isEqualTo(records);
+        }
+        // Row -2's instants are beyond a long of microseconds from 1970: neither way stages them.
+        for (String column : List.of("local", "at")) {
+            PartitionQuery last = query("SELECT n, " + column + " FROM public.kinds WHERE n = ?", List.of(-2L));
+            assertThatThrownBy(() -> stage(dir.resolve("last-records-" + column), last, null))
+                    .isInstanceOf(ArithmeticException.class);
+            assertThatThrownBy(() -> stage(dir.resolve("last-primitives-" + column), last,
+                    new PiecesCopyOut(copied(last), new Random(1), 100))).isInstanceOf(ArithmeticException.class);
+        }
+    }
+
+    @Test
+    void rowsWithoutAPrimitiveStepOrWithUncheckedTextAreReadOnlyAsObjects() throws Exception {
+        PartitionQuery everything = query("SELECT * FROM public.kinds WHERE n >= ? AND n < ?", List.of(1L, 10L));
+        PartitionQuery text = query("SELECT n, t FROM public.kinds WHERE n >= ? AND n < ?", List.of(1L, 10L));
+        PartitionQuery numbers = query("SELECT n, b FROM public.kinds WHERE n >= ? AND n < ?", List.of(1L, 10L));
+
+        assertThat(new PgCopyRows(new PiecesCopyOut(copied(everything), new Random(1), 100), everything.columns(),
+                decoders(everything), true, () -> { }).primitiveRow()).as("a bytea column").isEmpty();
+        assertThat(new PgCopyRows(new PiecesCopyOut(copied(text), new Random(1), 100), text.columns(),
+                decoders(text), false, () -> { }).primitiveRow()).as("text of a SQL_ASCII database").isEmpty();
+        assertThat(new PgCopyRows(new PiecesCopyOut(copied(numbers), new Random(1), 100), numbers.columns(),
+                decoders(numbers), false, () -> { }).primitiveRow()).as("no text").isPresent();
+        try (Connection c = connect()) {
+            c.setAutoCommit(false);
+            try (PartitionRows rows = PgCopyRows.open(c, text, () -> { }).orElseThrow()) {
+                assertThat(rows.primitiveRow()).as("a UTF8 database's text").isPresent();
+            }
+        }
+    }
+
+    /**
+     * The checksums of the chunks of {@code query}'s rows staged as records of its COPY (when {@code primitives} is
+     * null) or as primitives of the COPY {@code primitives} hands out.
+     */
+    private static List<String> stage(java.nio.file.Path dir, PartitionQuery query, CopyOut primitives) throws SQLException {
+        Schema schema = SourceSchemas.toIceberg(query.columns());
+        ChunkWriter writer = new ChunkWriter(new Configuration(), dir.toUri(), schema,
+                new StagingSpec(dir.toUri(), 1_000, Compression.ZSTD));
+        ChunkNaming naming = new ChunkNaming("0000", 1, UUID.nameUUIDFromBytes(new byte[0]));
+        List<StagedChunk> chunks;
+        if (primitives == null) {
+            try (Connection c = connect()) {
+                c.setAutoCommit(false);
+                try (PartitionRows rows = PgCopyRows.open(c, query, () -> { }).orElseThrow()) {
+                    chunks = writer.writePartition(naming, SourceRecords.of(schema, rows));
+                }
+            }
+        } else {
+            assertThat(writer.writesPrimitives()).isTrue();
+            try (PartitionRows rows = new PgCopyRows(primitives, query.columns(), decoders(query), true, () -> { })) {
+                chunks = writer.writePrimitivePartition(naming, SourceRecords.primitives(rows));
+            }
+        }
+        return chunks.stream().map(chunk -> chunk.recordCount() + " " + chunk.byteCount() + " " + chunk.checksum()).toList();
     }
 
     private static int copiesRunning(Connection monitor) throws SQLException {
