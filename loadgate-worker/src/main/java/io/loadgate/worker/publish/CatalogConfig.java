@@ -35,6 +35,9 @@ public record CatalogConfig(Type type, String name, String uri, String warehouse
     // The JDBC catalog creates its tables in the V0 layout and logs a warning on every start unless told V1
     // (which also supports views); every worker must agree, so Loadgate always sets it.
     static final String JDBC_SCHEMA_VERSION_KEY = "jdbc.schema-version";
+    // A JDBC catalog's tables on the local disk are read and written without Hadoop's local file system, unless the
+    // properties name another FileIO.
+    static final String IO_IMPL_KEY = "io-impl";
     private static final Pattern SECRET_KEY = Pattern.compile("(?i).*(password|secret|credential|token).*");
 
     public enum Type {
@@ -147,6 +150,9 @@ public record CatalogConfig(Type type, String name, String uri, String warehouse
         }
         if (type == Type.JDBC) {
             all.putIfAbsent(JDBC_SCHEMA_VERSION_KEY, "V1");
+            if (warehouse != null && LocalFileIO.isLocal(warehouse)) {
+                all.putIfAbsent(IO_IMPL_KEY, LocalFileIO.class.getName());
+            }
         }
         return Map.copyOf(all);
     }

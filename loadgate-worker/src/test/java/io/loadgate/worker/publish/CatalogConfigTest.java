@@ -23,7 +23,19 @@ class CatalogConfigTest {
                 "uri", "jdbc:postgresql://127.0.0.1:5432/lakehouse",
                 "warehouse", "/var/loadgate/warehouse",
                 "jdbc.user", "loadgate",
-                "jdbc.schema-version", "V1"));
+                "jdbc.schema-version", "V1",
+                "io-impl", LocalFileIO.class.getName()));
+    }
+
+    @Test
+    void aJdbcCatalogUsesTheLocalFileIoOnlyForALocalWarehouseAndWhenNoneIsNamed() {
+        String uri = "jdbc:postgresql://127.0.0.1:5432/lakehouse";
+        assertThat(CatalogConfig.fromProperties(Map.of("uri", uri, "warehouse", "file:/data/lake"), HOME_WAREHOUSE)
+                .catalogProperties()).containsEntry("io-impl", LocalFileIO.class.getName());
+        assertThat(CatalogConfig.fromProperties(Map.of("uri", uri, "warehouse", "hdfs://nn:8020/lake"), HOME_WAREHOUSE)
+                .catalogProperties()).doesNotContainKey("io-impl");
+        assertThat(CatalogConfig.fromProperties(Map.of("uri", uri, "io-impl", "org.apache.iceberg.hadoop.HadoopFileIO"),
+                HOME_WAREHOUSE).catalogProperties()).containsEntry("io-impl", "org.apache.iceberg.hadoop.HadoopFileIO");
     }
 
     @Test

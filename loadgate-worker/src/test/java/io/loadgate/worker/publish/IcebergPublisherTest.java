@@ -92,6 +92,15 @@ class IcebergPublisherTest {
         assertThat(dataFiles(table)).as("the table references the staged files themselves, not copies")
                 .containsExactlyInAnyOrder(request.files().get(0).location(), request.files().get(1).location());
         assertThat(faulty.commitCalls()).as("catalog commits").isEqualTo(1);
+        assertThat(table.io()).isInstanceOf(LocalFileIO.class);
+        try (var files = java.nio.file.Files.walk(warehouse)) {
+            assertThat(files.map(Path::toString).toList())
+                    .as("the commit's metadata, manifest list and manifest, written without Hadoop's checksum files")
+                    .anyMatch(name -> name.endsWith(".metadata.json")).anyMatch(name -> name.endsWith(".avro"))
+                    .noneMatch(name -> name.endsWith(".crc"));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @Test
