@@ -13,6 +13,8 @@ import io.loadgate.worker.staging.ChunkNaming;
 import io.loadgate.worker.staging.ChunkWriter;
 import io.loadgate.worker.staging.SourceRecords;
 import io.loadgate.worker.staging.StagedChunk;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -34,7 +36,8 @@ import org.apache.iceberg.data.Record;
  * {@link ChunkWriter}). The differences between passes are the layers' costs. No ledger, no heartbeat.
  */
 final class Breakdown {
-    record Pass(String name, long rows, long nanos) {
+    /** A pass's rows, wall time and the CPU time of the thread that ran it (the server's is not in it). */
+    record Pass(String name, long rows, long nanos, long cpuNanos) {
         double rowsPerSecond() {
             return rows / (nanos / 1e9);
         }
@@ -57,10 +60,14 @@ final class Breakdown {
         try (SnapshotHolder snapshot = source.openSnapshot(day)) {
             String ref = snapshot.plan().snapshotRef();
             Partition all = snapshot.plan().partitions().get(0);
-            passes.add(timed("+ values as the worker reads them (readPartition: binary COPY)", () -> {
+            passes.add(timed("+ values decoded as objects (readPartition: binary COPY, value(i))", () -> {
                 try (PartitionRows rows = source.readPartition(ref, all, day)) {
+                    int width = rows.columns().size();
                     long n = 0;
                     while (rows.next()) {
+                        for (int i = 0; i < width; i++) {
+                            rows.value(i);
+                        }
                         n++;
                     }
                     return n;
@@ -80,21 +87,30 @@ final class Breakdown {
             }));
             for (Compression codec : List.of(Compression.UNCOMPRESSED, Compression.SNAPPY, Compression.ZSTD)) {
                 passes.add(timed("+ Parquet chunks, " + codec.icebergName() + " (ChunkWriter, with SHA-256)",
-                        () -> write(source, ref, all, day, directory.resolve(codec.icebergName()), codec)));
+                        () -> write(source, ref, all, day, directory.resolve(codec.icebergName()), codec, false)));
+            }
+            // The worker's path with no transforms: the same files, without a record (twice each, alternating).
+            for (int round = 0; round < 2; round++) {
+                passes.add(timed("zstd chunks from records, again",
+                        () -> write(source, ref, all, day, directory.resolve("records"), Compression.ZSTD, false)));
+                passes.add(timed("zstd chunks from primitives (no record: the worker's path)",
+                        () -> write(source, ref, all, day, directory.resolve("primitives"), Compression.ZSTD, true)));
             }
         }
         return passes;
     }
 
     private static long write(Source source, String ref, Partition partition, String day, Path directory,
-                              Compression codec) throws Exception {
+                              Compression codec, boolean primitives) throws Exception {
         Files.createDirectories(directory);
         try (PartitionRows rows = source.readPartition(ref, partition, day)) {
             Schema schema = io.loadgate.worker.staging.SourceSchemas.toIceberg(rows.columns());
             ChunkWriter writer = new ChunkWriter(new Configuration(), directory.toUri(), schema,
                     new StagingSpec(directory.toUri(), StagingSpec.DEFAULT_ROWS_PER_CHUNK, codec));
-            List<StagedChunk> chunks = writer.writePartition(new ChunkNaming(partition.partitionId(), 1,
-                    UUID.randomUUID()), SourceRecords.of(schema, rows));
+            ChunkNaming naming = new ChunkNaming(partition.partitionId(), 1, UUID.randomUUID());
+            List<StagedChunk> chunks = primitives
+                    ? writer.writePrimitivePartition(naming, SourceRecords.primitives(rows))
+                    : writer.writePartition(naming, SourceRecords.of(schema, rows));
             return chunks.stream().mapToLong(StagedChunk::recordCount).sum();
         }
     }
@@ -125,10 +141,13 @@ final class Breakdown {
     }
 
     private static Pass timed(String name, Counted body) throws Exception {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long cpuStart = threads.getCurrentThreadCpuTime();
         long start = System.nanoTime();
         long rows = body.run();
-        Pass pass = new Pass(name, rows, System.nanoTime() - start);
-        System.out.printf("  %-62s %,12.0f rows/s%n", name, pass.rowsPerSecond());
+        Pass pass = new Pass(name, rows, System.nanoTime() - start, threads.getCurrentThreadCpuTime() - cpuStart);
+        System.out.printf("  %-62s %,12.0f rows/s %6.0f ns CPU per row%n", name, pass.rowsPerSecond(),
+                (double) pass.cpuNanos() / rows);
         return pass;
     }
 

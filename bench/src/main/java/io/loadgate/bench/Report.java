@@ -170,10 +170,10 @@ record Report(ZonedDateTime time, Bench.Machine machine, Bench.Options options, 
         out.append('\n');
         if (!passes.isEmpty()) {
             out.append("\nOne extraction stream, layer by layer (1 partition, 1 thread, the worker's classes, no ledger):")
-                    .append("\n\n| pass | rows/s | × COPY | s per 1M rows |\n|---|---:|---:|---:|\n");
+                    .append("\n\n| pass | rows/s | × COPY | s per 1M rows | thread CPU per row |\n|---|---:|---:|---:|---:|\n");
             for (Breakdown.Pass p : passes) {
-                out.append("| %s | %,.0f | %.2f | %.2f |\n".formatted(p.name(), p.rowsPerSecond(),
-                        p.rowsPerSecond() / ceiling(), p.nanos() / 1e9 / (p.rows() / 1e6)));
+                out.append("| %s | %,.0f | %.2f | %.2f | %.0f ns |\n".formatted(p.name(), p.rowsPerSecond(),
+                        p.rowsPerSecond() / ceiling(), p.nanos() / 1e9 / (p.rows() / 1e6), (double) p.cpuNanos() / p.rows()));
             }
         }
         return out.append('\n').toString();

@@ -2,6 +2,7 @@ package io.loadgate.worker.staging;
 
 import io.loadgate.worker.source.PrimitiveRow;
 import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.iceberg.Schema;
@@ -76,36 +77,28 @@ final class PrimitiveRowWriter implements ParquetValueWriter<PrimitiveRow> {
                 Types.DecimalType decimal = (Types.DecimalType) type;
                 int precision = decimal.precision();
                 int scale = decimal.scale();
+                // BigDecimal's precision of an unscaled value is at most the column's when its magnitude is below this.
+                long limit = BigInteger.TEN.pow(precision).longValueExact();
                 // Iceberg writes a decimal of up to 9 digits as an int, of up to 18 as a long.
                 yield precision <= 9
-                        ? (column, rl, row, i) -> column.writeInteger(rl, (int) unscaled(row, i, precision, scale))
-                        : (column, rl, row, i) -> column.writeLong(rl, unscaled(row, i, precision, scale));
+                        ? (column, rl, row, i) -> column.writeInteger(rl, (int) unscaled(row, i, precision, scale, limit))
+                        : (column, rl, row, i) -> column.writeLong(rl, unscaled(row, i, precision, scale, limit));
             }
             default -> throw new IllegalArgumentException("no primitive step for " + type);
         };
     }
 
     /** The unscaled value at the column's scale, checked as the record path checks its BigDecimal. */
-    private static long unscaled(PrimitiveRow row, int index, int precision, int scale) {
+    private static long unscaled(PrimitiveRow row, int index, int precision, int scale, long limit) {
         long unscaled = row.unscaled(index, scale);
         if (unscaled == PrimitiveRow.NOT_COMPACT) {
             return ChunkRecordWriter.unscaled((BigDecimal) row.value(index), precision, scale);
         }
-        if (digits(unscaled) > precision) {
+        // A compact value has at most 18 digits, so its magnitude is a long.
+        if (Math.abs(unscaled) >= limit) {
             throw ChunkRecordWriter.tooLarge(precision, scale, BigDecimal.valueOf(unscaled, scale));
         }
         return unscaled;
-    }
-
-    /** The digits of an unscaled value, BigDecimal's precision of it (zero has one). */
-    private static int digits(long unscaled) {
-        long magnitude = Math.abs(unscaled);
-        int digits = 1;
-        while (magnitude >= 10) {
-            magnitude /= 10;
-            digits++;
-        }
-        return digits;
     }
 
     @Override
