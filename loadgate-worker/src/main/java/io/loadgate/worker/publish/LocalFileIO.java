@@ -42,8 +42,11 @@ public final class LocalFileIO extends HadoopFileIO {
             return;
         }
         try {
-            // As Hadoop's delete of a file already gone: nothing to do, no failure.
-            Files.deleteIfExists(file(path).toPath());
+            // As Hadoop's delete of a file already gone: nothing to do, no failure. A file written by HadoopFileIO
+            // (a table older than this class) has Hadoop's checksum file beside it, which its delete took too.
+            java.nio.file.Path file = file(path).toPath();
+            Files.deleteIfExists(file);
+            Files.deleteIfExists(file.resolveSibling("." + file.getFileName() + ".crc"));
         } catch (IOException e) {
             throw new UncheckedIOException("deleting " + path + " failed: " + e.getMessage(), e);
         }

@@ -40,6 +40,22 @@ class LocalFileIOTest {
     }
 
     @Test
+    void deletingAFileHadoopWroteTakesItsChecksumFileToo() throws IOException {
+        Path file = dir.resolve("00001.metadata.json");
+        try (var out = org.apache.hadoop.fs.FileSystem.getLocal(new Configuration())
+                .create(new org.apache.hadoop.fs.Path(file.toString()))) {
+            out.write("older".getBytes(StandardCharsets.UTF_8));
+        }
+        assertThat(dir.resolve(".00001.metadata.json.crc")).as("Hadoop's checksum file").exists();
+
+        new LocalFileIO().deleteFile(file.toString());
+
+        try (var files = Files.list(dir)) {
+            assertThat(files).isEmpty();
+        }
+    }
+
+    @Test
     void createRefusesAFileThatExistsAsACommitsNewMetadataFileMust() throws IOException {
         LocalFileIO io = new LocalFileIO();
         Path file = dir.resolve("00002.metadata.json");
