@@ -237,7 +237,8 @@ public final class Cleaner {
      * request to the NameNode, which answers true to one caller only.
      */
     static boolean deleteFile(FileSystem fs, Path file) throws IOException {
-        return isLocal(fs) ? java.nio.file.Files.deleteIfExists(local(file)) : fs.delete(file, false);
+        return StagingFileSystems.isLocal(fs) ? java.nio.file.Files.deleteIfExists(StagingFileSystems.localPath(file))
+                : fs.delete(file, false);
     }
 
     private static FileStatus status(FileSystem fs, Path path) throws IOException {
@@ -320,19 +321,11 @@ public final class Cleaner {
      * a local link is told apart through java.nio; other file systems (HDFS) mark links in the status.
      */
     private static boolean isSymlink(FileSystem fs, FileStatus status) {
-        return isLocal(fs) ? isSymlink(fs, status.getPath()) : status.isSymlink();
+        return StagingFileSystems.isLocal(fs) ? isSymlink(fs, status.getPath()) : status.isSymlink();
     }
 
     private static boolean isSymlink(FileSystem fs, Path path) {
-        return isLocal(fs) && java.nio.file.Files.isSymbolicLink(local(path));
-    }
-
-    private static boolean isLocal(FileSystem fs) {
-        return "file".equals(fs.getUri().getScheme());
-    }
-
-    private static java.nio.file.Path local(Path path) {
-        return java.nio.file.Path.of(path.toUri().getPath());
+        return StagingFileSystems.isLocal(fs) && java.nio.file.Files.isSymbolicLink(StagingFileSystems.localPath(path));
     }
 
     private static String message(Throwable e) {

@@ -17,7 +17,6 @@ import org.apache.hadoop.fs.Path;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.hadoop.HadoopOutputFile;
 import org.apache.iceberg.io.FileAppender;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.parquet.ParquetValueWriter;
@@ -94,7 +93,7 @@ public final class ChunkWriter {
     private <T> StagedChunk writeChunk(ChunkNaming naming, int chunkIndex, Iterator<T> rows,
                                        BiFunction<Schema, MessageType, ParquetValueWriter<?>> writerFunction) {
         Path path = fs.makeQualified(new Path(runDirectory, naming.fileName(chunkIndex)));
-        DigestingOutputFile file = new DigestingOutputFile(HadoopOutputFile.fromPath(path, fs));
+        DigestingOutputFile file = new DigestingOutputFile(StagingFileSystems.newFile(fs, path));
         long records = 0;
         try {
             FileAppender<T> appender = appender(file, schema, staging, writerFunction);

@@ -15,7 +15,6 @@ import org.apache.hadoop.fs.Path;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.hadoop.HadoopOutputFile;
 import org.apache.iceberg.io.FileAppender;
 import org.apache.iceberg.types.Types;
 
@@ -118,7 +117,7 @@ public final class RejectsWriter implements AutoCloseable {
         row.set(reasonPosition, reason);
         try {
             if (appender == null) {
-                file = new DigestingOutputFile(HadoopOutputFile.fromPath(path, fs));
+                file = new DigestingOutputFile(StagingFileSystems.newFile(fs, path));
                 appender = ChunkWriter.appender(file, schema, staging);
             }
             appender.add(row);
@@ -154,7 +153,7 @@ public final class RejectsWriter implements AutoCloseable {
         }
         finished = true;
         // Iceberg's appender creates its file on the first row; parquet-mr's writer writes a file of no row group.
-        file = new DigestingOutputFile(HadoopOutputFile.fromPath(path, fs));
+        file = new DigestingOutputFile(StagingFileSystems.newFile(fs, path));
         org.apache.parquet.io.OutputFile out = new org.apache.parquet.io.OutputFile() {
             @Override
             public org.apache.parquet.io.PositionOutputStream create(long blockSizeHint) {

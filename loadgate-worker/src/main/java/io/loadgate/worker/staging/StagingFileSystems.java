@@ -6,6 +6,10 @@ import java.net.URI;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.LocalFileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.iceberg.Files;
+import org.apache.iceberg.hadoop.HadoopOutputFile;
+import org.apache.iceberg.io.OutputFile;
 
 /** The Hadoop file system for a staging URI ({@code file://} or {@code hdfs://}). */
 public final class StagingFileSystems {
@@ -23,5 +27,24 @@ public final class StagingFileSystems {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open the file system of " + uri + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * A file to create at {@code path} of {@code fs}, failing if it exists, its parent directories made as needed. A
+     * local file is created by java.io: without its native library, Hadoop's local file system starts a {@code chmod}
+     * process for every file it creates (two per chunk, 5–10 ms each, in a profile of a small load's extraction).
+     */
+    public static OutputFile newFile(FileSystem fs, Path path) {
+        return isLocal(fs) ? Files.localOutput(localPath(path).toFile()) : HadoopOutputFile.fromPath(path, fs);
+    }
+
+    /** Whether {@code fs} is the local disk. */
+    public static boolean isLocal(FileSystem fs) {
+        return "file".equals(fs.getUri().getScheme());
+    }
+
+    /** The local path of a path of the local file system (a {@code file:} URI or a plain path). */
+    public static java.nio.file.Path localPath(Path path) {
+        return java.nio.file.Path.of(path.toUri().getPath());
     }
 }
