@@ -1,5 +1,6 @@
 package io.loadgate.worker.publish;
 
+import io.loadgate.worker.staging.LocalFiles;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -32,7 +33,7 @@ public final class LocalFileIO extends HadoopFileIO {
 
     @Override
     public OutputFile newOutputFile(String path) {
-        return isLocal(path) ? org.apache.iceberg.Files.localOutput(file(path)) : super.newOutputFile(path);
+        return isLocal(path) ? LocalFiles.output(file(path)) : super.newOutputFile(path);
     }
 
     @Override

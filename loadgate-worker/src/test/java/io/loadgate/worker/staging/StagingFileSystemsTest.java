@@ -7,7 +7,12 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
@@ -37,6 +42,36 @@ class StagingFileSystemsTest {
         assertThatThrownBy(() -> StagingFileSystems.newFile(fs, path).create())
                 .isInstanceOf(AlreadyExistsException.class);
         assertThat(Files.readString(dir.resolve("run/0000-1.parquet"))).isEqualTo("chunk");
+    }
+
+    @Test
+    void partitionsStartingARunsDirectoryAtOnceAllCreateTheirFiles() throws Exception {
+        FileSystem fs = StagingFileSystems.forUri(dir.toUri(), new Configuration());
+        int writers = 16;
+        for (int round = 0; round < 20; round++) {
+            String run = "run-" + round;
+            CyclicBarrier start = new CyclicBarrier(writers);
+            ExecutorService pool = Executors.newFixedThreadPool(writers);
+            try {
+                List<Future<?>> created = new ArrayList<>();
+                for (int w = 0; w < writers; w++) {
+                    org.apache.hadoop.fs.Path path = hadoopPath(fs, run + "/part/" + w + ".parquet");
+                    created.add(pool.submit(() -> {
+                        start.await();
+                        write(StagingFileSystems.newFile(fs, path), "chunk");
+                        return null;
+                    }));
+                }
+                for (Future<?> file : created) {
+                    file.get();
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            try (var files = Files.list(dir.resolve(run + "/part"))) {
+                assertThat(files).as("round %d", round).hasSize(writers);
+            }
+        }
     }
 
     @Test
