@@ -40,7 +40,8 @@ import java.util.stream.Stream;
 
 /**
  * Chunk reports per second at 16 concurrent reporters (issue 14, {@code bench/run --report-rate}): 16 threads, each
- * reporting chunk after chunk of its own claimed partition, of one run (16 partitions) and of 16 runs (one partition
+ * reporting chunk after chunk of its own claimed partitions, {@value #CHUNKS_PER_PARTITION} chunks to a partition
+ * before it moves on to its next, of one run (every partition in it) and of 16 runs (one reporter's partitions
  * each), over the ledger's HTTP API as workers report, against {@code pgbench} running one single-row conditional
  * UPDATE per transaction with 16 clients on the same PostgreSQL (the ledger's embedded one, durable: fsync and
  * synchronous commit on), before and after. The same reports made in-process ({@code Partitions.reportChunk}, no
@@ -51,6 +52,15 @@ final class ReportRateBench {
     private static final int PGBENCH_ROWS = 100_000;
     /** Never reached: no partition completes, so every report is an ordinary one (insert, heartbeat, totals). */
     private static final int CHUNK_COUNT = 1_000_000;
+    /**
+     * The chunks a reporter reports to one partition before it goes on to its next: a partition of a 25,000,000-row
+     * load in two has 13. A report's work grows with the chunks its partition already holds (its checks and totals
+     * read them), so a partition reported to for the whole window (thousands of chunks) measured that growth, not
+     * what a load's reports cost (until 2026-12-03 22:30).
+     */
+    private static final int CHUNKS_PER_PARTITION = 13;
+    /** Partitions claimed for each reporter before a window: more than it can fill at 300 reports/s. */
+    private static final int PARTITIONS_PER_REPORTER = 420;
     private static final long ROWS_PER_PARTITION = 1_000_000_000L;
     private static final long SPLIT_WIDTH = 1_000;
     private static final Pattern TPS = Pattern.compile("tps = ([0-9.]+) \\(without initial connection time\\)");
@@ -109,13 +119,13 @@ final class ReportRateBench {
             List<PgbenchRun> pgbench = new ArrayList<>();
             List<Rate> rates = new ArrayList<>();
             pgbench.add(pgbench(options, ledger.embedded(), script));
-            rates.add(measure("HTTP, 1 run × 16 partitions", overHttp, oneRun(http, stageRoot, "RATE_HTTP_ONE"),
+            rates.add(measure("HTTP, 1 run, 16 reporters", overHttp, oneRun(http, stageRoot, "RATE_HTTP_ONE"),
                     options));
-            rates.add(measure("HTTP, 16 runs × 1 partition", overHttp, manyRuns(http, stageRoot, "RATE_HTTP_MANY"),
+            rates.add(measure("HTTP, 16 runs, 1 per reporter", overHttp, manyRuns(http, stageRoot, "RATE_HTTP_MANY"),
                     options));
-            rates.add(measure("in-process, 1 run × 16 partitions", inProcess,
+            rates.add(measure("in-process, 1 run, 16 reporters", inProcess,
                     oneRun(http, stageRoot, "RATE_LOCAL_ONE"), options));
-            rates.add(measure("in-process, 16 runs × 1 partition", inProcess,
+            rates.add(measure("in-process, 16 runs, 1 per reporter", inProcess,
                     manyRuns(http, stageRoot, "RATE_LOCAL_MANY"), options));
             pgbench.add(pgbench(options, ledger.embedded(), script));
             int pool = ((HikariDataSource) ledger.inProcessLedger().database().dataSource()).getMaximumPoolSize();
@@ -167,15 +177,17 @@ final class ReportRateBench {
         }
     }
 
-    /** One run of 16 partitions, each claimed by its own reporter: their reports contend for the run's row lock. */
-    private static List<Owned> oneRun(LedgerClient http, String stageRoot, String jobKey) {
-        return claimAll(http, create(http, stageRoot, jobKey, REPORTERS));
+    /** One run whose partitions are dealt out to the 16 reporters: their reports contend for the run's row lock. */
+    private static List<List<Owned>> oneRun(LedgerClient http, String stageRoot, String jobKey) {
+        List<Owned> all = claimAll(http, create(http, stageRoot, jobKey, REPORTERS * PARTITIONS_PER_REPORTER));
+        return IntStream.range(0, REPORTERS).mapToObj(r -> IntStream.range(0, PARTITIONS_PER_REPORTER)
+                .mapToObj(i -> all.get(i * REPORTERS + r)).toList()).toList();
     }
 
-    /** 16 runs of one partition each: nothing shared but the database. */
-    private static List<Owned> manyRuns(LedgerClient http, String stageRoot, String jobKey) {
+    /** 16 runs, one reporter's partitions each: nothing shared but the database. */
+    private static List<List<Owned>> manyRuns(LedgerClient http, String stageRoot, String jobKey) {
         return IntStream.range(0, REPORTERS).mapToObj(i -> claimAll(http,
-                create(http, stageRoot, jobKey + "_" + i, 1))).flatMap(List::stream).toList();
+                create(http, stageRoot, jobKey + "_" + i, PARTITIONS_PER_REPORTER))).toList();
     }
 
     private record Created(RunId runId, String hdfsRunPath, int partitions) {
@@ -211,11 +223,11 @@ final class ReportRateBench {
     }
 
     /**
-     * 16 threads, one per partition, report chunk after chunk (0, 1, 2, ...) for warm-up + duration; the calls that
-     * start and end inside the measured window count. Each report is checked: recorded, and its partition still
-     * RUNNING.
+     * 16 threads, one per reporter, report chunk after chunk (0, 1, 2, ... of a partition, then of its next) for
+     * warm-up + duration; the calls that start and end inside the measured window count. Each report is checked:
+     * recorded, and its partition still RUNNING.
      */
-    private static Rate measure(String label, Reporter reporter, List<Owned> partitions, Options options)
+    private static Rate measure(String label, Reporter reporter, List<List<Owned>> partitions, Options options)
             throws Exception {
         System.out.printf("%s: %d reporters, %d s after %d s of warm-up ...%n", label, partitions.size(),
                 options.duration().toSeconds(), options.warmup().toSeconds());
@@ -224,8 +236,8 @@ final class ReportRateBench {
             long from = System.nanoTime() + options.warmup().toNanos();
             long until = from + options.duration().toNanos();
             List<Future<long[]>> futures = new ArrayList<>();
-            for (Owned p : partitions) {
-                futures.add(threads.submit(() -> report(reporter, p, from, until)));
+            for (List<Owned> mine : partitions) {
+                futures.add(threads.submit(() -> report(reporter, mine, from, until)));
             }
             long[] all = new long[0];
             for (Future<long[]> f : futures) {
@@ -244,14 +256,20 @@ final class ReportRateBench {
         }
     }
 
-    private static long[] report(Reporter reporter, Owned p, long from, long until) {
+    private static long[] report(Reporter reporter, List<Owned> partitions, long from, long until) {
         long[] latencies = new long[1024];
         int counted = 0;
-        for (int index = 0; ; index++) {
+        for (int call = 0; ; call++) {
             long start = System.nanoTime();
             if (start >= until) {
                 break;
             }
+            if (call / CHUNKS_PER_PARTITION == partitions.size()) {
+                throw new IllegalStateException("a reporter filled all its " + partitions.size()
+                        + " partitions before the window ended: raise PARTITIONS_PER_REPORTER");
+            }
+            Owned p = partitions.get(call / CHUNKS_PER_PARTITION);
+            int index = call % CHUNKS_PER_PARTITION;
             ChunkResult result = reporter.report(p.runId(), p.partitionId(), new ChunkReport(p.claimToken(), index,
                     CHUNK_COUNT, p.partitionId().value(), p.hdfsRunPath() + "/part-%s-chunk-%06d.parquet".formatted(
                     p.partitionId().value(), index), 1, 1, "c" + index));
@@ -286,8 +304,10 @@ final class ReportRateBench {
                 .append(options.duration().toSeconds()).append(" -f` a script of one transaction: `\\set id random(1,")
                 .append(" ").append(PGBENCH_ROWS).append(")`, `UPDATE rate_t SET v = v + 1 WHERE id = :id AND v >= 0`")
                 .append(" (").append(PGBENCH_ROWS).append(" rows), before and after the reports. Each report case: 16")
-                .append(" threads, each its own claimed partition, reporting chunk 0, 1, 2, ... (no partition")
-                .append(" completes); ").append(options.warmup().toSeconds()).append(" s of warm-up, then ")
+                .append(" threads, each with ").append(PARTITIONS_PER_REPORTER).append(" claimed partitions of its own,")
+                .append(" reporting chunk 0, 1, 2, ... of one (no partition completes), ").append(CHUNKS_PER_PARTITION)
+                .append(" chunks to a partition before it goes on to its next; ").append(options.warmup().toSeconds())
+                .append(" s of warm-up, then ")
                 .append(options.duration().toSeconds()).append(" s measured.\n\n");
         out.append("| measure | per second | × pgbench (mean of both) | latency p50 | p99 | load average |\n")
                 .append("|---|---:|---:|---:|---:|---|\n");
