@@ -29,7 +29,7 @@ public final class Bench {
     }
 
     record Options(long rows, List<Integer> partitions, Path home, Path results, String server, boolean warmup,
-                   boolean breakdown, boolean transforms, boolean spark, int sparkRounds) {
+                   boolean breakdown, boolean transforms, boolean spark, int sparkRounds, int rounds) {
     }
 
     public static void main(String[] args) throws Exception {
@@ -72,13 +72,17 @@ public final class Bench {
                 loadgate.load("warm-up", 2, BenchTable.jobYaml(sourceUrl, "BENCH_WARMUP", "lake.bench_warmup", 2,
                         stage.toUri().toString(), "zstd"), BenchTable.DAY.toString());
             }
-            for (int partitions : options.partitions()) {
-                System.out.printf("load with %d partitions ...%n", partitions);
-                LoadResult result = load(loadgate, sourceUrl, stage, partitions, false);
-                System.out.printf("  %,d rows in %.1f s; extraction %,.0f rows/s (workers %,.0f); ledger %.2f%%%n",
-                        result.rows(), result.wallSeconds(), result.extractLedgerRowsPerSecond(),
-                        result.extractWorkerRowsPerSecond(), 100 * result.ledgerShare());
-                loads.add(result);
+            // Round by round, so each partition count's loads are spread over the same minutes as the others'.
+            for (int round = 1; round <= options.rounds(); round++) {
+                for (int partitions : options.partitions()) {
+                    System.out.printf("load with %d partitions (round %d of %d) ...%n", partitions, round,
+                            options.rounds());
+                    LoadResult result = load(loadgate, sourceUrl, stage, partitions, false);
+                    System.out.printf("  %,d rows in %.1f s; extraction %,.0f rows/s (workers %,.0f); ledger %.2f%%%n",
+                            result.rows(), result.wallSeconds(), result.extractLedgerRowsPerSecond(),
+                            result.extractWorkerRowsPerSecond(), 100 * result.ledgerShare());
+                    loads.add(result);
+                }
             }
             if (options.transforms()) {
                 int partitions = options.partitions().stream().mapToInt(Integer::intValue).max().orElse(2);
@@ -163,6 +167,7 @@ public final class Bench {
         boolean transforms = false;
         boolean spark = false;
         int sparkRounds = 3;
+        int rounds = 1;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rows" -> rows = Long.parseLong(args[++i]);
@@ -175,20 +180,22 @@ public final class Bench {
                 case "--transforms" -> transforms = true;
                 case "--spark" -> spark = true;
                 case "--spark-rounds" -> sparkRounds = Integer.parseInt(args[++i]);
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 default -> {
                     System.err.println("""
                             usage: bench/run [--rows N] [--partitions 2,4] [--home DIR] [--results FILE]
                                              [--server jdbc:postgresql://127.0.0.1:5432/] [--no-warmup] [--no-breakdown]
-                                             [--transforms] [--spark] [--spark-rounds 3]""");
+                                             [--transforms] [--spark] [--spark-rounds 3] [--rounds 1]""");
                     System.exit(2);
                 }
             }
         }
-        if (sparkRounds < 1) {
-            System.err.println("bench: --spark-rounds must be at least 1");
+        if (sparkRounds < 1 || rounds < 1) {
+            System.err.println("bench: --spark-rounds and --rounds must be at least 1");
             System.exit(2);
         }
-        return new Options(rows, partitions, home, results, server, warmup, breakdown, transforms, spark, sparkRounds);
+        return new Options(rows, partitions, home, results, server, warmup, breakdown, transforms, spark, sparkRounds,
+                rounds);
     }
 
     /** What the figures were measured on. */
