@@ -18,6 +18,7 @@ import io.loadgate.worker.execution.Worker;
 import io.loadgate.worker.execution.WorkerContext;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.job.JobSpecLoader;
+import io.loadgate.worker.job.StagingSpec;
 import io.loadgate.worker.ledger.HttpLedgerClient;
 import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.ledger.LedgerClientConfig;
@@ -250,6 +251,21 @@ final class BenchLoadgate implements AutoCloseable {
     static Optional<Integer> compressionLevel() {
         String level = System.getenv("BENCH_COMPRESSION_LEVEL");
         return level == null || level.isBlank() ? Optional.empty() : Optional.of(Integer.valueOf(level.trim()));
+    }
+
+    /**
+     * The table jobs' {@code staging.rows_per_chunk}: {@code BENCH_ROWS_PER_CHUNK}, or empty for the default
+     * (1,000,000). A chunk's pages are most of what a writer holds, so a scale run whose smallest partitions are
+     * shorter than a chunk compares memory across sizes only with chunks all its sizes fill.
+     */
+    static Optional<Integer> rowsPerChunk() {
+        String rows = System.getenv("BENCH_ROWS_PER_CHUNK");
+        return rows == null || rows.isBlank() ? Optional.empty() : Optional.of(Integer.valueOf(rows.trim()));
+    }
+
+    /** "1,000,000 rows per chunk", or the chunk size {@link #rowsPerChunk} gives. */
+    static String chunkName() {
+        return "%,d rows per chunk".formatted(rowsPerChunk().orElse(StagingSpec.DEFAULT_ROWS_PER_CHUNK));
     }
 
     /** "zstd" or "zstd level N", as a report names the staged files' codec. */

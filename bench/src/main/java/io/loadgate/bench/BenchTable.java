@@ -159,6 +159,7 @@ final class BenchTable {
                 """.formatted(jobKey, sourceUrl, TABLE, partitions,
                         BenchLoadgate.metricsTiming().name().toLowerCase(java.util.Locale.ROOT), targetTable, stageRoot,
                         compression, BenchLoadgate.compressionLevel().map(level -> "\n  compression_level: " + level)
+                                .orElse("") + BenchLoadgate.rowsPerChunk().map(rows -> "\n  rows_per_chunk: " + rows)
                                 .orElse(""));
     }
 }

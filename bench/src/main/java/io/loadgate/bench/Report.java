@@ -179,7 +179,7 @@ record Report(ZonedDateTime time, Bench.Machine machine, Bench.Options options, 
                 .formatted(BenchTable.TABLE, BenchTable.database(options.rows()))).append(" business key, one day for all rows, text,")
                 .append(" timestamptz); ledger and Iceberg JDBC catalog on the embedded PostgreSQL of `")
                 .append(options.home()).append("`, Parquet ").append(BenchLoadgate.codecName())
-                .append(", 1,000,000 rows per chunk, one pool of ")
+                .append(", ").append(BenchLoadgate.chunkName()).append(", one pool of ")
                 .append(options.partitions().stream().mapToInt(Integer::intValue).max().orElse(2))
                 .append(" worker threads for every load, all in one JVM. ")
                 .append(options.warmup() ? "One unreported 2-partition warm-up load ran first (JIT, caches)."

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.DoubleSummaryStatistics;
 import java.util.List;
@@ -279,7 +280,7 @@ final class ScaleBench {
                         : "without a warm-up load")
                 .append("; ledger (embedded PostgreSQL of `").append(options.home())
                 .append("`) and submitter in the bench JVM; Parquet ").append(BenchLoadgate.codecName())
-                .append(", 1,000,000 rows per chunk.");
+                .append(", ").append(BenchLoadgate.chunkName()).append('.');
         String workerOptions = System.getenv().getOrDefault("BENCH_WORKER_JAVA_OPTS", "");
         if (!workerOptions.isBlank()) {
             out.append(" The workers' JVMs also had `").append(workerOptions.trim())
@@ -308,7 +309,7 @@ final class ScaleBench {
                     .append(" %d / %d / %d / %d / %d (%d) | %s |\n".formatted(r.partitions(), r.chunks(), r.events(),
                             r.dispatches(), r.validations(), r.total(), s.loadAverage()));
         }
-        out.append('\n').append(verdicts(sizes)).append("\n\n");
+        out.append('\n').append(verdicts(sizes)).append(' ').append(marginal(sizes)).append("\n\n");
         if (sizes.stream().anyMatch(s -> s.peakLiveHeap().isPresent())) {
             out.append(liveHeap(sizes));
         }
@@ -405,6 +406,44 @@ final class ScaleBench {
                 first.ledgerRows().total(), first.rows(), last.ledgerRows().total(), last.rows(),
                 (double) last.ledgerRows().total() / first.ledgerRows().total(), (double) last.rows() / first.rows(),
                 first.ledgerRows().chunks(), last.ledgerRows().chunks());
+    }
+
+    /**
+     * What each added row costs, apart from what a load costs at any size: the wall's growth per row between
+     * consecutive sizes, and a least-squares line through all of them (a fixed cost per load plus a cost per row).
+     * Why: a fixed cost makes the smallest size dearer per row however linear the rest is, and ±15% of the mean
+     * per row cannot tell the two apart.
+     */
+    static String marginal(List<Size> sizes) {
+        if (sizes.size() < 2) {
+            return "";
+        }
+        List<String> steps = new ArrayList<>();
+        for (int i = 1; i < sizes.size(); i++) {
+            Size a = sizes.get(i - 1);
+            Size b = sizes.get(i);
+            steps.add("%,d → %,d rows %.0f ns".formatted(a.rows(), b.rows(),
+                    (b.load().wall().toNanos() - a.load().wall().toNanos()) / (double) (b.rows() - a.rows())));
+        }
+        double[] line = leastSquares(sizes.stream().mapToDouble(Size::rows).toArray(),
+                sizes.stream().mapToDouble(s -> s.load().wall().toNanos()).toArray());
+        return ("Each added row (the wall's growth between the median loads of consecutive sizes): %s. A line through"
+                + " all sizes: %.2f s per load plus %.0f ns per row.").formatted(String.join(", ", steps),
+                line[0] / 1e9, line[1]);
+    }
+
+    /** The intercept and slope of the least-squares line of {@code y} on {@code x}. */
+    static double[] leastSquares(double[] x, double[] y) {
+        double meanX = Arrays.stream(x).average().orElseThrow();
+        double meanY = Arrays.stream(y).average().orElseThrow();
+        double covariance = 0;
+        double variance = 0;
+        for (int i = 0; i < x.length; i++) {
+            covariance += (x[i] - meanX) * (y[i] - meanY);
+            variance += (x[i] - meanX) * (x[i] - meanX);
+        }
+        double slope = covariance / variance;
+        return new double[] {meanY - slope * meanX, slope};
     }
 
     private static double pct(double value, double mean) {
