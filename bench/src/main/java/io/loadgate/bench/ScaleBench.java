@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.DoubleSummaryStatistics;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -181,24 +182,10 @@ final class ScaleBench {
                 System.out.printf("  worker pid %d (-Xmx%s, %d threads)%n", worker.pid(), WORKER_HEAP,
                         options.partitions());
                 try {
-                    for (int warmup = 1; options.warmupRows() > 0 && warmup <= options.warmupLoads(); warmup++) {
-                        System.out.printf("  warm-up load %d of %,d rows (not reported) ...%n", warmup,
-                                options.warmupRows());
-                        ledger.submit("scale warm-up " + warmup, BenchTable.jobYaml(options.server()
-                                + BenchTable.database(options.warmupRows()), "SCALE_WARMUP_" + warmup,
-                                "lake.scale_warmup_" + warmup, options.partitions(), stage.toUri().toString(),
-                                "zstd"), BenchTable.DAY.toString());
+                    if (options.warmupRows() > 0) {
+                        warmUp(ledger, options, stage, options.warmupRows(), options.warmupLoads(), "warmup");
                     }
-                    if (options.smallWarmupLoads() > 0) {
-                        System.out.printf("  %d warm-up loads of %,d rows (not reported) ...%n",
-                                options.smallWarmupLoads(), SMALL_WARMUP_ROWS);
-                    }
-                    for (int warmup = 1; warmup <= options.smallWarmupLoads(); warmup++) {
-                        ledger.submit("scale small warm-up " + warmup, BenchTable.jobYaml(options.server()
-                                + BenchTable.database(SMALL_WARMUP_ROWS), "SCALE_SMALL_WARMUP_" + warmup,
-                                "lake.scale_small_warmup_" + warmup, options.partitions(), stage.toUri().toString(),
-                                "zstd"), BenchTable.DAY.toString());
-                    }
+                    warmUp(ledger, options, stage, SMALL_WARMUP_ROWS, options.smallWarmupLoads(), "small_warmup");
                     List<BenchLoadgate.Submitted> loads = new ArrayList<>();
                     for (int repeat = 1; repeat <= options.repeats(); repeat++) {
                         Map<String, Long> before = worker.ledgerCalls();
@@ -275,6 +262,18 @@ final class ScaleBench {
     }
 
     /** The run's events, each at its milliseconds since the first: where a load's fixed time goes. */
+    /** {@code loads} unreported loads of the {@code rows}-row table, each into a table of its own. */
+    private static void warmUp(BenchLoadgate ledger, Options options, Path stage, long rows, int loads, String name)
+            throws Exception {
+        for (int warmup = 1; warmup <= loads; warmup++) {
+            System.out.printf("  warm-up load %d of %d, %,d rows (not reported) ...%n", warmup, loads, rows);
+            ledger.submit("scale " + name + " " + warmup, BenchTable.jobYaml(options.server()
+                    + BenchTable.database(rows), "SCALE_" + name.toUpperCase(Locale.ROOT) + "_" + warmup,
+                    "lake.scale_" + name + "_" + warmup, options.partitions(), stage.toUri().toString(), "zstd"),
+                    BenchTable.DAY.toString());
+        }
+    }
+
     private static List<String> timeline(BenchLoadgate ledger, RunId runId) {
         return ledger.inProcessLedger().database().inTransaction(tx -> tx.query(TIMELINE,
                 rs -> "%6d ms  %-28s %s".formatted(rs.getLong(1), rs.getString(2), rs.getString(3)), runId));
