@@ -439,7 +439,7 @@ final class ScaleBench {
      * Why: a fixed cost makes the smallest size dearer per row however linear the rest is, and ±15% of the mean
      * per row cannot tell the two apart.
      */
-    static String marginal(List<Size> sizes) {
+    private static String marginal(List<Size> sizes) {
         if (sizes.size() < 2) {
             return "";
         }
@@ -458,7 +458,7 @@ final class ScaleBench {
     }
 
     /** The intercept and slope of the least-squares line of {@code y} on {@code x}. */
-    static double[] leastSquares(double[] x, double[] y) {
+    private static double[] leastSquares(double[] x, double[] y) {
         double meanX = Arrays.stream(x).average().orElseThrow();
         double meanY = Arrays.stream(y).average().orElseThrow();
         double covariance = 0;
