@@ -231,6 +231,14 @@ public final class Bench {
         }
     }
 
+    /**
+     * The middle of {@code values} in {@code order} (the lower of the two middle ones for an even count): the run a
+     * report shows as the median, itself rather than an average of two runs.
+     */
+    static <T> T medianBy(List<T> values, Comparator<? super T> order) {
+        return values.stream().sorted(order).toList().get((values.size() - 1) / 2);
+    }
+
     static String date(ZonedDateTime time) {
         return time.format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'"));
     }

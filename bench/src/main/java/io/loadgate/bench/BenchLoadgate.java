@@ -250,8 +250,7 @@ final class BenchLoadgate implements AutoCloseable {
      * the codec's default (3), so that one build can compare the levels.
      */
     static Optional<Integer> compressionLevel() {
-        String level = System.getenv("BENCH_COMPRESSION_LEVEL");
-        return level == null || level.isBlank() ? Optional.empty() : Optional.of(Integer.valueOf(level.trim()));
+        return integerFromEnvironment("BENCH_COMPRESSION_LEVEL");
     }
 
     /**
@@ -260,8 +259,12 @@ final class BenchLoadgate implements AutoCloseable {
      * shorter than a chunk compares memory across sizes only with chunks all its sizes fill.
      */
     static Optional<Integer> rowsPerChunk() {
-        String rows = System.getenv("BENCH_ROWS_PER_CHUNK");
-        return rows == null || rows.isBlank() ? Optional.empty() : Optional.of(Integer.valueOf(rows.trim()));
+        return integerFromEnvironment("BENCH_ROWS_PER_CHUNK");
+    }
+
+    private static Optional<Integer> integerFromEnvironment(String name) {
+        String value = System.getenv(name);
+        return value == null || value.isBlank() ? Optional.empty() : Optional.of(Integer.valueOf(value.trim()));
     }
 
     /** "1,000,000 rows per chunk", or the chunk size {@link #rowsPerChunk} gives. */

@@ -38,9 +38,8 @@ record Report(ZonedDateTime time, Bench.Machine machine, Bench.Options options, 
 
     /** Each label's load of the median whole-load time (the lower of the two middle ones for an even count). */
     List<LoadResult> medianLoads() {
-        return byLabel().values().stream().map(rounds -> rounds.stream()
-                .sorted(Comparator.comparingLong(LoadResult::wallNanos)).toList().get((rounds.size() - 1) / 2))
-                .toList();
+        return byLabel().values().stream()
+                .map(rounds -> Bench.medianBy(rounds, Comparator.comparingLong(LoadResult::wallNanos))).toList();
     }
 
     private static double median(List<LoadResult> rounds, ToDoubleFunction<LoadResult> measure) {

@@ -205,8 +205,7 @@ final class ScaleBench {
                         }
                     }
                     walls = loads.stream().map(BenchLoadgate.Submitted::wall).toList();
-                    loaded = loads.stream().sorted(Comparator.comparing(BenchLoadgate.Submitted::wall))
-                            .toList().get((loads.size() - 1) / 2);
+                    loaded = Bench.medianBy(loads, Comparator.comparing(BenchLoadgate.Submitted::wall));
                     peakRss = worker.peakRssKib();
                     peakHeap = worker.heapPeaks();
                     if (options.liveHeap()) {

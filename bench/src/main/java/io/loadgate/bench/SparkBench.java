@@ -47,8 +47,7 @@ final class SparkBench {
 
         /** The round of median whole-job time among {@code rounds}, with every round's time. */
         static Result median(List<Result> rounds) {
-            List<Result> sorted = rounds.stream().sorted(java.util.Comparator.comparingLong(Result::wallNanos)).toList();
-            Result median = sorted.get((sorted.size() - 1) / 2);
+            Result median = Bench.medianBy(rounds, java.util.Comparator.comparingLong(Result::wallNanos));
             return new Result(median.label, median.partitions, median.rows, median.wallNanos, median.extractNanos,
                     median.afterNanos, median.tailNanos, rounds.stream().map(r -> r.wallNanos / 1e9).toList());
         }
