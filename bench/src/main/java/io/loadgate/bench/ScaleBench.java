@@ -321,7 +321,7 @@ final class ScaleBench {
         for (Size s : sizes) {
             RunView end = s.load().end();
             LedgerRows r = s.ledgerRows();
-            out.append(("| %,d | %.1f s | %s | %,.0f | %,.0f | %.2f | %.0f | %.2f | %.1f / %.1f / %.1f | %,d MiB | %,d MiB | %,d MiB"
+            out.append(("| %,d | %.1f s | %s | %,.0f | %,.0f | %.2f | %.0f | %.2f | %.2f / %.2f / %.2f | %,d MiB | %,d MiB | %,d MiB"
                     + " | %d (%d) |")
                     .formatted(s.rows(), s.wallSeconds(), seconds(s.walls()), s.rowsPerSecond(), s.copyRowsPerSecond(),
                             s.rowsPerSecond() / s.copyRowsPerSecond(), s.nanosPerRow(), s.nanosPerRow() / meanPerRow,

@@ -179,6 +179,8 @@ public final class IcebergPublisher {
         // Overwrite by filter rather than newReplacePartitions(): replace-partitions derives the partitions to
         // replace from the added files, so an empty file list would silently keep the old rows.
         OverwriteFiles overwrite = transaction.newOverwrite()
+                .scanManifestsWith(SameThreadExecutor.INSTANCE)
+                .writeManifestsWith(SameThreadExecutor.INSTANCE, 1)
                 .overwriteByRowFilter(partition)
                 .conflictDetectionFilter(partition)
                 .validateNoConflictingData()

@@ -122,6 +122,8 @@ public final class PartitionRollback {
         // The publisher's commit verification: a refusal that actually landed is reported as the success it is.
         Table table = new BaseTable(new CommitVerifyingOperations(withOperations.operations()), loaded.name());
         DeleteFiles delete = table.newDelete()
+                .scanManifestsWith(SameThreadExecutor.INSTANCE)
+                .writeManifestsWith(SameThreadExecutor.INSTANCE, 1)
                 .validateFilesExist()
                 .set(ROLLBACK_PROPERTY, "true")
                 .set(ROLLBACK_ID_PROPERTY, rollbackId.toString())

@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.iceberg.BaseTable;
@@ -19,6 +21,8 @@ import org.apache.iceberg.encryption.EncryptionManager;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.LocationProvider;
 import org.apache.iceberg.jdbc.UncheckedSQLException;
 
@@ -45,6 +49,7 @@ public final class FaultInjectingCatalog implements Catalog {
     private final AtomicReference<Runnable> beforeNextCommit = new AtomicReference<>();
     private final AtomicInteger commitCalls = new AtomicInteger();
     private final AtomicInteger landedCommits = new AtomicInteger();
+    private final Set<String> writingThreads = ConcurrentHashMap.newKeySet();
 
     public FaultInjectingCatalog(Catalog delegate) {
         this.delegate = requireNonNull(delegate, "delegate is null");
@@ -66,6 +71,11 @@ public final class FaultInjectingCatalog implements Catalog {
 
     public int landedCommits() {
         return landedCommits.get();
+    }
+
+    /** The names of the threads that created a file (a manifest, a manifest list, metadata) through a table's IO. */
+    public Set<String> writingThreads() {
+        return Set.copyOf(writingThreads);
     }
 
     @Override
@@ -163,7 +173,29 @@ public final class FaultInjectingCatalog implements Catalog {
 
         @Override
         public FileIO io() {
-            return ops.io();
+            FileIO io = ops.io();
+            return new FileIO() {
+                @Override
+                public InputFile newInputFile(String path) {
+                    return io.newInputFile(path);
+                }
+
+                @Override
+                public InputFile newInputFile(String path, long length) {
+                    return io.newInputFile(path, length);
+                }
+
+                @Override
+                public OutputFile newOutputFile(String path) {
+                    writingThreads.add(Thread.currentThread().getName());
+                    return io.newOutputFile(path);
+                }
+
+                @Override
+                public void deleteFile(String path) {
+                    io.deleteFile(path);
+                }
+            };
         }
 
         @Override
@@ -183,7 +215,9 @@ public final class FaultInjectingCatalog implements Catalog {
 
         @Override
         public TableOperations temp(TableMetadata uncommittedMetadata) {
-            return ops.temp(uncommittedMetadata);
+            // A transaction writes its files through these and commits through this one: wrapped, its writers are
+            // seen too.
+            return new FaultyOperations(ops.temp(uncommittedMetadata));
         }
 
         @Override

@@ -104,6 +104,22 @@ class IcebergPublisherTest {
     }
 
     @Test
+    void theCommitWritesItsManifestsInThePublishingThread() {
+        List<StagedFile> files = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            files.add(StagedFiles.write(staging, orders(DAY_1, 1 + i * 10, 10)));
+        }
+        assertPublished(publisher.publish(request(DAY_1, files.toArray(StagedFile[]::new))));
+        // The second commit also filters the first one's manifest and merges the manifests.
+        assertPublished(publisher.publish(request(DAY_2, StagedFiles.write(staging, orders(DAY_2, 500, 10)))));
+
+        // Iceberg waits for work it hands to its pool by polling every 10 ms; done in the caller, it never waits.
+        assertThat(faulty.writingThreads()).as("threads that wrote the commits' files")
+                .containsExactly(Thread.currentThread().getName());
+        assertThat(rows(realCatalog.loadTable(ORDERS_TABLE.identifier()))).hasSize(130);
+    }
+
+    @Test
     void aSecondPublishReplacesItsBusinessKeyAndLeavesOthersUntouched() {
         List<Record> day1 = orders(DAY_1, 1, 300);
         List<Record> day2 = orders(DAY_2, 301, 200);
