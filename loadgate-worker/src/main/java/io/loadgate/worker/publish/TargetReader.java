@@ -85,35 +85,63 @@ public final class TargetReader {
     /**
      * The business key's scan at {@code snapshotId}, planned once, projected to {@code columns} (case-insensitive):
      * its tasks, whose files carry the manifests' record counts and column statistics (value and null counts, lower
-     * and upper bounds), and one part per task to read.
-     * The parts' records have {@link #schema}'s layout only for tasks without delete files; a caller that reads a
-     * task with deletes uses {@link #readBusinessKeyTasks} instead.
+     * and upper bounds), and one part per task to read. {@code table} is the target's table as the caller loaded it,
+     * holding {@code snapshotId}: loading it again would only read the catalog and the metadata file again.
+     * The parts' records have {@link KeyScan#schema}'s layout only for tasks without delete files; a caller that
+     * reads a task with deletes uses {@link #readBusinessKeyTasks} instead.
      */
-    public KeyScan planBusinessKey(TargetTable target, String businessKey, long snapshotId, List<String> columns) {
+    public KeyScan planBusinessKey(Table table, TargetTable target, String businessKey, long snapshotId,
+                                   List<String> columns) {
         requireNonNull(businessKey, "businessKey is null");
-        Table table = tableAt(target, snapshotId);
+        if (table.snapshot(snapshotId) == null) {
+            throw new IllegalArgumentException("table " + target.identifier() + " has no snapshot " + snapshotId
+                    + " (never committed, or expired)");
+        }
         // A scan drops the manifests' column statistics from its tasks' files unless asked to keep them.
         TableScan scan = table.newScan().useSnapshot(snapshotId).caseSensitive(false)
-                .filter(target.businessKeyFilter(businessKey)).select(columns).includeColumnStats();
+                .filter(target.businessKeyFilter(businessKey)).includeColumnStats();
         List<FileScanTask> tasks = new ArrayList<>();
-        List<Supplier<CloseableIterable<Record>>> parts = new ArrayList<>();
         try (CloseableIterable<FileScanTask> planned = scan.planFiles()) {
-            for (FileScanTask task : planned) {
-                tasks.add(task);
-                parts.add(() -> open(table, scan, task));
-            }
+            planned.forEach(tasks::add);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot plan the scan of " + target.identifier() + ": " + e.getMessage(), e);
         }
-        return new KeyScan(scan.schema(), tasks, parts);
+        return new KeyScan(table, scan, tasks).select(columns);
     }
 
     /** A planned scan of one business key; see {@link #planBusinessKey}. */
-    public record KeyScan(Schema schema, List<FileScanTask> tasks, List<Supplier<CloseableIterable<Record>>> parts) {
-        public KeyScan {
-            requireNonNull(schema, "schema is null");
-            tasks = List.copyOf(tasks);
-            parts = List.copyOf(parts);
+    public static final class KeyScan {
+        private final Table table;
+        private final TableScan scan;
+        private final List<FileScanTask> tasks;
+
+        private KeyScan(Table table, TableScan scan, List<FileScanTask> tasks) {
+            this.table = table;
+            this.scan = scan;
+            this.tasks = List.copyOf(tasks);
+        }
+
+        /**
+         * The same tasks read as {@code columns} (case-insensitive): a projection does not change which files and
+         * rows the scan's snapshot and filter select, so nothing is planned again.
+         */
+        public KeyScan select(List<String> columns) {
+            return new KeyScan(table, scan.select(columns), tasks);
+        }
+
+        /** The projection the parts read: the selected columns, and the filter's. */
+        public Schema schema() {
+            return scan.schema();
+        }
+
+        public List<FileScanTask> tasks() {
+            return tasks;
+        }
+
+        /** One part per task, each opened when its supplier is called. */
+        public List<Supplier<CloseableIterable<Record>>> parts() {
+            return tasks.stream().<Supplier<CloseableIterable<Record>>>map(task -> () -> open(table, scan, task))
+                    .toList();
         }
     }
 

@@ -200,7 +200,7 @@ final class IcebergTarget implements Target {
         return () -> {
             TargetReader reader = new TargetReader(catalog);
             Map<String, String> values = new HashMap<>();
-            var scan = reader.planBusinessKey(target, businessKey, snapshotId, validation.referencedColumns());
+            var scan = reader.planBusinessKey(table, target, businessKey, snapshotId, validation.referencedColumns());
             // Each file's bytes are hashed as staging validation hashed them: a file changed in place since (same
             // name, size and row count) is not the ledger's, and its manifest entry no longer describes its data.
             Map<String, String> ledgerChecksums = new HashMap<>();
@@ -254,7 +254,7 @@ final class IcebergTarget implements Target {
                 values.put(MetricNames.COUNT, Long.toString(files.stream().mapToLong(StagedFile::recordCount).sum()));
                 return new MetricSet(values);
             }
-            var read = reader.planBusinessKey(target, businessKey, snapshotId, fromData.referencedColumns());
+            var read = scan.select(fromData.referencedColumns());
             values.putAll(measure(table, read, fromData).result().values());
             return new MetricSet(values);
         };
