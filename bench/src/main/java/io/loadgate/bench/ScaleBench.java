@@ -55,6 +55,13 @@ final class ScaleBench {
      * more than the ±15% the sizes are judged by; each size's table row is its median load.
      */
     private static final int REPEATS = 3;
+    /**
+     * Sizes below {@link #SHORT_BELOW} rows load this many times as often: a 1,000,000-row load takes under a second,
+     * and its median moved by 8% between three runs of one build (723 / 749 / 781 ns per row, 2026-12-05), half the
+     * ±15% it is judged by; fifteen loads cost twelve seconds more.
+     */
+    private static final int SHORT_REPEATS_FACTOR = 5;
+    private static final long SHORT_BELOW = 5_000_000;
     private static final double PER_ROW_TOLERANCE = 0.15;
     private static final Duration LIVE_HEAP_EVERY = Duration.ofSeconds(1);
     private static final String LEDGER_ROWS = """
@@ -75,6 +82,10 @@ final class ScaleBench {
 
     record Options(List<Long> sizes, int partitions, Path home, Path results, String server, long warmupRows,
                    int warmupLoads, int smallWarmupLoads, int repeats, boolean liveHeap, Path cli) {
+        /** How many times a size is loaded: {@code --repeats}, five times that below 5,000,000 rows. */
+        int repeats(long rows) {
+            return rows < SHORT_BELOW ? repeats * SHORT_REPEATS_FACTOR : repeats;
+        }
     }
 
     /** The ledger's rows of one run, by table. */
@@ -187,10 +198,11 @@ final class ScaleBench {
                     }
                     warmUp(ledger, options, stage, SMALL_WARMUP_ROWS, options.smallWarmupLoads(), "small_warmup");
                     List<BenchLoadgate.Submitted> loads = new ArrayList<>();
-                    for (int repeat = 1; repeat <= options.repeats(); repeat++) {
+                    int repeats = options.repeats(rows);
+                    for (int repeat = 1; repeat <= repeats; repeat++) {
                         Map<String, Long> before = worker.ledgerCalls();
                         System.out.printf("  load %d of %d: %,d rows with %d partitions ...%n", repeat,
-                                options.repeats(), rows, options.partitions());
+                                repeats, rows, options.partitions());
                         // A table and job key of its own, so that every repeat publishes as the first did.
                         loads.add(ledger.submit("scale " + rows + " #" + repeat, BenchTable.jobYaml(sourceUrl,
                                 "SCALE_" + rows + "_" + repeat, "lake.scale_" + rows + "_" + repeat,
@@ -250,8 +262,9 @@ final class ScaleBench {
     }
 
     private static String seconds(List<Duration> walls) {
-        return walls.stream().map(wall -> "%.1f".formatted(wall.toMillis() / 1e3)).collect(Collectors.joining(" / "))
-                + " s";
+        // Hundredths below ten seconds: a 1,000,000-row load's walls differ by less than a tenth.
+        return walls.stream().map(wall -> (wall.toMillis() < 10_000 ? "%.2f" : "%.1f").formatted(wall.toMillis() / 1e3))
+                .collect(Collectors.joining(" / ")) + " s";
     }
 
     private static LedgerRows ledgerRows(BenchLoadgate ledger, RunId runId) {
@@ -290,7 +303,9 @@ final class ScaleBench {
                 .append(" and only ratios to the COPY of the same size compare.  \n");
         out.append("Source: `%s`, the bench table's 6 columns, in database `bench` (5,000,000 rows) or `bench_<rows>`;"
                 .formatted(BenchTable.TABLE)).append(" each size loaded ").append(options.repeats())
-                .append(" time(s), the table giving the median load, with ").append(options.partitions())
+                .append(" time(s), %d below %,d rows (a load of under a second varies most),".formatted(
+                        options.repeats() * SHORT_REPEATS_FACTOR, SHORT_BELOW))
+                .append(" the table giving the median load, with ").append(options.partitions())
                 .append(" partitions by a worker in a JVM of its own (`loadgate worker --threads ")
                 .append(options.partitions()).append("`, bin/loadgate's class path, `-Xmx").append(WORKER_HEAP)
                 .append("`), a new one per size, ")
