@@ -388,14 +388,20 @@ final class ScaleBench {
                     s.rows(), mib.size(), s.liveHeapSkipped(), mib.get(mib.size() / 2), peak.mib(),
                     String.join(", ", peak.topClasses()).replace("|", "\\|"))));
         }
-        long last = peakLiveHeapMib(sizes.get(sizes.size() - 1));
-        out.append("\nPeak reachable heap of the largest size: %s the smallest's".formatted(
-                ratio(last, peakLiveHeapMib(sizes.get(0)))));
-        if (sizes.size() > 2) {
+        // A short load can end between two samples; only sizes with one compare (a missing one is not 0 MiB).
+        List<Size> sampled = sizes.stream().filter(s -> s.peakLiveHeap().isPresent()).toList();
+        if (sampled.size() < 2) {
+            return out.append("\nFewer than two sizes were sampled: no comparison.\n\n").toString();
+        }
+        Size largest = sampled.get(sampled.size() - 1);
+        long last = peakLiveHeapMib(largest);
+        out.append("\nPeak reachable heap of %,d rows: %s that of %,d rows".formatted(largest.rows(),
+                ratio(last, peakLiveHeapMib(sampled.get(0))), sampled.get(0).rows()));
+        if (sampled.size() > 2) {
             // A size whose partitions are smaller than a chunk writes smaller chunks, and a chunk's pages are what
             // the writer holds: the next smaller size shows growth with the rows alone.
-            out.append(", %s the next smaller size's".formatted(
-                    ratio(last, peakLiveHeapMib(sizes.get(sizes.size() - 2)))));
+            Size next = sampled.get(sampled.size() - 2);
+            out.append(", %s that of %,d rows".formatted(ratio(last, peakLiveHeapMib(next)), next.rows()));
         }
         // The moments when both writers hold a nearly full chunk recur once per chunk: a longer load is sampled
         // more often, so its largest sample comes nearer to that moment's size.
