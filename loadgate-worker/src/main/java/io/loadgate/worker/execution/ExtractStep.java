@@ -33,6 +33,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.Record;
@@ -49,9 +50,17 @@ public final class ExtractStep {
     private static final Logger LOG = LoggerFactory.getLogger(ExtractStep.class);
 
     private final WorkerContext context;
+    private final Optional<EarlyMeasurements> early;
 
+    /** A step for another engine's attempts (a Spark task), whose process does not validate the run. */
     public ExtractStep(WorkerContext context) {
+        this(context, Optional.empty());
+    }
+
+    /** A worker's step, measuring its partition's chunks for the run's validation once they are reported. */
+    ExtractStep(WorkerContext context, Optional<EarlyMeasurements> early) {
         this.context = requireNonNull(context, "context is null");
+        this.early = requireNonNull(early, "early is null");
     }
 
     /**
@@ -90,6 +99,7 @@ public final class ExtractStep {
                     claim.runStatus(), claim.partitionStatus());
             return StepOutcome.SKIPPED;
         }
+        Written reported;
         try (Heartbeat heartbeat = Heartbeat.start(context, run.runId(), partitionId, token,
                 claim.heartbeatIntervalMillis())) {
             Written written = write(run, partition, snapshotRef, claim.attempt(), claimant, heartbeat);
@@ -98,7 +108,7 @@ public final class ExtractStep {
                         "the partition read no rows but expected " + partition.expectedRowCount());
             }
             report(run, partition, token, written);
-            return StepOutcome.OK;
+            reported = written;
         } catch (ClaimLostException e) {
             LOG.warn("partition {}/{} was taken from this worker (reissued or cancelled); its files are left for cleanup",
                     run.runId(), partition.partitionId());
@@ -124,6 +134,21 @@ public final class ExtractStep {
             fail(run, partition, token, claim.attempt(), "WORKER", StepErrors.code(e), StepErrors.message(e));
             throw e;
         }
+        measureEarly(run, reported);
+        return StepOutcome.OK;
+    }
+
+    /**
+     * The reported data chunks' staging metrics, while other partitions still extract ({@link EarlyMeasurements}).
+     * Not for a file source's chunks nor a partition with rejects: their validation measures data and rejects together.
+     */
+    private void measureEarly(RunContext run, Written written) {
+        if (early.isEmpty() || run.job().source().isFiles()
+                || written.chunks().stream().anyMatch(c -> c.kind() != ChunkKind.DATA)) {
+            return;
+        }
+        early.get().measure(run.runId(), written.chunks().stream().map(ChunkToReport::chunk).toList(),
+                run.job().validation());
     }
 
     /**

@@ -8,6 +8,8 @@ import io.loadgate.api.DispatchType;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.metrics.StepOutcome;
 import io.loadgate.worker.metrics.WorkerMetrics;
+import io.loadgate.worker.validation.StagedFilesReader;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
@@ -55,8 +57,11 @@ public final class Worker implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        this.extract = new ExtractStep(context);
-        this.validate = new StagingValidationStep(context);
+        // One per worker process: its extraction threads measure, its validations take.
+        Optional<EarlyMeasurements> early = Optional.of(new EarlyMeasurements(new StagedFilesReader(context.hadoop()),
+                Clock.systemUTC()));
+        this.extract = new ExtractStep(context, early);
+        this.validate = new StagingValidationStep(context, early);
         this.publish = new PublishStep(context);
         this.validateTarget = new TargetValidationStep(context);
         this.probe = new ProbePublishStep(context);
