@@ -10,6 +10,7 @@ import io.loadgate.api.PartitionApi.Claim;
 import io.loadgate.api.PartitionApi.PartitionFailure;
 import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunId;
+import io.loadgate.api.RunStatus;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.Messages;
 import io.loadgate.worker.metrics.StepOutcome;
@@ -99,16 +100,16 @@ public final class ExtractStep {
                     claim.runStatus(), claim.partitionStatus());
             return StepOutcome.SKIPPED;
         }
-        Written reported;
+        Written written;
+        RunStatus reported;
         try (Heartbeat heartbeat = Heartbeat.start(context, run.runId(), partitionId, token,
                 claim.heartbeatIntervalMillis())) {
-            Written written = write(run, partition, snapshotRef, claim.attempt(), claimant, heartbeat);
+            written = write(run, partition, snapshotRef, claim.attempt(), claimant, heartbeat);
             if (written.chunks().isEmpty()) {
                 return fail(run, partition, token, claim.attempt(), "DATA", "ROW_COUNT_MISMATCH",
                         "the partition read no rows but expected " + partition.expectedRowCount());
             }
-            report(run, partition, token, written);
-            reported = written;
+            reported = report(run, partition, token, written);
         } catch (ClaimLostException e) {
             LOG.warn("partition {}/{} was taken from this worker (reissued or cancelled); its files are left for cleanup",
                     run.runId(), partition.partitionId());
@@ -134,7 +135,11 @@ public final class ExtractStep {
             fail(run, partition, token, claim.attempt(), "WORKER", StepErrors.code(e), StepErrors.message(e));
             throw e;
         }
-        measureEarly(run, reported);
+        // Not after the last partition's report: that ended the extraction, and the run's validation, starting now,
+        // reads the files in parallel.
+        if (reported == RunStatus.EXTRACTING) {
+            measureEarly(run, written);
+        }
         return StepOutcome.OK;
     }
 
@@ -288,18 +293,21 @@ public final class ExtractStep {
         };
     }
 
-    private void report(RunContext run, Partition partition, UUID token, Written written) {
+    /** Reports each chunk; returns the run's status after the last report. */
+    private RunStatus report(RunContext run, Partition partition, UUID token, Written written) {
         List<ChunkToReport> chunks = written.chunks();
         MapperCounts mapper = written.mapper();
+        RunStatus runStatus = null;
         for (ChunkToReport toReport : chunks) {
             StagedChunk chunk = toReport.chunk();
             try {
                 // Every chunk carries the mapper's counts: the ledger judges them with whichever report is last.
-                context.ledger().reportChunk(run.runId(), PartitionId.of(partition.partitionId()), new ChunkReport(token,
-                        chunk.chunkIndex(), chunks.size(), partition.partitionId(), chunk.path().toString(),
-                        chunk.recordCount(), chunk.byteCount(), chunk.checksum(), toReport.kind(),
-                        mapper == null ? null : mapper.linesRead(), mapper == null ? null : mapper.linesSkipped(),
-                        mapper == null ? null : mapper.rowsEmitted()));
+                runStatus = context.ledger().reportChunk(run.runId(), PartitionId.of(partition.partitionId()),
+                        new ChunkReport(token, chunk.chunkIndex(), chunks.size(), partition.partitionId(),
+                                chunk.path().toString(), chunk.recordCount(), chunk.byteCount(), chunk.checksum(),
+                                toReport.kind(), mapper == null ? null : mapper.linesRead(),
+                                mapper == null ? null : mapper.linesSkipped(),
+                                mapper == null ? null : mapper.rowsEmitted())).runStatus();
             } catch (LedgerCallException e) {
                 if (e.is(ErrorCode.CLAIM_MISMATCH)) {
                     throw new ClaimLostException();
@@ -307,6 +315,7 @@ public final class ExtractStep {
                 throw e;
             }
         }
+        return runStatus;
     }
 
     private StepOutcome fail(RunContext run, Partition partition, UUID token, int attempt, String errorClass,
