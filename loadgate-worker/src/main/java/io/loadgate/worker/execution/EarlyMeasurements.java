@@ -72,7 +72,14 @@ final class EarlyMeasurements {
             if (measured == null) {
                 return;
             }
-            measured.complete(measureOne(chunk, validation));
+            Measured result = null;
+            try {
+                result = measureOne(chunk, validation);
+            } finally {
+                // Completed even when an Error ends this thread's work: the validation waits for it, and a future
+                // never completed would keep the run's validation waiting (and beating) for ever.
+                measured.complete(result);
+            }
         }
     }
 
