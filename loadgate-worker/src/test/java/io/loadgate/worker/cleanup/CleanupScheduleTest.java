@@ -66,9 +66,11 @@ class CleanupScheduleTest {
     void start() {
         ledger = new TestLedger(new LedgerSettings(List.of(StagePath.parse(stage.toUri().toString())),
                 LedgerSettings.RecoveryMode.FAIL, 3));
-        // No retries: a pass against a stopped ledger should fail at once, not after the client's backoff.
+        // No retries: a pass against a stopped ledger should fail at once, not after the client's backoff. A short
+        // request timeout: a call in flight when the ledger stops gets no answer and would wait the default 30 s,
+        // longer than the test waits for two failed passes (seen once, 2026-12-05).
         client = HttpLedgerClient.create(LedgerClientConfig.builder(ledger.baseUrl(),
-                LedgerToken.of(ledger.workerToken)).retry(Retry.NONE).build());
+                LedgerToken.of(ledger.workerToken)).retry(Retry.NONE).requestTimeout(Duration.ofSeconds(3)).build());
         var lakehouse = TestDatabases.create();
         runs = new StagedRuns(ledger, client, stage, CatalogConfig.jdbc(lakehouse.jdbcUrl(), lakehouse.user(),
                 lakehouse.password(), warehouse));
