@@ -93,10 +93,7 @@ public final class TargetReader {
     public KeyScan planBusinessKey(Table table, TargetTable target, String businessKey, long snapshotId,
                                    List<String> columns) {
         requireNonNull(businessKey, "businessKey is null");
-        if (table.snapshot(snapshotId) == null) {
-            throw new IllegalArgumentException("table " + target.identifier() + " has no snapshot " + snapshotId
-                    + " (never committed, or expired)");
-        }
+        requireSnapshot(table, target, snapshotId);
         // A scan drops the manifests' column statistics from its tasks' files unless asked to keep them.
         TableScan scan = table.newScan().useSnapshot(snapshotId).caseSensitive(false)
                 .filter(target.businessKeyFilter(businessKey)).includeColumnStats();
@@ -149,11 +146,15 @@ public final class TargetReader {
     private Table tableAt(TargetTable target, long snapshotId) {
         requireNonNull(target, "target is null");
         Table table = tables.loadTable(target.identifier());
+        requireSnapshot(table, target, snapshotId);
+        return table;
+    }
+
+    private static void requireSnapshot(Table table, TargetTable target, long snapshotId) {
         if (table.snapshot(snapshotId) == null) {
             throw new IllegalArgumentException("table " + target.identifier() + " has no snapshot " + snapshotId
                     + " (never committed, or expired)");
         }
-        return table;
     }
 
     /** One task's rows, as Iceberg's (package-private) GenericReader opens a FileScanTask. */
