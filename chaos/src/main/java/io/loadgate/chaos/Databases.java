@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -169,6 +170,30 @@ final class Databases {
                 return rs.next() ? rs.getInt(1) : null;
             }
         }
+    }
+
+    /**
+     * Waits until a session of the warehouse database is inside a transaction that writes {@code chaos.orders} (it
+     * holds a ROW EXCLUSIVE lock on it: a publish between its DELETE and its COMMIT); false when none came in time.
+     */
+    boolean awaitWarehouseWrite(Duration timeout) throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try (Connection c = connect(warehouse); PreparedStatement s = c.prepareStatement("""
+                SELECT count(*) FROM pg_locks
+                 WHERE relation = to_regclass(?) AND mode = 'RowExclusiveLock' AND granted
+                   AND pid <> pg_backend_pid()""")) {
+            s.setString(1, TARGET_SCHEMA + "." + TABLE);
+            do {
+                try (ResultSet rs = s.executeQuery()) {
+                    rs.next();
+                    if (rs.getLong(1) > 0) {
+                        return true;
+                    }
+                }
+                Thread.sleep(2);
+            } while (System.nanoTime() < deadline);
+        }
+        return false;
     }
 
     private static boolean exists(Connection c, String relation) throws SQLException {

@@ -174,10 +174,14 @@ final class Scenarios {
             return;
         }
         UUID runA = UUID.fromString(a.get().path("runId").asText());
+        // Frozen inside its transaction, the publisher also holds the key's lock and the rows it deleted: the case
+        // that kept run B waiting until the ledger gave B up too, before B's publish ended the frozen session.
+        boolean inside = stage.cluster.databases.awaitWarehouseWrite(Duration.ofSeconds(30));
         for (String node : WORKERS) {
             stage.cluster.worker(node).pause();
         }
-        stage.note("SIGSTOP " + String.join(", ", WORKERS) + " with run A " + runA + " PUBLISHING");
+        stage.note("SIGSTOP " + String.join(", ", WORKERS) + " with run A " + runA + " PUBLISHING"
+                + (inside ? ", inside its transaction on the warehouse" : ", no transaction on the warehouse seen"));
         stage.cluster.startWorker("w3");
         Duration settle = Cluster.PUBLISH_STALE.plus(Duration.ofSeconds(60));
         Optional<JsonNode> given = stage.await(key, "publish_stale", r -> !"PUBLISHING".equals(r.path("status")

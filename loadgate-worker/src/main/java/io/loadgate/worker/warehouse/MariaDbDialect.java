@@ -1,5 +1,6 @@
 package io.loadgate.worker.warehouse;
 
+import io.loadgate.worker.publish.PublishFence;
 import io.loadgate.worker.publish.TargetMismatchException;
 import io.loadgate.worker.source.ColumnType;
 import io.loadgate.worker.source.jdbc.JdbcValues;
@@ -29,6 +30,8 @@ import java.util.stream.Collectors;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A MariaDB or MySQL warehouse (the MariaDB driver serves both). Differences from PostgreSQL that matter here:
@@ -40,6 +43,7 @@ import org.apache.iceberg.types.Types;
  */
 final class MariaDbDialect implements WarehouseDialect {
     static final MariaDbDialect INSTANCE = new MariaDbDialect();
+    private static final Logger LOG = LoggerFactory.getLogger(MariaDbDialect.class);
 
     private static final int BATCH_ROWS = 1_000;
     /** A publish waits this long for another of the same key; the ledger calls a publish stuck after 2 h anyway. */
@@ -211,26 +215,102 @@ final class MariaDbDialect implements WarehouseDialect {
      */
     @Override
     public KeyLock lockBusinessKey(Connection connection, String table, String businessKey) throws SQLException {
-        String name = "loadgate:" + sha256(table + ":" + businessKey).substring(0, 48);
+        String name = lockName(table + ":" + businessKey);
+        lock(connection, name, "the lock on business key " + businessKey + " of " + table);
+        return () -> release(connection, name);
+    }
+
+    private static void lock(Connection connection, String name, String what) throws SQLException {
         try (PreparedStatement lock = connection.prepareStatement("SELECT GET_LOCK(?, ?)")) {
             lock.setString(1, name);
             lock.setInt(2, LOCK_TIMEOUT_SECONDS);
             try (ResultSet rs = lock.executeQuery()) {
                 rs.next();
                 if (rs.getInt(1) != 1) {
-                    throw new SQLException("waited " + LOCK_TIMEOUT_SECONDS + " s for the lock on business key "
-                            + businessKey + " of " + table + " without getting it", "HY000");
+                    throw new SQLException("waited " + LOCK_TIMEOUT_SECONDS + " s for " + what + " without getting it",
+                            "HY000");
                 }
             }
         }
-        return () -> {
-            try (PreparedStatement release = connection.prepareStatement("DO RELEASE_LOCK(?)")) {
-                release.setString(1, name);
-                release.execute();
-            } catch (SQLException e) {
-                // The session is gone, and the server released its locks with it.
+    }
+
+    /**
+     * The claim's mark is a second {@code GET_LOCK}, taken first and waited for: only another session of this very
+     * claim holds it, and once this one has it no holder of the key's lock is of this claim. Released with the key's.
+     */
+    @Override
+    public KeyLock lockBusinessKeyToPublish(Connection connection, String table, String businessKey, PublishFence fence)
+            throws SQLException {
+        String name = lockName(table + ":" + businessKey);
+        String mark = lockName(table + ":" + businessKey + ":generation " + fence.generation());
+        lock(connection, mark, "the mark of publish generation " + fence.generation() + " of business key "
+                + businessKey + " of " + table);
+        try {
+            if (!tryLock(connection, name)) {
+                fence.checkDeadline();
+                endHolder(connection, name, table, businessKey);
+                lock(connection, name, "the lock on business key " + businessKey + " of " + table);
             }
+        } catch (SQLException | RuntimeException e) {
+            release(connection, mark);
+            throw e;
+        }
+        return () -> {
+            release(connection, name);
+            release(connection, mark);
         };
+    }
+
+    private static String lockName(String text) {
+        return "loadgate:" + sha256(text).substring(0, 48);
+    }
+
+    private static boolean tryLock(Connection connection, String name) throws SQLException {
+        try (PreparedStatement lock = connection.prepareStatement("SELECT GET_LOCK(?, 0)")) {
+            lock.setString(1, name);
+            try (ResultSet rs = lock.executeQuery()) {
+                rs.next();
+                return rs.getInt(1) == 1;
+            }
+        }
+    }
+
+    private static void release(Connection connection, String name) {
+        try (PreparedStatement release = connection.prepareStatement("DO RELEASE_LOCK(?)")) {
+            release.setString(1, name);
+            release.execute();
+        } catch (SQLException e) {
+            // The session is gone, and the server released its locks with it.
+        }
+    }
+
+    /**
+     * Kills the session holding lock {@code name}, if any still does. A session of another user needs the
+     * CONNECTION ADMIN privilege; without it the publish waits for the holder. MariaDB errors leave the transaction
+     * open, so a refusal needs no savepoint.
+     */
+    private static void endHolder(Connection connection, String name, String table, String businessKey)
+            throws SQLException {
+        long holder;
+        try (PreparedStatement used = connection.prepareStatement("SELECT IS_USED_LOCK(?)")) {
+            used.setString(1, name);
+            try (ResultSet rs = used.executeQuery()) {
+                rs.next();
+                holder = rs.getLong(1);
+                if (rs.wasNull()) {
+                    return;
+                }
+            }
+        }
+        // KILL takes no parameter; the id is a number the server just gave.
+        try (Statement kill = connection.createStatement()) {
+            kill.execute("KILL CONNECTION " + holder);
+            LOG.warn("killed MariaDB session {}, which held the lock on business key {} of {}: an earlier claim's"
+                    + " publish or a rollback", holder, businessKey, table);
+        } catch (SQLException e) {
+            LOG.warn("cannot kill MariaDB session {} holding the lock on business key {} of {}, so the publish waits"
+                    + " for it: {}", holder, businessKey, table, e.getMessage());
+        }
     }
 
     private static String sha256(String text) {

@@ -1,5 +1,6 @@
 package io.loadgate.worker.warehouse;
 
+import io.loadgate.worker.publish.PublishFence;
 import io.loadgate.worker.source.jdbc.JdbcValues;
 import io.loadgate.worker.source.SourceColumn;
 import java.nio.charset.StandardCharsets;
@@ -7,6 +8,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Statement;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -20,10 +22,13 @@ import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** A PostgreSQL warehouse: rows arrive by {@code COPY}, a publish's reference is its transaction id. */
 final class PostgresDialect implements WarehouseDialect {
     static final PostgresDialect INSTANCE = new PostgresDialect();
+    private static final Logger LOG = LoggerFactory.getLogger(PostgresDialect.class);
 
     private static final int COPY_BUFFER = 1 << 16;
     private static final Pattern TYPE_NAME = Pattern.compile("[a-z0-9 (),]+");
@@ -63,15 +68,23 @@ final class PostgresDialect implements WarehouseDialect {
         String definitions = table.columns().columns().stream().map(f -> quote(f.name()) + " " + sqlType(f.type()))
                 .collect(Collectors.joining(", "));
         String qualified = table.qualifiedName(this);
+        String index = table.tableName() + "_loadgate_bk";
         return List.of(
                 "CREATE SCHEMA IF NOT EXISTS " + quote(table.schemaName()),
                 "CREATE TABLE IF NOT EXISTS " + qualified + " (" + definitions + ")",
-                "CREATE INDEX IF NOT EXISTS " + quote(table.tableName() + "_loadgate_bk") + " ON " + qualified
-                        + " (" + quote(table.businessKeyColumn()) + ")",
+                // Only when absent: CREATE INDEX locks the table before it looks for the name, so it would queue
+                // behind any open transaction that writes the table, a frozen publisher's among them.
+                "DO $loadgate$ BEGIN IF to_regclass(format('%I.%I', " + literal(table.schemaName()) + ", "
+                        + literal(index) + ")) IS NULL THEN CREATE INDEX IF NOT EXISTS " + quote(index) + " ON "
+                        + qualified + " (" + quote(table.businessKeyColumn()) + "); END IF; END $loadgate$",
                 "CREATE TABLE IF NOT EXISTS " + table.markerName(this) + " (publish_token uuid PRIMARY KEY,"
                         + " run_id uuid NOT NULL, job_key text NOT NULL, target_table text NOT NULL,"
                         + " business_key text NOT NULL, row_count bigint NOT NULL, txid bigint NOT NULL,"
                         + " committed_at timestamptz NOT NULL DEFAULT now(), publish_generation bigint)");
+    }
+
+    private static String literal(String text) {
+        return "'" + text.replace("'", "''") + "'";
     }
 
     @Override
@@ -136,11 +149,81 @@ final class PostgresDialect implements WarehouseDialect {
      */
     @Override
     public KeyLock lockBusinessKey(Connection connection, String table, String businessKey) throws SQLException {
-        try (PreparedStatement lock = connection.prepareStatement("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))")) {
-            lock.setString(1, "loadgate:" + table + ":" + businessKey);
-            lock.execute();
+        advisoryLock(connection, lockName(table, businessKey));
+        return () -> { };
+    }
+
+    /**
+     * The claim's mark is a second transaction-level advisory lock, taken first and waited for: only another session
+     * of this very claim holds it, and once this one has it no holder of the key's lock is of this claim.
+     */
+    @Override
+    public KeyLock lockBusinessKeyToPublish(Connection connection, String table, String businessKey, PublishFence fence)
+            throws SQLException {
+        String name = lockName(table, businessKey);
+        advisoryLock(connection, name + ":generation " + fence.generation());
+        if (!tryLock(connection, name)) {
+            fence.checkDeadline();
+            endHolders(connection, name, table, businessKey);
+            advisoryLock(connection, name);
         }
         return () -> { };
+    }
+
+    private static String lockName(String table, String businessKey) {
+        return "loadgate:" + table + ":" + businessKey;
+    }
+
+    private static void advisoryLock(Connection connection, String name) throws SQLException {
+        try (PreparedStatement lock = connection.prepareStatement("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))")) {
+            lock.setString(1, name);
+            lock.execute();
+        }
+    }
+
+    private static boolean tryLock(Connection connection, String name) throws SQLException {
+        try (PreparedStatement lock = connection.prepareStatement(
+                "SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0))")) {
+            lock.setString(1, name);
+            try (ResultSet rs = lock.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
+
+    /**
+     * Terminates the backends holding the advisory lock {@code name} in this database (pg_locks shows a bigint key as
+     * its high and low 32 bits), waiting up to 10 s for each to exit. A backend this role may not signal stays, and
+     * the publish waits for it: the refusal is caught at a savepoint so that the transaction goes on.
+     */
+    private static void endHolders(Connection connection, String name, String table, String businessKey)
+            throws SQLException {
+        Savepoint savepoint = connection.setSavepoint();
+        try (PreparedStatement end = connection.prepareStatement("""
+                SELECT l.pid, a.application_name, a.xact_start, pg_terminate_backend(l.pid, 10000)
+                  FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+                 WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 AND l.pid <> pg_backend_pid()
+                   AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                   AND l.classid = ((hashtextextended(?, 0) >> 32) & 4294967295)::oid
+                   AND l.objid = (hashtextextended(?, 0) & 4294967295)::oid
+                """)) {
+            end.setString(1, name);
+            end.setString(2, name);
+            try (ResultSet rs = end.executeQuery()) {
+                while (rs.next()) {
+                    LOG.warn("ended PostgreSQL backend {} ('{}', in its transaction since {}), which held the lock on"
+                                    + " business key {} of {}: an earlier claim's publish or a rollback; {}",
+                            rs.getInt(1), rs.getString(2), rs.getString(3), businessKey, table,
+                            rs.getBoolean(4) ? "it has exited" : "it had not exited after 10 s");
+                }
+            }
+            connection.releaseSavepoint(savepoint);
+        } catch (SQLException e) {
+            connection.rollback(savepoint);
+            LOG.warn("cannot end the session holding the lock on business key {} of {}, so the publish waits for it:"
+                    + " {}", businessKey, table, e.getMessage());
+        }
     }
 
     @Override

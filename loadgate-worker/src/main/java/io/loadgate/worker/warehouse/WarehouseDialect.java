@@ -2,6 +2,7 @@ package io.loadgate.worker.warehouse;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.worker.publish.PublishFence;
 import io.loadgate.worker.source.SourceColumn;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -67,6 +68,22 @@ public sealed interface WarehouseDialect permits PostgresDialect, MariaDbDialect
      * Without it two publishes could both delete the old rows and both load theirs.
      */
     KeyLock lockBusinessKey(Connection connection, String table, String businessKey) throws SQLException;
+
+    /**
+     * {@link #lockBusinessKey} for a publish under {@code fence}, which does not wait on an earlier claim's publisher.
+     * A publisher frozen inside its transaction (a stopped process, a paused machine) holds the key's lock for as
+     * long as it is frozen: the ledger settles its run after its deadline, but the next run's publish would queue
+     * behind it until its own deadline passed too, and the key could not be loaded again until the frozen one woke.
+     * While this publish's deadline holds, its claim is the key's newest (the ledger moves a PUBLISHING run on only
+     * after its deadline, and cancels none), so a session holding the key's lock is an earlier claim's publish, which
+     * can never commit, or a rollback: that session is ended, which rolls its transaction back. Each publish also
+     * marks its claim (a lock named by the key and its generation) so that it never ends a session running this very
+     * claim — a publish delivered twice — and waits for that one instead.
+     *
+     * @throws io.loadgate.worker.publish.PublishFencedException when the lock is held and the deadline has passed
+     */
+    KeyLock lockBusinessKeyToPublish(Connection connection, String table, String businessKey, PublishFence fence)
+            throws SQLException;
 
     /** Loads the records into the table inside the open transaction; returns how many. */
     long load(Connection connection, WarehouseTable table, Iterable<Record> records) throws SQLException;

@@ -70,8 +70,8 @@ public final class WarehousePublisher {
                 long ref;
                 long rows;
                 try {
-                    lock = dialect.lockBusinessKey(connection, table.schemaName() + "." + table.tableName(),
-                            request.businessKey());
+                    lock = dialect.lockBusinessKeyToPublish(connection, table.schemaName() + "."
+                            + table.tableName(), request.businessKey(), request.fence());
                     // Under the key's lock, so no publish of the key can record a generation between this read
                     // and COMMIT: the check and the commit are one.
                     request.fence().checkNotBehind(latestGeneration(connection, dialect, table, request),

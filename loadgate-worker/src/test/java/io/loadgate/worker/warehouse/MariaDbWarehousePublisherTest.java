@@ -68,6 +68,11 @@ class MariaDbWarehousePublisherTest extends WarehousePublisherContract {
 
     /** What MariaDB Connector/J reports on a socket error (MySQL's drivers say 08S01): class 08 either way. */
     @Override
+    String sessionsWaitingForALock() {
+        return "SELECT count(*) FROM information_schema.PROCESSLIST WHERE STATE = 'User lock'";
+    }
+
+    @Override
     String connectionLostState() {
         return "08000";
     }

@@ -21,6 +21,12 @@ class PostgresWarehousePublisherTest extends WarehousePublisherContract {
     }
 
     @Override
+    String sessionsWaitingForALock() {
+        return "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+                + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())";
+    }
+
+    @Override
     String connectionLostState() {
         return "08006";
     }

@@ -34,6 +34,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Files;
 import org.apache.iceberg.Schema;
@@ -88,6 +91,9 @@ abstract class WarehousePublisherContract {
 
     /** The SQLSTATE the dialect's driver reports when the connection broke. */
     abstract String connectionLostState();
+
+    /** A query counting the sessions that wait for a business key's lock. */
+    abstract String sessionsWaitingForALock();
 
     @BeforeEach
     void start() throws SQLException {
@@ -259,6 +265,93 @@ abstract class WarehousePublisherContract {
         assertThat(outcome.errorCode()).isEqualTo(ErrorCode.PUBLISH_FENCED);
         assertThat(outcome.message()).contains("the publish deadline");
         assertThat(tableRows(DAY_1)).as("the rows before").isEqualTo(lines(before));
+    }
+
+    /**
+     * Issue 8's zombie, frozen inside its transaction: run A's publisher holds the key's lock (and has deleted the
+     * key's rows) and does not go on; the ledger settled A after its deadline and run B claimed the key's next
+     * generation. B's publish ends A's session instead of queueing behind it until its own deadline.
+     */
+    @Test
+    void aPublisherFrozenHoldingTheKeysLockDoesNotKeepTheNextClaimWaiting() throws Exception {
+        assertThat(publish(connector, DAY_1, List.of(write(rows(DAY_1, 1, 40))))).extracting(PublishOutcome::status)
+                .isEqualTo(Status.PUBLISHED);
+        PublishFence earlier = Fences.next();
+        List<Record> newer = rows(DAY_1, 1_000, 30);
+        PublishRequest next = request(DAY_1, UUID.randomUUID(), List.of(write(newer)));
+        try (Connection frozen = connect()) {
+            frozen.setAutoCommit(false);
+            connector.dialect().lockBusinessKeyToPublish(frozen, orders, DAY_1.toString(), earlier);
+            try (Statement delete = frozen.createStatement()) {
+                delete.executeUpdate("DELETE FROM " + orders + " WHERE day = DATE '" + DAY_1 + "'");
+            }
+
+            PublishOutcome outcome = publishAside(next).get(60, TimeUnit.SECONDS);
+
+            assertThat(outcome.status()).as(outcome.message()).isEqualTo(Status.PUBLISHED);
+            assertThat(tableRows(DAY_1)).isEqualTo(lines(newer));
+            assertThatThrownBy(frozen::commit).as("the frozen session was ended, its transaction rolled back")
+                    .isInstanceOf(SQLException.class);
+        }
+    }
+
+    /** A publish delivered twice runs one claim in two sessions: the second waits for the first, ending nothing. */
+    @Test
+    void aSecondPublishOfTheSameClaimWaitsForTheFirst() throws Exception {
+        assertThat(publish(connector, DAY_1, List.of(write(rows(DAY_1, 1, 40))))).extracting(PublishOutcome::status)
+                .isEqualTo(Status.PUBLISHED);
+        PublishFence fence = Fences.next();
+        List<Record> second = rows(DAY_1, 1_000, 30);
+        Future<PublishOutcome> waiting;
+        try (Connection first = connect()) {
+            first.setAutoCommit(false);
+            WarehouseDialect.KeyLock lock = connector.dialect().lockBusinessKeyToPublish(first, orders,
+                    DAY_1.toString(), fence);
+            waiting = publishAside(request(DAY_1, UUID.randomUUID(), fence, List.of(write(second))));
+            while (count(sessionsWaitingForALock()) == 0) {
+                assertThat(waiting).as("the second publish went on while the first held the key").isNotDone();
+                Thread.sleep(20);
+            }
+
+            first.commit();
+            lock.release();
+        }
+        PublishOutcome outcome = waiting.get(60, TimeUnit.SECONDS);
+        assertThat(outcome.status()).as(outcome.message()).isEqualTo(Status.PUBLISHED);
+        assertThat(tableRows(DAY_1)).isEqualTo(lines(second));
+    }
+
+    /** A publisher past its deadline may itself be the zombie: it ends nobody. */
+    @Test
+    void aPublishPastItsDeadlineEndsNoHolderOfTheKey() throws Exception {
+        try (Connection holder = connect()) {
+            holder.setAutoCommit(false);
+            WarehouseDialect.KeyLock lock = connector.dialect().lockBusinessKeyToPublish(holder, orders,
+                    DAY_1.toString(), Fences.next());
+            PublishRequest late = request(DAY_1, UUID.randomUUID(), new PublishFence(Fences.next().generation(),
+                    java.time.Instant.now().minusSeconds(1)), List.of(write(rows(DAY_1, 500, 30))));
+
+            PublishOutcome outcome = publishAside(late).get(60, TimeUnit.SECONDS);
+
+            assertThat(outcome.errorCode()).as(outcome.message()).isEqualTo(ErrorCode.PUBLISH_FENCED);
+            assertThat(holder.isValid(5)).as("the holder's session lives").isTrue();
+            holder.commit();
+            lock.release();
+        }
+    }
+
+    private Future<PublishOutcome> publishAside(PublishRequest request) {
+        CompletableFuture<PublishOutcome> outcome = new CompletableFuture<>();
+        Thread publisher = new Thread(() -> {
+            try {
+                outcome.complete(new WarehousePublisher(connector, new Configuration()).publish(request));
+            } catch (Throwable t) {
+                outcome.completeExceptionally(t);
+            }
+        }, "aside-publisher");
+        publisher.setDaemon(true);
+        publisher.start();
+        return outcome;
     }
 
     @Test
