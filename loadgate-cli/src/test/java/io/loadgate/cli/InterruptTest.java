@@ -81,8 +81,13 @@ class InterruptTest {
         return c;
     }
 
-    private static String keyLock(String table, String businessKey) {
-        return "hashtextextended('loadgate:" + table + ":" + businessKey + "', 0)";
+    /**
+     * The lock a publish of the key's first claim (generation 1) takes first, its claim's mark, which it waits for.
+     * Not the key's own lock: a publish ends a session holding that one (docs/operations.md, a publisher frozen
+     * inside its warehouse transaction).
+     */
+    private static String firstClaimMark(String table, String businessKey) {
+        return "hashtextextended('loadgate:" + table + ":" + businessKey + ":generation 1', 0)";
     }
 
     private static int waitingOnAdvisoryLocks() throws Exception {
@@ -148,7 +153,7 @@ class InterruptTest {
     void sigtermAfterThePublishClaimFinishesThePublishAndExitsWithTheRunsCode() throws Exception {
         Path job = job(home.resolve("stage"), "SALES_INT_PUBLISH");
         CliProcess child;
-        try (Connection key = hold(keyLock("dw.sales_int_publish", "2026-11-03"))) {
+        try (Connection key = hold(firstClaimMark("dw.sales_int_publish", "2026-11-03"))) {
             child = CliProcess.start(dir, home, "load", job.toString(), "--business-key", "2026-11-03");
             awaitBlocked(child);
             child.signal("TERM");
