@@ -87,7 +87,7 @@ class InterruptTest {
      * inside its warehouse transaction).
      */
     private static String firstClaimMark(String table, String businessKey) {
-        return "hashtextextended('loadgate:" + table + ":" + businessKey + ":generation 1', 0)";
+        return "hashtextextended('loadgate-claim:" + table + ":1:" + businessKey + "', 0)";
     }
 
     private static int waitingOnAdvisoryLocks() throws Exception {

@@ -242,7 +242,8 @@ final class MariaDbDialect implements WarehouseDialect {
     public KeyLock lockBusinessKeyToPublish(Connection connection, String table, String businessKey, PublishFence fence)
             throws SQLException {
         String name = lockName(table + ":" + businessKey);
-        String mark = lockName(table + ":" + businessKey + ":generation " + fence.generation());
+        // Hashed from text of its own prefix: no business key's lock name is a mark's, whatever the key's text.
+        String mark = lockName("claim:" + table + ":" + fence.generation() + ":" + businessKey);
         lock(connection, mark, "the mark of publish generation " + fence.generation() + " of business key "
                 + businessKey + " of " + table);
         try {

@@ -161,7 +161,8 @@ final class PostgresDialect implements WarehouseDialect {
     public KeyLock lockBusinessKeyToPublish(Connection connection, String table, String businessKey, PublishFence fence)
             throws SQLException {
         String name = lockName(table, businessKey);
-        advisoryLock(connection, name + ":generation " + fence.generation());
+        // Its own prefix: no business key's lock name is a mark's, whatever the key's text.
+        advisoryLock(connection, "loadgate-claim:" + table + ":" + fence.generation() + ":" + businessKey);
         if (!tryLock(connection, name)) {
             fence.checkDeadline();
             endHolders(connection, name, table, businessKey);
