@@ -279,9 +279,7 @@ abstract class WarehousePublisherContract {
         PublishFence earlier = Fences.next();
         List<Record> newer = rows(DAY_1, 1_000, 30);
         PublishRequest next = request(DAY_1, UUID.randomUUID(), List.of(write(newer)));
-        try (Connection frozen = connect()) {
-            frozen.setAutoCommit(false);
-            connector.dialect().lockBusinessKeyToPublish(frozen, orders, DAY_1.toString(), earlier);
+        try (Connection frozen = holdingTheKey(earlier)) {
             try (Statement delete = frozen.createStatement()) {
                 delete.executeUpdate("DELETE FROM " + orders + " WHERE day = DATE '" + DAY_1 + "'");
             }
@@ -303,10 +301,7 @@ abstract class WarehousePublisherContract {
         PublishFence fence = Fences.next();
         List<Record> second = rows(DAY_1, 1_000, 30);
         Future<PublishOutcome> waiting;
-        try (Connection first = connect()) {
-            first.setAutoCommit(false);
-            WarehouseDialect.KeyLock lock = connector.dialect().lockBusinessKeyToPublish(first, orders,
-                    DAY_1.toString(), fence);
+        try (Connection first = holdingTheKey(fence)) {
             waiting = publishAside(request(DAY_1, UUID.randomUUID(), fence, List.of(write(second))));
             while (count(sessionsWaitingForALock()) == 0) {
                 assertThat(waiting).as("the second publish went on while the first held the key").isNotDone();
@@ -314,7 +309,6 @@ abstract class WarehousePublisherContract {
             }
 
             first.commit();
-            lock.release();
         }
         PublishOutcome outcome = waiting.get(60, TimeUnit.SECONDS);
         assertThat(outcome.status()).as(outcome.message()).isEqualTo(Status.PUBLISHED);
@@ -324,10 +318,7 @@ abstract class WarehousePublisherContract {
     /** A publisher past its deadline may itself be the zombie: it ends nobody. */
     @Test
     void aPublishPastItsDeadlineEndsNoHolderOfTheKey() throws Exception {
-        try (Connection holder = connect()) {
-            holder.setAutoCommit(false);
-            WarehouseDialect.KeyLock lock = connector.dialect().lockBusinessKeyToPublish(holder, orders,
-                    DAY_1.toString(), Fences.next());
+        try (Connection holder = holdingTheKey(Fences.next())) {
             PublishRequest late = request(DAY_1, UUID.randomUUID(), new PublishFence(Fences.next().generation(),
                     java.time.Instant.now().minusSeconds(1)), List.of(write(rows(DAY_1, 500, 30))));
 
@@ -336,8 +327,15 @@ abstract class WarehousePublisherContract {
             assertThat(outcome.errorCode()).as(outcome.message()).isEqualTo(ErrorCode.PUBLISH_FENCED);
             assertThat(holder.isValid(5)).as("the holder's session lives").isTrue();
             holder.commit();
-            lock.release();
         }
+    }
+
+    /** A session of its own, in a transaction holding DAY_1's lock as a publish under {@code fence} takes it. */
+    private Connection holdingTheKey(PublishFence fence) throws SQLException {
+        Connection connection = connect();
+        connection.setAutoCommit(false);
+        connector.dialect().lockBusinessKeyToPublish(connection, orders, DAY_1.toString(), fence);
+        return connection;
     }
 
     private Future<PublishOutcome> publishAside(PublishRequest request) {
