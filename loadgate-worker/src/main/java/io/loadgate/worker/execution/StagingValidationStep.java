@@ -113,7 +113,8 @@ final class StagingValidationStep {
         Map<String, CompletableFuture<EarlyMeasurements.Measured>> measuredEarly =
                 early.map(e -> e.close(run.runId(), checksums)).orElse(Map.of());
         // Hashing reads every byte of every file (26 files of 15 MB for the bench's 25,000,000 rows): one file per
-        // core at a time, as the target check hashes them, rather than one after another.
+        // core at a time, as the target check hashes them, rather than one after another; and while the files are
+        // measured, which is often one file on one core (the last partition's, the others measured early).
         List<Callable<Metric>> checks = started.files().stream().filter(file -> file.checksum() != null)
                 .<Callable<Metric>>map(file -> () -> {
                     beats.checkAlive();
@@ -122,8 +123,33 @@ final class StagingValidationStep {
                             + file.chunkIndex(), file.checksum(), actual, null, MetricResult.FAIL,
                             Map.of("hdfsPath", file.hdfsPath()));
                 }).toList();
-        ParallelMetrics.inParallel(checks, ParallelMetrics.defaultParallelism()).stream().filter(Objects::nonNull)
-                .forEach(metrics::add);
+        try (ParallelMetrics.Running<Metric> hashing = ParallelMetrics.begin(checks,
+                ParallelMetrics.defaultParallelism())) {
+            List<Metric> measured = compare(run, started, dataFiles, rejectFiles, reader, measuredEarly);
+            hashing.results().stream().filter(Objects::nonNull).forEach(metrics::add);
+            metrics.addAll(measured);
+        }
+        beats.checkAlive();
+        if (beats.lost()) {
+            LOG.warn("validation of {} was given to another caller while this one measured; not recording",
+                    run.runId());
+            return StepOutcome.SKIPPED;
+        }
+        for (int from = 0; from < metrics.size(); from += BATCH) {
+            context.ledger().recordValidations(run.runId(), new Validations(Stage.STAGING, QUERY_VERSION,
+                    metrics.subList(from, Math.min(metrics.size(), from + BATCH))));
+        }
+        var verdict = context.ledger().stageValidated(run.runId());
+        LOG.info("run {} staging validation: {} {} ({} of {} files measured as their partitions finished)",
+                run.runId(), verdict.runStatus(), verdict.reasons(), measuredEarly.size(), started.files().size());
+        return StepOutcome.OK;
+    }
+
+    /** The files' metrics compared with the source's, and the rejects' count against the job's limit. */
+    private List<Metric> compare(RunContext run, ValidationStarted started, List<URI> dataFiles, List<URI> rejectFiles,
+                                 StagedFilesReader reader,
+                                 Map<String, CompletableFuture<EarlyMeasurements.Measured>> measuredEarly) {
+        List<Metric> metrics = new ArrayList<>();
         Map<String, String> source = started.sourceMetrics();
         boolean mapped = run.job().transform().mapper() != null;
         if (mapped) {
@@ -155,20 +181,7 @@ final class StagingValidationStep {
                     rejected <= allowed ? MetricResult.PASS : MetricResult.FAIL,
                     Map.of("rejectsFiles", rejectFiles.size())));
         }
-        beats.checkAlive();
-        if (beats.lost()) {
-            LOG.warn("validation of {} was given to another caller while this one measured; not recording",
-                    run.runId());
-            return StepOutcome.SKIPPED;
-        }
-        for (int from = 0; from < metrics.size(); from += BATCH) {
-            context.ledger().recordValidations(run.runId(), new Validations(Stage.STAGING, QUERY_VERSION,
-                    metrics.subList(from, Math.min(metrics.size(), from + BATCH))));
-        }
-        var verdict = context.ledger().stageValidated(run.runId());
-        LOG.info("run {} staging validation: {} {} ({} of {} files measured as their partitions finished)",
-                run.runId(), verdict.runStatus(), verdict.reasons(), measuredEarly.size(), started.files().size());
-        return StepOutcome.OK;
+        return metrics;
     }
 
     /**

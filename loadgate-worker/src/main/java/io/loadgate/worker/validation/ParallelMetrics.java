@@ -107,24 +107,53 @@ public final class ParallelMetrics {
      * Error without its message), after the other tasks are cancelled.
      */
     public static <T> List<T> inParallel(List<? extends Callable<T>> tasks, int parallelism) {
+        try (Running<T> running = begin(tasks, parallelism)) {
+            return running.results();
+        }
+    }
+
+    /**
+     * {@link #inParallel} begun, for the caller to do other work while the tasks run and then take their
+     * {@link Running#results()}; closing it cancels the tasks that have not finished (a no-op once results are taken).
+     */
+    public static <T> Running<T> begin(List<? extends Callable<T>> tasks, int parallelism) {
         requireNonNull(tasks, "tasks is null");
         if (parallelism < 1) {
             throw new IllegalArgumentException("parallelism must be positive, got " + parallelism);
         }
         if (tasks.isEmpty()) {
-            return List.of();
+            return new Running<>(null, List.of());
         }
         ExecutorService pool = Executors.newFixedThreadPool(Math.min(parallelism, tasks.size()), threads());
-        try {
-            List<Future<T>> futures = new ArrayList<>(tasks.size());
-            tasks.forEach(task -> futures.add(pool.submit(task)));
-            List<T> results = new ArrayList<>(tasks.size());
+        List<Future<T>> futures = new ArrayList<>(tasks.size());
+        tasks.forEach(task -> futures.add(pool.submit(task)));
+        return new Running<>(pool, futures);
+    }
+
+    /** Tasks running on a pool of their own (see {@link #begin}). */
+    public static final class Running<T> implements AutoCloseable {
+        private final ExecutorService pool;
+        private final List<Future<T>> futures;
+
+        private Running(ExecutorService pool, List<Future<T>> futures) {
+            this.pool = pool;
+            this.futures = futures;
+        }
+
+        /** Waits for every task and returns their results in task order; the first failure is rethrown as thrown. */
+        public List<T> results() {
+            List<T> results = new ArrayList<>(futures.size());
             for (Future<T> future : futures) {
                 results.add(await(future));
             }
             return results;
-        } finally {
-            pool.shutdownNow();
+        }
+
+        @Override
+        public void close() {
+            if (pool != null) {
+                pool.shutdownNow();
+            }
         }
     }
 

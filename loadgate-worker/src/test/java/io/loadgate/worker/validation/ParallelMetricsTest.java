@@ -9,6 +9,8 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.GenericRecord;
@@ -87,5 +89,35 @@ class ParallelMetricsTest {
             throw error;
         }, () -> 3);
         assertThatThrownBy(() -> ParallelMetrics.inParallel(failing, 2)).isSameAs(error);
+    }
+
+    @Test
+    void begunTasksRunWhileTheCallerWorksAndClosingUnreadStopsThem() throws Exception {
+        // The task waits for the caller's own work, so it finishes only if it ran beside it.
+        CountDownLatch callerWorked = new CountDownLatch(1);
+        try (ParallelMetrics.Running<String> running = ParallelMetrics.begin(List.of(
+                () -> callerWorked.await(10, TimeUnit.SECONDS) ? "beside" : "after"), 2)) {
+            callerWorked.countDown();
+            assertThat(running.results()).containsExactly("beside");
+        }
+
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch interrupted = new CountDownLatch(1);
+        Callable<String> endless = () -> {
+            started.countDown();
+            try {
+                new CountDownLatch(1).await();
+            } catch (InterruptedException e) {
+                interrupted.countDown();
+            }
+            return "stopped";
+        };
+        try (ParallelMetrics.Running<String> running = ParallelMetrics.begin(List.of(endless), 1)) {
+            assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        }
+        assertThat(interrupted.await(10, TimeUnit.SECONDS)).isTrue();
+        try (ParallelMetrics.Running<Integer> none = ParallelMetrics.begin(List.of(), 2)) {
+            assertThat(none.results()).isEmpty();
+        }
     }
 }
