@@ -338,19 +338,26 @@ class PostgresSnapshotSourceTest {
         execute("ALTER TABLE public.ranged ADD PRIMARY KEY (id)");
         execute("ANALYZE public.ranged");
         SourceSpec ranged = new SourceSpec(db.jdbcUrl(), db.user(), null, "public.ranged", null, null, "id", 2, null, 1_000);
-        SnapshotQueries.SnapshotConnections connections = () -> {
-            Connection c = db.connect();
-            c.setAutoCommit(false);
-            return c;
-        };
-        assertThat(new PostgresSnapshotSource(ranged, ValidationSpec.COUNT_ONLY, Map.of(), 10_000)
-                .quickSplitRange(connections, BUSINESS_KEY)).as("the primary key's two ends")
-                .contains(new SnapshotQueries.SplitRange(java.math.BigInteger.valueOf(-5), java.math.BigInteger.valueOf(300_000)));
-        // 200,000 rows without an index on id: no server scans them in a millisecond.
-        assertThat(new PostgresSnapshotSource(orders(2), VALIDATION, Map.of(), 1).quickSplitRange(connections, BUSINESS_KEY))
-                .as("a scan is given up").isEmpty();
-        assertThat(new PostgresSnapshotSource(orders(2), VALIDATION, Map.of(), 0).quickSplitRange(connections, BUSINESS_KEY))
-                .as("never tried").isEmpty();
+        try (Connection connection = db.connect()) {
+            connection.setAutoCommit(false);
+            assertThat(new PostgresSnapshotSource(ranged, ValidationSpec.COUNT_ONLY, Map.of(), 10_000)
+                    .quickSplitRange(connection, BUSINESS_KEY)).as("the primary key's two ends")
+                    .contains(new SnapshotQueries.SplitRange(java.math.BigInteger.valueOf(-5),
+                            java.math.BigInteger.valueOf(300_000)));
+            // 200,000 rows without an index on id: no server scans them in a millisecond.
+            assertThat(new PostgresSnapshotSource(orders(2), VALIDATION, Map.of(), 1)
+                    .quickSplitRange(connection, BUSINESS_KEY)).as("a scan is given up").isEmpty();
+            assertThat(new PostgresSnapshotSource(orders(2), VALIDATION, Map.of(), 0)
+                    .quickSplitRange(connection, BUSINESS_KEY)).as("never tried").isEmpty();
+            // The plan's transaction goes on, without the timeout: a scan of every row still answers.
+            try (Statement statement = connection.createStatement();
+                 ResultSet rs = statement.executeQuery("SELECT current_setting('statement_timeout'),"
+                         + " (SELECT count(*) FROM public.ranged)")) {
+                rs.next();
+                assertThat(rs.getString(1)).isEqualTo("0");
+                assertThat(rs.getLong(2)).isEqualTo(300_006);
+            }
+        }
     }
 
     @Test
