@@ -92,8 +92,20 @@ public final class ExtractStep {
      */
     public StepOutcome extract(RunId runId, Partition partition, String snapshotRef, Claimant claimant) {
         RunContext run = context.shared().runs().get(runId);
-        UUID token = claimant.claimToken();
         PartitionId partitionId = PartitionId.of(partition.partitionId());
+        PartitionOpening opening = PartitionOpening.start(() -> context.shared().sources()
+                .forRun(run.runId(), run.job()).readPartition(snapshotRef, partition, run.businessKey()));
+        try {
+            return extract(run, partition, partitionId, opening, claimant);
+        } finally {
+            // A no-op once the rows were handed to the writer, which closes them.
+            opening.discard();
+        }
+    }
+
+    private StepOutcome extract(RunContext run, Partition partition, PartitionId partitionId, PartitionOpening opening,
+                                Claimant claimant) {
+        UUID token = claimant.claimToken();
         var claim = context.ledger().claim(run.runId(), partitionId, new Claim(token, claimant.node()));
         if (!claim.claimed()) {
             LOG.debug("partition {}/{} not claimed: {} / {}", run.runId(), partition.partitionId(),
@@ -104,7 +116,7 @@ public final class ExtractStep {
         RunStatus reported;
         try (Heartbeat heartbeat = Heartbeat.start(context, run.runId(), partitionId, token,
                 claim.heartbeatIntervalMillis())) {
-            written = write(run, partition, snapshotRef, claim.attempt(), claimant, heartbeat);
+            written = write(run, partition, opening, claim.attempt(), claimant, heartbeat);
             if (written.chunks().isEmpty()) {
                 return fail(run, partition, token, claim.attempt(), "DATA", "ROW_COUNT_MISMATCH",
                         "the partition read no rows but expected " + partition.expectedRowCount());
@@ -160,10 +172,9 @@ public final class ExtractStep {
      * Writes the partition's data chunks and, when its transforms rejected rows, the rejects file as the last chunk:
      * every source row is in exactly one of them, so the ledger's row count covers both.
      */
-    private Written write(RunContext run, Partition partition, String snapshotRef, int attempt, Claimant claimant,
-                          Heartbeat heartbeat) {
-        var source = context.shared().sources().forRun(run.runId(), run.job());
-        try (PartitionRows rows = source.readPartition(snapshotRef, partition, run.businessKey())) {
+    private Written write(RunContext run, Partition partition, PartitionOpening opening, int attempt,
+                          Claimant claimant, Heartbeat heartbeat) {
+        try (PartitionRows rows = opening.rows()) {
             Schema schema = SourceSchemas.toIceberg(rows.columns());
             TransformChain transforms;
             try {

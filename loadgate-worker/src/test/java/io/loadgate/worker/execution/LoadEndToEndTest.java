@@ -2,7 +2,9 @@ package io.loadgate.worker.execution;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
+import io.loadgate.api.DispatchApi.Lease;
 import io.loadgate.api.DispatchApi.LeasedDispatch;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.PartitionApi.ChunkReport;
@@ -14,10 +16,13 @@ import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import io.loadgate.worker.ledger.LedgerCallException;
+import io.loadgate.worker.metrics.StepOutcome;
 import io.loadgate.worker.publish.FaultInjectingCatalog.Fault;
 import io.loadgate.worker.submit.RunSubmitter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.SQLException;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -176,6 +181,46 @@ class LoadEndToEndTest {
         assertThat(harness.client.files(runId)).extracting(f -> f.hdfsPath())
                 .noneMatch(p -> p.contains(zombie.toString().substring(0, 8)));
         assertThat(harness.tableRows(DAY)).isEqualTo(harness.sourceRows(DAY));
+    }
+
+    /**
+     * The step opens the partition's rows while it claims. When another attempt holds the claim the step is skipped,
+     * reports nothing, and leaves no source session behind: one left open would hold a server connection and the
+     * run's snapshot (PartitionOpeningTest shows the step closes the rows itself, not PgJDBC's cleaner of lost
+     * connections, which ends such a session only after a garbage collection).
+     */
+    @Test
+    void aPartitionClaimedByAnotherAttemptIsSkippedAndItsSourceSessionEnds() throws Exception {
+        harness = new LoadHarness(dir, RecoveryMode.FAIL);
+        harness.addRows(DAY, 1, 4_000);
+        RunSubmitter.Submission submission = harness.submit(harness.jobYaml("ITEMS", 1), DAY);
+        RunId runId = submission.runId();
+        Set<Long> before = Set.copyOf(sourceSessions());
+        List<LeasedDispatch> leased = harness.client.leaseDispatches(new Lease(harness.context.node(),
+                List.of(DispatchType.EXTRACT_PARTITION), 1, 0));
+        assertThat(leased).hasSize(1);
+        assertThat(harness.client.claim(runId, leased.get(0).partitionId(), new Claim(UUID.randomUUID(), "other"))
+                .claimed()).isTrue();
+
+        assertThat(new ExtractStep(harness.context).run(leased.get(0))).isEqualTo(StepOutcome.SKIPPED);
+
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(sourceSessions()).as("source sessions opened since the claim").isSubsetOf(before));
+        assertThat(harness.client.files(runId)).isEmpty();
+        submission.close();
+    }
+
+    /** The source database's client sessions but the asking one, by process id. */
+    private List<Long> sourceSessions() throws SQLException {
+        List<Long> pids = new ArrayList<>();
+        try (var c = harness.source.connect(); var s = c.createStatement(); var rs = s.executeQuery(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                        + " AND backend_type = 'client backend'")) {
+            while (rs.next()) {
+                pids.add(rs.getLong(1));
+            }
+        }
+        return pids;
     }
 
     @Test
