@@ -36,6 +36,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.Record;
 import org.slf4j.Logger;
@@ -52,16 +53,21 @@ public final class ExtractStep {
 
     private final WorkerContext context;
     private final Optional<EarlyMeasurements> early;
+    private final BooleanSupplier threadFree;
 
     /** A step for another engine's attempts (a Spark task), whose process does not validate the run. */
     public ExtractStep(WorkerContext context) {
-        this(context, Optional.empty());
+        this(context, Optional.empty(), () -> false);
     }
 
-    /** A worker's step, measuring its partition's chunks for the run's validation once they are reported. */
-    ExtractStep(WorkerContext context, Optional<EarlyMeasurements> early) {
+    /**
+     * A worker's step, measuring its partition's chunks for the run's validation once they are reported;
+     * {@code threadFree} says whether another of the worker's threads is free to take a step now.
+     */
+    ExtractStep(WorkerContext context, Optional<EarlyMeasurements> early, BooleanSupplier threadFree) {
         this.context = requireNonNull(context, "context is null");
         this.early = requireNonNull(early, "early is null");
+        this.threadFree = requireNonNull(threadFree, "threadFree is null");
     }
 
     /**
@@ -147,16 +153,20 @@ public final class ExtractStep {
             fail(run, partition, token, claim.attempt(), "WORKER", StepErrors.code(e), StepErrors.message(e));
             throw e;
         }
-        // Not after the last partition's report: that ended the extraction, and the run's validation, starting now,
-        // reads the files in parallel.
-        if (reported == RunStatus.EXTRACTING) {
+        // After the last partition's report, which dispatched the run's validation, only while another of this
+        // worker's threads is free to take it: the validation starts a dispatch hop and a ledger call later, hashes
+        // every file, and takes over the file measured meanwhile. With no other thread free it would wait for this
+        // one (43 ms in a 2-thread worker whose other thread still measured its own partition, 2026-12-05).
+        if (reported == RunStatus.EXTRACTING
+                || reported == RunStatus.EXTRACTED_VALIDATED && threadFree.getAsBoolean()) {
             measureEarly(run, written);
         }
         return StepOutcome.OK;
     }
 
     /**
-     * The reported data chunks' staging metrics, while other partitions still extract ({@link EarlyMeasurements}).
+     * The reported data chunks' staging metrics, while other partitions still extract or the run's validation starts
+     * ({@link EarlyMeasurements}).
      * Not for a file source's chunks nor a partition with rejects: their validation measures data and rejects together.
      */
     private void measureEarly(RunContext run, Written written) {

@@ -60,7 +60,8 @@ public final class Worker implements AutoCloseable {
         // One per worker process: its extraction threads measure, its validations take.
         Optional<EarlyMeasurements> early = Optional.of(new EarlyMeasurements(new StagedFilesReader(context.hadoop()),
                 Clock.systemUTC()));
-        this.extract = new ExtractStep(context, early);
+        // The thread asking is busy itself: another is free when fewer are busy than there are threads.
+        this.extract = new ExtractStep(context, early, () -> busy.get() < this.threadCount);
         this.validate = new StagingValidationStep(context, early);
         this.publish = new PublishStep(context);
         this.validateTarget = new TargetValidationStep(context);

@@ -19,15 +19,19 @@ import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.metrics.StepOutcome;
 import io.loadgate.worker.publish.FaultInjectingCatalog.Fault;
 import io.loadgate.worker.submit.RunSubmitter;
+import io.loadgate.worker.validation.StagedFilesReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -208,6 +212,41 @@ class LoadEndToEndTest {
                 assertThat(sourceSessions()).as("source sessions opened since the claim").isSubsetOf(before));
         assertThat(harness.client.files(runId)).isEmpty();
         submission.close();
+    }
+
+    /**
+     * The partition whose report ends the extraction measures its chunks for the validation only while another of the
+     * worker's threads is free to take the validation; otherwise the validation, waiting for that thread, reads them.
+     */
+    @Test
+    void theLastPartitionMeasuresItsChunksEarlyOnlyWhenAnotherThreadIsFree() throws Exception {
+        harness = new LoadHarness(dir, RecoveryMode.FAIL);
+        harness.addRows(DAY, 1, 3_000);
+        for (boolean free : List.of(true, false)) {
+            RunSubmitter.Submission submission = harness.submit(harness.jobYaml(free ? "EARLY_FREE" : "EARLY_BUSY", 1), DAY);
+            EarlyMeasurements early = new EarlyMeasurements(new StagedFilesReader(harness.context.hadoop()),
+                    Clock.systemUTC());
+            ExtractStep step = new ExtractStep(harness.context, Optional.of(early), () -> free);
+            List<LeasedDispatch> leased = harness.client.leaseDispatches(new Lease(harness.context.node(),
+                    List.of(DispatchType.EXTRACT_PARTITION), 10, 0));
+            assertThat(leased).as("the range partition and the null one").hasSize(2);
+            for (LeasedDispatch dispatch : leased) {
+                assertThat(step.run(dispatch)).isEqualTo(StepOutcome.OK);
+            }
+            assertThat(harness.client.getRun(submission.runId()).status()).isEqualTo(RunStatus.EXTRACTED_VALIDATED);
+            Map<String, String> checksums = new HashMap<>();
+            harness.client.files(submission.runId()).forEach(f -> checksums.put(f.hdfsPath(), f.checksum()));
+            String last = harness.client.files(submission.runId()).stream()
+                    .filter(f -> f.partitionId().equals(leased.get(1).partitionId())).findFirst().orElseThrow()
+                    .hdfsPath();
+
+            var measured = early.close(submission.runId(), checksums);
+
+            assertThat(measured).as("free: %s", free).hasSize(free ? 2 : 1);
+            assertThat(measured.containsKey(last)).as("the last partition's chunk, free: %s", free).isEqualTo(free);
+            assertThat(measured.values()).allSatisfy(m -> assertThat(m.join()).isNotNull());
+            submission.close();
+        }
     }
 
     /** The source database's client sessions but the asking one, by process id. */
