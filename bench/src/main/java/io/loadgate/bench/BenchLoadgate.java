@@ -286,6 +286,7 @@ final class BenchLoadgate implements AutoCloseable {
     public void close() {
         stopWorkers();
         timer.shutdownNow();
+        sources.close();
         catalogs.close();
         server.close();
     }

@@ -215,6 +215,7 @@ final class LocalLoadgate implements AutoCloseable {
             worker.stop(Duration.ofSeconds(10));
         }
         timer.shutdownNow();
+        sources.close();
         catalogs.close();
         if (server != null) {
             server.close();

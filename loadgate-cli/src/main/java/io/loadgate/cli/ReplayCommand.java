@@ -105,8 +105,9 @@ final class ReplayCommand implements Callable<Integer> {
             LedgerClient client = ledgerOptions.workerClient(ledgerRetry);
             refuseActive(client, job, directories.keySet());
             try (Interruption interruption = Interruption.install(Interruption.Mode.LEAVE);
-                 TargetCatalogs catalogs = catalogOptions.openOrHome()) {
-                return replay(client, new SourceCache(System.getenv()), catalogs, job, yaml, checked, directories,
+                 TargetCatalogs catalogs = catalogOptions.openOrHome();
+                 SourceCache sources = new SourceCache(System.getenv())) {
+                return replay(client, sources, catalogs, job, yaml, checked, directories,
                         interruption);
             }
         }

@@ -99,11 +99,12 @@ final class RunCommand implements Callable<Integer> {
             LedgerClient operator = cancelOnInterrupt ? ledgerOptions.client(LedgerOptions.Role.OPERATOR) : null;
             try (Interruption interruption = Interruption.install(cancelOnInterrupt
                     ? Interruption.Mode.CANCEL_AND_LEAVE : Interruption.Mode.LEAVE);
-                 TargetCatalogs catalogs = catalogOptions.openOrHome()) {
+                 TargetCatalogs catalogs = catalogOptions.openOrHome();
+                 SourceCache sources = new SourceCache(System.getenv())) {
                 if (operator != null) {
                     interruption.cancelWith(operator);
                 }
-                return submitAndFollow(client, new SourceCache(System.getenv()), catalogs, job, yaml, key, noWait,
+                return submitAndFollow(client, sources, catalogs, job, yaml, key, noWait,
                         interruption);
             }
         }
@@ -136,8 +137,9 @@ final class RunCommand implements Callable<Integer> {
         if (ledgerOptions.ledgerGiven()) {
             LedgerClient client = ledgerOptions.workerClient(ledgerRetry);
             try (Interruption interruption = Interruption.install(Interruption.Mode.LEAVE);
-                 TargetCatalogs catalogs = catalogOptions.openOrHome()) {
-                return new DueLoad(client, new SourceCache(System.getenv()), catalogs, job, yaml,
+                 TargetCatalogs catalogs = catalogOptions.openOrHome();
+                 SourceCache sources = new SourceCache(System.getenv())) {
+                return new DueLoad(client, sources, catalogs, job, yaml,
                         ledgerOptions)
                         .run(keepGoing, interruption);
             }

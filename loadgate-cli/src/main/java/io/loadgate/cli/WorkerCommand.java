@@ -121,9 +121,10 @@ final class WorkerCommand implements Callable<Integer> {
         }
         String name = node != null ? node : InetAddress.getLocalHost().getHostName();
         var timer = Executors.newSingleThreadScheduledExecutor();
-        try (TargetCatalogs catalogs = new TargetCatalogs(defaultCatalog, dir)) {
+        try (TargetCatalogs catalogs = new TargetCatalogs(defaultCatalog, dir);
+             SourceCache sources = new SourceCache(System.getenv())) {
             WorkerContext context = new WorkerContext(client, name, new Configuration(), new WorkerContext.Shared(
-                    new RunContexts(client), new SourceCache(System.getenv()), catalogs, timer, metrics),
+                    new RunContexts(client), sources, catalogs, timer, metrics),
                     Duration.ofSeconds(30), Duration.ofSeconds(20));
             Worker worker = Worker.start(context, threads);
             started.set(worker);

@@ -169,6 +169,7 @@ public final class SparkLoad implements AutoCloseable {
             Thread stop = new Thread(() -> {
                 driverSteps.stop(Duration.ofSeconds(30));
                 timer.shutdownNow();
+                sources.close();
             }, "loadgate-driver-steps-stop");
             stop.setDaemon(true);
             stop.start();

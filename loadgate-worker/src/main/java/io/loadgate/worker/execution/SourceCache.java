@@ -4,16 +4,20 @@ import io.loadgate.api.RunId;
 import io.loadgate.worker.job.JobSpec;
 import io.loadgate.worker.source.Source;
 import io.loadgate.worker.source.Sources;
+import io.loadgate.worker.source.jdbc.IdleConnections;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One {@link Source} per run in this process. The planner registers the source that holds the snapshot, because
  * some sources (MariaDB) can hand their snapshot only to readers in the same process; other runs get a new one.
+ * The sources share the process's {@link IdleConnections}, so a partition of the next run finds a connection too;
+ * closing the cache closes them.
  */
-public final class SourceCache {
+public final class SourceCache implements AutoCloseable {
     private final Map<String, String> environment;
     private final Map<RunId, Source> sources = new ConcurrentHashMap<>();
+    private final IdleConnections idle = IdleConnections.forProcess();
 
     /** The environment the jobs' {@code password_env} variables are read from (sources and warehouses alike). */
     public Map<String, String> environment() {
@@ -29,10 +33,16 @@ public final class SourceCache {
     }
 
     public Source forRun(RunId runId, JobSpec job) {
-        return sources.computeIfAbsent(runId, id -> Sources.forJob(job, environment));
+        return sources.computeIfAbsent(runId, id -> Sources.forJob(job, environment, idle));
     }
 
     public void forget(RunId runId) {
         sources.remove(runId);
+    }
+
+    /** Closes the source connections kept between partitions. */
+    @Override
+    public void close() {
+        idle.close();
     }
 }

@@ -1,6 +1,7 @@
 package io.loadgate.worker.source;
 
 import io.loadgate.worker.job.JobSpec;
+import io.loadgate.worker.source.jdbc.IdleConnections;
 import io.loadgate.worker.source.jdbc.MariaDbSnapshotSource;
 import io.loadgate.worker.source.jdbc.OracleSql;
 import io.loadgate.worker.source.jdbc.PostgresSnapshotSource;
@@ -20,13 +21,18 @@ public final class Sources {
 
     /** {@code environment} supplies the password variable the spec names; pass {@code System.getenv()}. */
     public static Source forJob(JobSpec job, Map<String, String> environment) {
+        return forJob(job, environment, IdleConnections.none());
+    }
+
+    /** A source whose partitions are read on connections kept in {@code idle} (PostgreSQL's), for a worker process. */
+    public static Source forJob(JobSpec job, Map<String, String> environment, IdleConnections idle) {
         if (job.source().isFiles()) {
             // The root's URI names its file system (an hdfs:// one carries the name node); no site files needed.
             return new FileSource(job.source().files(), job.transform().mapper(), new Configuration(), Clock.systemUTC());
         }
         String url = job.source().jdbcUrl();
         if (url.startsWith("jdbc:postgresql:")) {
-            return new PostgresSnapshotSource(job.source(), job.validation(), environment);
+            return new PostgresSnapshotSource(job.source(), job.validation(), environment, idle);
         }
         if (url.startsWith("jdbc:mariadb:") || url.startsWith("jdbc:mysql:")) {
             // One connection per partition (the NULL one included) up to the cap, so partitions rarely wait.

@@ -193,6 +193,7 @@ final class LoadHarness implements AutoCloseable {
     public void close() {
         workers.forEach(w -> w.stop(Duration.ofSeconds(5)));
         timer.shutdownNow();
+        sources.close();
         catalog.close();
         ledger.close();
     }

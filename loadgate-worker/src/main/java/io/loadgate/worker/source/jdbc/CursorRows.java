@@ -20,12 +20,13 @@ final class CursorRows implements PartitionRows {
     private final Statement statement;
     private final ResultSet rs;
     private final List<SourceColumn> columns;
-    private final Runnable release;
+    private final ConnectionRelease release;
     private final Object[] row;
     private JdbcValues.Reader[] readers;
     private boolean closed;
+    private boolean exhausted;
 
-    CursorRows(Statement statement, ResultSet rs, List<SourceColumn> columns, Runnable release) {
+    CursorRows(Statement statement, ResultSet rs, List<SourceColumn> columns, ConnectionRelease release) {
         this.statement = statement;
         this.rs = rs;
         this.columns = List.copyOf(columns);
@@ -42,6 +43,7 @@ final class CursorRows implements PartitionRows {
     public boolean next() {
         try {
             if (!rs.next()) {
+                exhausted = true;
                 return false;
             }
             if (readers == null) {
@@ -76,12 +78,14 @@ final class CursorRows implements PartitionRows {
             return;
         }
         closed = true;
+        boolean ended = exhausted;
         try {
             rs.close();
             statement.close();
         } catch (SQLException e) {
             LOG.debug("closing a partition cursor failed", e);
+            ended = false;
         }
-        release.run();
+        release.release(ended);
     }
 }

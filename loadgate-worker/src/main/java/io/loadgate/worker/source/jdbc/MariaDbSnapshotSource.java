@@ -124,7 +124,7 @@ public final class MariaDbSnapshotSource implements Source {
         Connection connection = holder.borrow();
         try {
             return queries.openCursor(connection, queries.partitionQuery(connection, partition, businessKey),
-                    () -> holder.giveBack(connection));
+                    readToTheEnd -> holder.giveBack(connection));
         } catch (SQLException e) {
             holder.giveBack(connection);
             throw queries.failure(e);

@@ -57,7 +57,7 @@ final class PgCopyRows implements PartitionRows, PrimitiveRow {
     private final PgBinary.Decoder[] decoders;
     private final int[] widths;
     private final boolean primitive;
-    private final Runnable release;
+    private final ConnectionRelease release;
     // The current row's values: where each starts, from the row's start, and its length (-1 for null).
     private final int[] offsets;
     private final int[] lengths;
@@ -72,7 +72,7 @@ final class PgCopyRows implements PartitionRows, PrimitiveRow {
 
     /** @param utf8 whether text values are valid UTF-8 (the database's encoding is not {@code SQL_ASCII}) */
     PgCopyRows(CopyOut copy, List<SourceColumn> columns, List<PgBinary.ColumnDecoder> decoders, boolean utf8,
-               Runnable release) {
+               ConnectionRelease release) {
         this.copy = copy;
         this.columns = List.copyOf(columns);
         this.decoders = decoders.stream().map(PgBinary.ColumnDecoder::decoder).toArray(PgBinary.Decoder[]::new);
@@ -89,7 +89,7 @@ final class PgCopyRows implements PartitionRows, PrimitiveRow {
      * nothing, when a column's type is not one {@link PgBinary} decodes. {@code release} runs when the rows are
      * closed.
      */
-    static Optional<PartitionRows> open(Connection connection, PartitionQuery query, Runnable release) throws SQLException {
+    static Optional<PartitionRows> open(Connection connection, PartitionQuery query, ConnectionRelease release) throws SQLException {
         boolean integerTimestamps = JdbcValues.pgIntegerTimestamps(connection);
         List<PgBinary.ColumnDecoder> decoders = new ArrayList<>();
         for (int i = 0; i < query.columns().size(); i++) {
@@ -339,6 +339,6 @@ final class PgCopyRows implements PartitionRows, PrimitiveRow {
         } catch (SQLException e) {
             LOG.debug("cancelling a partition's COPY failed", e);
         }
-        release.run();
+        release.release(finished);
     }
 }

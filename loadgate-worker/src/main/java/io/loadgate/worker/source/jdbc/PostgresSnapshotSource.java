@@ -57,17 +57,30 @@ public final class PostgresSnapshotSource implements Source {
     private final ValidationSpec validation;
     private final Map<String, String> environment;
     private final SnapshotQueries queries;
+    private final IdleConnections idle;
     private final int quickRangeMillis;
 
     /** {@code environment} supplies the password variable the spec names; pass {@code System.getenv()}. */
     public PostgresSnapshotSource(SourceSpec source, ValidationSpec validation, Map<String, String> environment) {
-        this(source, validation, environment, QUICK_RANGE_MILLIS);
+        this(source, validation, environment, IdleConnections.none());
+    }
+
+    /** Reading partitions on connections taken from {@code idle}, and given back to it once read to the end. */
+    public PostgresSnapshotSource(SourceSpec source, ValidationSpec validation, Map<String, String> environment,
+                                  IdleConnections idle) {
+        this(source, validation, environment, idle, QUICK_RANGE_MILLIS);
     }
 
     /** With {@code quickRangeMillis} the time {@link #quickSplitRange} may take; 0 never tries it. */
     PostgresSnapshotSource(SourceSpec source, ValidationSpec validation, Map<String, String> environment,
                            int quickRangeMillis) {
+        this(source, validation, environment, IdleConnections.none(), quickRangeMillis);
+    }
+
+    private PostgresSnapshotSource(SourceSpec source, ValidationSpec validation, Map<String, String> environment,
+                                   IdleConnections idle, int quickRangeMillis) {
         this.quickRangeMillis = quickRangeMillis;
+        this.idle = requireNonNull(idle, "idle is null");
         this.source = requireNonNull(source, "source is null");
         this.validation = requireNonNull(validation, "validation is null");
         this.environment = Map.copyOf(environment);
@@ -173,9 +186,11 @@ public final class PostgresSnapshotSource implements Source {
         if (snapshotRef == null || !SNAPSHOT_ID.matcher(snapshotRef).matches()) {
             throw new IllegalArgumentException("not a PostgreSQL snapshot id: " + snapshotRef);
         }
+        Properties properties = properties(binaryTransfer());
+        IdleConnections.Key key = IdleConnections.Key.of(source.jdbcUrl(), properties);
         Connection connection;
         try {
-            connection = attach(snapshotRef, binaryTransfer());
+            connection = attach(snapshotRef, idle.take(key, () -> SourceConnections.open(source, properties)));
         } catch (SQLException e) {
             throw queries.failure(e);
         }
@@ -188,7 +203,7 @@ public final class PostgresSnapshotSource implements Source {
                 }
             }
             PartitionQuery query = queries.partitionQuery(connection, partition, businessKey);
-            Runnable release = () -> SourceConnections.closeQuietly(connection);
+            ConnectionRelease release = readToTheEnd -> release(key, connection, readToTheEnd);
             Optional<PartitionRows> copy = PgCopyRows.open(connection, query, release);
             return copy.isPresent() ? copy.get() : queries.openCursor(connection, query, release);
         } catch (SQLException e) {
@@ -288,9 +303,41 @@ public final class PostgresSnapshotSource implements Source {
         }
     }
 
+    /**
+     * A partition's connection, read to the end, is kept for the next partition once its session is as a new one's:
+     * its transaction rolled back, and DISCARD ALL, since the job's SQL may have changed session settings (a function
+     * calling {@code set_config}) that must not leak into another run's read. Anything else closes it.
+     */
+    private void release(IdleConnections.Key key, Connection connection, boolean readToTheEnd) {
+        if (!readToTheEnd) {
+            SourceConnections.closeQuietly(connection);
+            return;
+        }
+        try {
+            connection.rollback();
+            connection.setAutoCommit(true);
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("DISCARD ALL");
+            }
+        } catch (SQLException e) {
+            LOG.debug("a partition's connection could not be reset; closed: {}", e.toString());
+            SourceConnections.closeQuietly(connection);
+            return;
+        }
+        idle.keep(key, connection);
+    }
+
     /** A new connection in a transaction that sees snapshot {@code snapshotRef}, which must be well-formed. */
     private Connection attach(String snapshotRef, Properties driverProperties) throws SQLException {
-        Connection connection = connect(driverProperties);
+        return attach(snapshotRef, connect(driverProperties));
+    }
+
+    private Connection connect(Properties driverProperties) {
+        return SourceConnections.open(source, properties(driverProperties));
+    }
+
+    /** {@code connection}, in a transaction that sees snapshot {@code snapshotRef}; closed if that fails. */
+    private Connection attach(String snapshotRef, Connection connection) throws SQLException {
         try {
             beginRepeatableRead(connection);
             try (Statement statement = connection.createStatement()) {
@@ -329,13 +376,17 @@ public final class PostgresSnapshotSource implements Source {
      * (5,000,000 rows) 0.6 s more in the plan's metrics scan and 0.3 s more in each half's scan (bench/RESULTS.md,
      * 2026-12-03). The only other strings bound here are in casts too. A stringtype in the job's URL still wins.
      */
-    private Connection connect(Properties driverProperties) {
+    private Properties properties(Properties driverProperties) {
         Properties properties = new Properties();
         properties.putAll(driverProperties);
         properties.setProperty("stringtype", "unspecified");
         properties.setProperty("connectTimeout", "10");
         properties.setProperty("ApplicationName", "loadgate-worker");
-        return SourceConnections.open(source, environment, properties);
+        // The driver then sends its own session settings (application_name, extra_float_digits) with the startup
+        // message instead of SETting them after it, so they are the session's defaults: the DISCARD ALL that resets
+        // a kept partition connection (release) resets to them. Every server since 9.0 accepts them there.
+        properties.setProperty("assumeMinServerVersion", "9.0");
+        return SourceConnections.properties(source, environment, properties);
     }
 
     /**

@@ -338,7 +338,7 @@ final class SnapshotQueries {
     }
 
     /** A cursor over one partition; {@code release} runs when the caller closes it. */
-    CursorRows openCursor(Connection connection, PartitionQuery query, Runnable release) throws SQLException {
+    CursorRows openCursor(Connection connection, PartitionQuery query, ConnectionRelease release) throws SQLException {
         PreparedStatement statement = query.sql().prepare(connection);
         try {
             // A fetch size makes the drivers stream (PostgreSQL through a cursor, with autocommit off) instead of

@@ -23,6 +23,11 @@ public final class SourceConnections {
      * when unset); {@code driverProperties} adds driver-specific settings such as timeouts.
      */
     static Connection open(SourceSpec source, Map<String, String> environment, Properties driverProperties) {
+        return open(source, properties(source, environment, driverProperties));
+    }
+
+    /** What {@link #open} connects with: {@code driverProperties}, the spec's user and the password its variable holds. */
+    static Properties properties(SourceSpec source, Map<String, String> environment, Properties driverProperties) {
         Properties properties = new Properties();
         properties.putAll(driverProperties);
         if (source.user() != null) {
@@ -32,6 +37,11 @@ public final class SourceConnections {
         if (password != null) {
             properties.setProperty("password", password);
         }
+        return properties;
+    }
+
+    /** Connects to the spec's URL with {@code properties} as {@link #properties} made them. */
+    static Connection open(SourceSpec source, Properties properties) {
         try {
             return DriverManager.getConnection(JdbcUrls.forDriver(source.jdbcUrl()), properties);
         } catch (SQLException e) {

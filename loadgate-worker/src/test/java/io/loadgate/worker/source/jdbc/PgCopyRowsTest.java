@@ -117,7 +117,7 @@ class PgCopyRowsTest {
         Random random = new Random(7);
         for (int maxPiece : new int[] {1, 3, 7, 64}) {
             CopyOut pieces = new PiecesCopyOut(stream, random, maxPiece);
-            List<List<Object>> rows = read(new PgCopyRows(pieces, query.columns(), decoders(query), true, () -> { }));
+            List<List<Object>> rows = read(new PgCopyRows(pieces, query.columns(), decoders(query), true, readToTheEnd -> { }));
             assertThat(rows).as("messages of 1..%d bytes", maxPiece).isEqualTo(whole);
         }
         assertThat(whole).hasSize(503);
@@ -129,7 +129,7 @@ class PgCopyRowsTest {
         byte[] stream = copied(query);
         for (int cut : new int[] {5, 30, stream.length / 2, stream.length - 2, stream.length - 1}) {
             CopyOut truncated = new PiecesCopyOut(Arrays.copyOf(stream, cut), new Random(cut), 100);
-            assertThatThrownBy(() -> read(new PgCopyRows(truncated, query.columns(), decoders(query), true, () -> { })))
+            assertThatThrownBy(() -> read(new PgCopyRows(truncated, query.columns(), decoders(query), true, readToTheEnd -> { })))
                     .as("cut at %d of %d bytes", cut, stream.length)
                     .isInstanceOf(SourceException.class).hasMessageStartingWith("the source's binary COPY is malformed");
         }
@@ -152,7 +152,7 @@ class PgCopyRowsTest {
                 List.of(1L, 10L));
         AtomicInteger released = new AtomicInteger();
         try (Connection c = connect()) {
-            assertThat(PgCopyRows.open(c, query, released::incrementAndGet)).isEmpty();
+            assertThat(PgCopyRows.open(c, query, readToTheEnd -> released.incrementAndGet())).isEmpty();
             assertThat(released).as("nothing to release: the caller keeps the connection").hasValue(0);
             try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1")) {
                 assertThat(rs.next()).as("no COPY was started").isTrue();
@@ -166,9 +166,13 @@ class PgCopyRowsTest {
         PartitionQuery query = query("SELECT g AS n, 'closing early' AS tag, k.t FROM generate_series(CAST(? AS int8), 2000) g, public.kinds k",
                 List.of(1L));
         AtomicInteger released = new AtomicInteger();
+        AtomicInteger releasedWhole = new AtomicInteger();
         Connection c = connect();
-        PartitionRows rows = PgCopyRows.open(c, query, () -> {
+        PartitionRows rows = PgCopyRows.open(c, query, readToTheEnd -> {
             released.incrementAndGet();
+            if (readToTheEnd) {
+                releasedWhole.incrementAndGet();
+            }
             // As the source's release does: the connection ends with the rows.
             SourceConnections.closeQuietly(c);
         }).orElseThrow();
@@ -181,6 +185,7 @@ class PgCopyRowsTest {
             rows.close();
             rows.close();
             assertThat(released).hasValue(1);
+            assertThat(releasedWhole).as("a COPY stopped half-way: its connection must not be reused").hasValue(0);
             while (copiesRunning(monitor) > 0) {
                 Thread.sleep(50);
             }
@@ -219,14 +224,14 @@ class PgCopyRowsTest {
         PartitionQuery numbers = query("SELECT n, b FROM public.kinds WHERE n >= ? AND n < ?", List.of(1L, 10L));
 
         assertThat(new PgCopyRows(new PiecesCopyOut(copied(everything), new Random(1), 100), everything.columns(),
-                decoders(everything), true, () -> { }).primitiveRow()).as("a bytea column").isEmpty();
+                decoders(everything), true, readToTheEnd -> { }).primitiveRow()).as("a bytea column").isEmpty();
         assertThat(new PgCopyRows(new PiecesCopyOut(copied(text), new Random(1), 100), text.columns(),
-                decoders(text), false, () -> { }).primitiveRow()).as("text of a SQL_ASCII database").isEmpty();
+                decoders(text), false, readToTheEnd -> { }).primitiveRow()).as("text of a SQL_ASCII database").isEmpty();
         assertThat(new PgCopyRows(new PiecesCopyOut(copied(numbers), new Random(1), 100), numbers.columns(),
-                decoders(numbers), false, () -> { }).primitiveRow()).as("no text").isPresent();
+                decoders(numbers), false, readToTheEnd -> { }).primitiveRow()).as("no text").isPresent();
         try (Connection c = connect()) {
             c.setAutoCommit(false);
-            try (PartitionRows rows = PgCopyRows.open(c, text, () -> { }).orElseThrow()) {
+            try (PartitionRows rows = PgCopyRows.open(c, text, readToTheEnd -> { }).orElseThrow()) {
                 assertThat(rows.primitiveRow()).as("a UTF8 database's text").isPresent();
             }
         }
@@ -245,13 +250,13 @@ class PgCopyRowsTest {
         if (primitives == null) {
             try (Connection c = connect()) {
                 c.setAutoCommit(false);
-                try (PartitionRows rows = PgCopyRows.open(c, query, () -> { }).orElseThrow()) {
+                try (PartitionRows rows = PgCopyRows.open(c, query, readToTheEnd -> { }).orElseThrow()) {
                     chunks = writer.writePartition(naming, SourceRecords.of(schema, rows));
                 }
             }
         } else {
             assertThat(writer.writesPrimitives()).isTrue();
-            try (PartitionRows rows = new PgCopyRows(primitives, query.columns(), decoders(query), true, () -> { })) {
+            try (PartitionRows rows = new PgCopyRows(primitives, query.columns(), decoders(query), true, readToTheEnd -> { })) {
                 chunks = writer.writePrimitivePartition(naming, SourceRecords.primitives(rows));
             }
         }
@@ -300,7 +305,7 @@ class PgCopyRowsTest {
     private static List<List<Object>> readCopy(PartitionQuery query) throws SQLException {
         try (Connection c = connect()) {
             c.setAutoCommit(false);
-            Optional<PartitionRows> rows = PgCopyRows.open(c, query, () -> { });
+            Optional<PartitionRows> rows = PgCopyRows.open(c, query, readToTheEnd -> { });
             assertThat(rows).as("a COPY of %s", query.typeNames()).isPresent();
             return read(rows.get());
         }
@@ -311,7 +316,7 @@ class PgCopyRowsTest {
             c.setAutoCommit(false);
             PreparedStatement statement = query.sql().prepare(c);
             statement.setFetchSize(100);
-            return read(new CursorRows(statement, statement.executeQuery(), query.columns(), () -> { }));
+            return read(new CursorRows(statement, statement.executeQuery(), query.columns(), readToTheEnd -> { }));
         }
     }
 
