@@ -305,8 +305,9 @@ public final class PostgresSnapshotSource implements Source {
 
     /**
      * A partition's connection, read to the end, is kept for the next partition once its session is as a new one's:
-     * its transaction rolled back, and DISCARD ALL, since the job's SQL may have changed session settings (a function
-     * calling {@code set_config}) that must not leak into another run's read. Anything else closes it.
+     * its transaction rolled back, and DISCARD ALL, since some of what the job's SQL may do to its session outlives
+     * the rollback (a session advisory lock a function took) and must not reach another run's read. Anything else
+     * closes it.
      */
     private void release(IdleConnections.Key key, Connection connection, boolean readToTheEnd) {
         if (!readToTheEnd) {
