@@ -79,8 +79,9 @@ class DueLoadStalePlanTest {
         var stdout = new ByteArrayOutputStream();
         System.setOut(new PrintStream(stdout, true, StandardCharsets.UTF_8));
         try (Interruption interruption = Interruption.install(Interruption.Mode.LEAVE);
-             TargetCatalogs catalogs = new TargetCatalogs(Optional.empty(), dir.resolve("warehouse"))) {
-            int exit = new DueLoad(client, new SourceCache(Map.of()), catalogs, JobInput.load(job),
+             TargetCatalogs catalogs = new TargetCatalogs(Optional.empty(), dir.resolve("warehouse"));
+             SourceCache sources = new SourceCache(Map.of())) {
+            int exit = new DueLoad(client, sources, catalogs, JobInput.load(job),
                     JobInput.text(job), new LedgerOptions()).run(false, interruption);
             return new OperatorCommandsTest.Result(exit, stdout.toString(StandardCharsets.UTF_8), "");
         } finally {

@@ -93,19 +93,22 @@ class HomeLakehouseTest {
             var client = HttpLedgerClient.create(LedgerClientConfig.builder("http://127.0.0.1:" + server.port(),
                     LedgerToken.of(token)).build());
 
-            try (TargetCatalogs none = new TargetCatalogs(Optional.empty(), warehouse)) {
-                assertThatThrownBy(() -> new RunSubmitter(client, new SourceCache(Map.of()), Map.of(),
+            try (TargetCatalogs none = new TargetCatalogs(Optional.empty(), warehouse);
+                 SourceCache sources = new SourceCache(Map.of())) {
+                assertThatThrownBy(() -> new RunSubmitter(client, sources, Map.of(),
                         new TargetChecks(new Targets(none, Map.of(), new Configuration()))).submit(job, yaml, "2026-11-29"))
                         .isInstanceOf(TargetCheckException.class)
                         .hasMessageContaining("names no target.catalog");
                 assertThat(client.listRuns(io.loadgate.api.RunApi.RunFilter.all())).as("no run was created").isEmpty();
             }
 
-            try (TargetCatalogs catalogs = new TargetCatalogs(lakehouse, warehouse)) {
+            try (TargetCatalogs catalogs = new TargetCatalogs(lakehouse, warehouse);
+                 SourceCache workerSources = new SourceCache(Map.of());
+                 SourceCache submitterSources = new SourceCache(Map.of())) {
                 Worker worker = Worker.start(new WorkerContext(client, "beside-the-server", new Configuration(),
-                        new WorkerContext.Shared(new RunContexts(client), new SourceCache(Map.of()), catalogs, timer,
+                        new WorkerContext.Shared(new RunContexts(client), workerSources, catalogs, timer,
                                 WorkerMetrics.off()), Duration.ofSeconds(1), Duration.ofSeconds(1)), 2);
-                try (var submission = new RunSubmitter(client, new SourceCache(Map.of()), Map.of(),
+                try (var submission = new RunSubmitter(client, submitterSources, Map.of(),
                         new TargetChecks(new Targets(catalogs, Map.of(), new Configuration()))).submit(job, yaml, "2026-11-29")) {
                     var end = new RunFollower(client, Duration.ofMillis(200), Duration.ofSeconds(10))
                             .follow(submission.runId(), submission, run -> { });

@@ -50,6 +50,7 @@ final class JobFixture implements AutoCloseable {
     final Path tokens;
     private final Worker worker;
     private final ScheduledExecutorService timer;
+    private final SourceCache sources;
     private final TargetCatalogs catalogs;
     private final TargetCatalog catalog;
 
@@ -73,9 +74,10 @@ final class JobFixture implements AutoCloseable {
         var client = HttpLedgerClient.create(LedgerClientConfig.builder(ledger.baseUrl(),
                 LedgerToken.of(ledger.workerToken)).build());
         timer = Executors.newSingleThreadScheduledExecutor();
+        sources = new SourceCache(Map.of());
         catalogs = new TargetCatalogs(Optional.empty(), dir.resolve("warehouse"));
         worker = Worker.start(new WorkerContext(client, "cli-test", new Configuration(), new WorkerContext.Shared(
-                new RunContexts(client), new SourceCache(Map.of()), catalogs, timer, WorkerMetrics.off()),
+                new RunContexts(client), sources, catalogs, timer, WorkerMetrics.off()),
                 Duration.ofSeconds(1), Duration.ofSeconds(1)), 2);
         catalog = TargetCatalog.open(CatalogConfig.fromProperties(catalogProperties(), dir.resolve("warehouse")));
     }
@@ -205,6 +207,7 @@ final class JobFixture implements AutoCloseable {
     public void close() {
         worker.stop(Duration.ofSeconds(5));
         timer.shutdownNow();
+        sources.close();
         catalogs.close();
         catalog.close();
         ledger.close();

@@ -43,6 +43,7 @@ class RunCommandTest {
     private static Path tokens;
     private static Worker worker;
     private static ScheduledExecutorService timer;
+    private static SourceCache sources;
     private static TargetCatalogs catalogs;
 
     @BeforeAll
@@ -59,9 +60,10 @@ class RunCommandTest {
         var client = HttpLedgerClient.create(LedgerClientConfig.builder(ledger.baseUrl(),
                 LedgerToken.of(ledger.workerToken)).build());
         timer = Executors.newSingleThreadScheduledExecutor();
+        sources = new SourceCache(Map.of());
         catalogs = new TargetCatalogs(Optional.empty(), dir.resolve("warehouse"));
         worker = Worker.start(new WorkerContext(client, "cli-test", new Configuration(), new WorkerContext.Shared(
-                new RunContexts(client), new SourceCache(Map.of()), catalogs, timer, WorkerMetrics.off()),
+                new RunContexts(client), sources, catalogs, timer, WorkerMetrics.off()),
                 Duration.ofSeconds(1), Duration.ofSeconds(1)), 2);
     }
 
@@ -69,6 +71,7 @@ class RunCommandTest {
     static void stop() {
         worker.stop(Duration.ofSeconds(5));
         timer.shutdownNow();
+        sources.close();
         catalogs.close();
         ledger.close();
     }

@@ -33,7 +33,12 @@ public final class SourceCache implements AutoCloseable {
     }
 
     public Source forRun(RunId runId, JobSpec job) {
-        return sources.computeIfAbsent(runId, id -> Sources.forJob(job, environment, idle));
+        return sources.computeIfAbsent(runId, id -> newSource(job));
+    }
+
+    /** A new source for {@code job} (the planner's, before its run exists), sharing this process's connections. */
+    public Source newSource(JobSpec job) {
+        return Sources.forJob(job, environment, idle);
     }
 
     public void forget(RunId runId) {

@@ -33,7 +33,6 @@ import io.loadgate.worker.source.Source;
 import io.loadgate.worker.source.SourceColumn;
 import io.loadgate.worker.job.SourceMetricsTiming;
 import io.loadgate.worker.source.SourcePlan;
-import io.loadgate.worker.source.Sources;
 import io.loadgate.worker.staging.SourceSchemas;
 import io.loadgate.worker.transform.TransformChain;
 import io.loadgate.worker.validation.MetricSet;
@@ -173,7 +172,7 @@ public final class RunSubmitter {
     /** @param after the create's precondition on the key's history, or null for none */
     private Submission submit(JobSpec job, String jobYaml, String businessKey, Executor executor,
                               java.util.function.Function<SourcePlan, String> createKey, AfterRun after) {
-        Source source = Sources.forJob(job, environment);
+        Source source = sources.newSource(job);
         businessKey = source.canonicalKey(businessKey);
         SnapshotHolder snapshot = source.openSnapshot(businessKey, job.source().metrics());
         try {

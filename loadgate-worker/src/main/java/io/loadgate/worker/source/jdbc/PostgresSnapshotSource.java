@@ -105,7 +105,11 @@ public final class PostgresSnapshotSource implements Source {
      */
     @Override
     public SnapshotHolder openSnapshot(String businessKey, SourceMetricsTiming timing) {
-        Connection connection = connect(new Properties());
+        // Taken from, and given back to, the same keeping as the partitions' (a process that plans again, as a
+        // load of several keys does, plans on a server process that has read the table before).
+        Properties properties = properties(new Properties());
+        IdleConnections.Key key = IdleConnections.Key.of(source.jdbcUrl(), properties);
+        Connection connection = idle.take(key, () -> SourceConnections.open(source, properties));
         try {
             // Before the snapshot, in a transaction of its own: a unique index valid then held for every row the
             // snapshot can see.
@@ -128,7 +132,7 @@ public final class PostgresSnapshotSource implements Source {
             SourcePlan plan = queries.measure(connection, snapshotId, businessKey, beside, timing, keysUnique,
                     () -> quickSplitRange(connection, businessKey));
             LOG.info("exported snapshot {}: {} rows in {} partitions", snapshotId, plan.split().rowCount(), plan.partitions().size());
-            return new TransactionHolder(connection, plan, () -> {
+            return new TransactionHolder(key, connection, plan, () -> {
                 Connection measuring = beside.open();
                 try {
                     return queries.measureMetrics(measuring, businessKey, beside, keysUnique);
@@ -304,10 +308,10 @@ public final class PostgresSnapshotSource implements Source {
     }
 
     /**
-     * A partition's connection, read to the end, is kept for the next partition once its session is as a new one's:
-     * its transaction rolled back, and DISCARD ALL, since some of what the job's SQL may do to its session outlives
-     * the rollback (a session advisory lock a function took) and must not reach another run's read. Anything else
-     * closes it.
+     * A partition's connection read to the end (or a plan's, its snapshot released) is kept for the next read once
+     * its session is as a new one's: its transaction rolled back, and DISCARD ALL, since some of what the job's SQL
+     * may do to its session outlives the rollback (a session advisory lock a function took) and must not reach
+     * another run's read. Anything else closes it.
      */
     private void release(IdleConnections.Key key, Connection connection, boolean readToTheEnd) {
         if (!readToTheEnd) {
@@ -409,12 +413,14 @@ public final class PostgresSnapshotSource implements Source {
 
     /** The planner's open transaction; closing it ends the snapshot. */
     private final class TransactionHolder implements SnapshotHolder {
+        private final IdleConnections.Key key;
         private final Connection connection;
         private final SourcePlan plan;
         private final MetricsQuery metrics;
         private volatile boolean closed;
 
-        TransactionHolder(Connection connection, SourcePlan plan, MetricsQuery metrics) {
+        TransactionHolder(IdleConnections.Key key, Connection connection, SourcePlan plan, MetricsQuery metrics) {
+            this.key = key;
             this.connection = connection;
             this.plan = plan;
             this.metrics = metrics;
@@ -437,8 +443,9 @@ public final class PostgresSnapshotSource implements Source {
             }
         }
 
+        /** Synchronized with {@link #close}: once closed, the connection may be another reader's. */
         @Override
-        public boolean isAlive() {
+        public synchronized boolean isAlive() {
             try {
                 return !closed && connection.isValid(2);
             } catch (SQLException e) {
@@ -446,11 +453,12 @@ public final class PostgresSnapshotSource implements Source {
             }
         }
 
+        /** Ends the transaction, and the snapshot with it; the connection is kept if it can be reset, as a partition's. */
         @Override
         public synchronized void close() {
             if (!closed) {
                 closed = true;
-                SourceConnections.closeQuietly(connection);
+                release(key, connection, true);
                 LOG.info("released snapshot {}", plan.snapshotRef());
             }
         }

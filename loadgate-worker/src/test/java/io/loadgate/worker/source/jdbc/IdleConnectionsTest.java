@@ -101,6 +101,30 @@ class IdleConnectionsTest {
     }
 
     @Test
+    void aPlansConnectionIsKeptOnceItsSnapshotIsReleasedAndALostOneIsNot() throws Exception {
+        try (IdleConnections idle = new IdleConnections(Duration.ofMinutes(5), Clock.systemUTC())) {
+            Source source = new PostgresSnapshotSource(events(2), ValidationSpec.COUNT_ONLY, Map.of(), idle);
+            int planner;
+            try (SnapshotHolder holder = source.openSnapshot(BUSINESS_KEY)) {
+                planner = snapshotHolder();
+                assertThat(holder.isAlive()).isTrue();
+            }
+            assertThat(idle.size()).isEqualTo(1);
+            assertThat(idleSessions()).as("kept, holding no transaction and no snapshot")
+                    .containsExactly(new Session(planner, "loadgate-worker"));
+
+            try (SnapshotHolder holder = source.openSnapshot(BUSINESS_KEY)) {
+                assertThat(snapshotHolder()).as("the next plan runs on the same server process").isEqualTo(planner);
+                assertThat(idle.size()).isZero();
+                // What a restart of the source does to a run's snapshot (docs/operations.md, "Snapshot lost").
+                terminate(planner);
+                assertThat(holder.isAlive()).isFalse();
+            }
+            assertThat(idle.size()).as("a connection the server ended is not kept").isZero();
+        }
+    }
+
+    @Test
     void aConnectionUnusedForTheIdleTimeoutIsClosedWithoutAnotherRead() throws Exception {
         SourceSpec spec = events(2);
         try (IdleConnections idle = new IdleConnections(Duration.ofMillis(300), Clock.systemUTC())) {
@@ -109,7 +133,7 @@ class IdleConnectionsTest {
                 Partition first = holder.plan().partitions().get(0);
                 assertThat(readAll(source, holder.plan().snapshotRef(), first)).isEqualTo(first.expectedRowCount());
             }
-            assertThat(idle.size()).isEqualTo(1);
+            assertThat(idle.size()).as("the partition's connection and the plan's").isEqualTo(2);
             await().atMost(Duration.ofSeconds(10)).until(() -> idle.size() == 0 && idleSessions().isEmpty());
         }
     }
@@ -149,7 +173,7 @@ class IdleConnectionsTest {
             } finally {
                 pool.shutdownNow();
             }
-            assertThat(idle.size()).isBetween(1, threads);
+            assertThat(idle.size()).as("the readers' and the plan's").isBetween(2, threads + 1);
             await().atMost(Duration.ofSeconds(10)).until(() -> idleSessions().size() == idle.size());
         }
     }
@@ -183,6 +207,18 @@ class IdleConnectionsTest {
             }
         }
         return sessions;
+    }
+
+    /** The one session in a transaction that holds a snapshot: the planner's. */
+    private static int snapshotHolder() throws SQLException {
+        try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                SELECT pid FROM pg_stat_activity
+                WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL""")) {
+            assertThat(rs.next()).as("a session holds a snapshot").isTrue();
+            int pid = rs.getInt(1);
+            assertThat(rs.next()).as("only one session holds a snapshot").isFalse();
+            return pid;
+        }
     }
 
     private static int advisoryLocks(int pid) throws SQLException {
