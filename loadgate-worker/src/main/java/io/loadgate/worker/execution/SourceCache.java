@@ -45,7 +45,7 @@ public final class SourceCache implements AutoCloseable {
         sources.remove(runId);
     }
 
-    /** Closes the source connections kept between partitions. */
+    /** Closes the source connections kept between reads (partitions and plans). */
     @Override
     public void close() {
         idle.close();

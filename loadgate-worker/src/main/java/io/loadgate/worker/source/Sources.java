@@ -24,7 +24,7 @@ public final class Sources {
         return forJob(job, environment, IdleConnections.none());
     }
 
-    /** A source whose partitions are read on connections kept in {@code idle} (PostgreSQL's), for a worker process. */
+    /** A source whose plans and partitions run on connections kept in {@code idle} (PostgreSQL's), for a process. */
     public static Source forJob(JobSpec job, Map<String, String> environment, IdleConnections idle) {
         if (job.source().isFiles()) {
             // The root's URI names its file system (an hdfs:// one carries the name node); no site files needed.
