@@ -8,6 +8,7 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
@@ -87,8 +88,8 @@ final class ColumnarMetrics {
     /**
      * The columnar reader of {@code spec}'s metrics over files of {@code schema} (the calculator's), or empty when a
      * metric needs values of a type it does not decode (a SUM, MIN, MAX or key of a float, double, boolean, binary,
-     * fixed or UUID column), only COUNT is asked (the record reader counts rows by every column then) or a column
-     * the spec names is not in {@code schema}.
+     * fixed or UUID column), a column the spec names is not in {@code schema}, or only COUNT is asked of a schema
+     * without a primitive column.
      */
     static Optional<ColumnarMetrics> of(Schema schema, ValidationSpec spec) {
         requireNonNull(schema, "schema is null");
@@ -112,7 +113,14 @@ final class ColumnarMetrics {
             }
         }
         if (columns.isEmpty()) {
-            return Optional.empty();
+            // COUNT alone: the rows are the row groups' counts, and one column's pages must hold a value or a null for
+            // each of them (ColumnPages fails a chunk that does not), as for any spec this reader takes. The record
+            // reader decoded every column of every row to count it (docs/validation.md: 15 times as long).
+            Optional<Types.NestedField> counted = countedBy(schema);
+            if (counted.isEmpty()) {
+                return Optional.empty();
+            }
+            columns.add(new Planned(counted.get(), new int[0], new int[0], new int[0], new int[0], false));
         }
         int[] keyOrder = spec.primaryKey().stream().mapToInt(name -> {
             int id = schema.caseInsensitiveFindField(name).fieldId();
@@ -120,6 +128,15 @@ final class ColumnarMetrics {
                     .orElseThrow();
         }).toArray();
         return Optional.of(new ColumnarMetrics(columns, keyOrder));
+    }
+
+    /**
+     * The column whose pages count a file's rows when no metric reads one: a required primitive column (no levels to
+     * decode, its values skipped), else an optional one (its definition levels decoded).
+     */
+    private static Optional<Types.NestedField> countedBy(Schema schema) {
+        return schema.columns().stream().filter(field -> field.type().isPrimitiveType())
+                .min(Comparator.comparing(Types.NestedField::isOptional));
     }
 
     private static int[] metricsOf(List<String> metricColumns, Schema schema, Types.NestedField field) {
