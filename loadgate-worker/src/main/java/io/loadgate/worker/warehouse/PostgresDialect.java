@@ -31,6 +31,9 @@ final class PostgresDialect implements WarehouseDialect {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresDialect.class);
 
     private static final int COPY_BUFFER = 1 << 16;
+    /** How long a publish waits for the key's lock before it ends the sessions holding it. */
+    private static final long HOLDER_GRACE_MILLIS = 1_000;
+    private static final String LOCK_NOT_AVAILABLE = "55P03";
     private static final Pattern TYPE_NAME = Pattern.compile("[a-z0-9 (),]+");
 
     private PostgresDialect() {
@@ -163,12 +166,58 @@ final class PostgresDialect implements WarehouseDialect {
         String name = lockName(table, businessKey);
         // Its own prefix: no business key's lock name is a mark's, whatever the key's text.
         advisoryLock(connection, "loadgate-claim:" + table + ":" + fence.generation() + ":" + businessKey);
-        if (!tryLock(connection, name)) {
+        if (!tryLock(connection, name) && !lockWithin(connection, name, HOLDER_GRACE_MILLIS)) {
             fence.checkDeadline();
             endHolders(connection, name, table, businessKey);
             advisoryLock(connection, name);
         }
         return () -> { };
+    }
+
+    /**
+     * Waits up to {@code millis} for the advisory lock {@code name} and returns whether it was taken. A transaction
+     * that ends releases its advisory locks one lock-table partition at a time, so a session of this claim that has
+     * just committed can free the claim's mark an instant before the key's lock; ended in that instant, its COMMIT
+     * would fail though it took effect (eight racing publishers of one claim met it). A holder that is not ending, a
+     * publisher stopped inside its transaction, still holds the lock after the wait and is ended.
+     */
+    /**
+     * Also a session the server or an operator ended (class 57P, e.g. 57P01 from {@code pg_terminate_backend}): ended
+     * while committing, it may have committed before it went.
+     */
+    @Override
+    public boolean connectionLost(SQLException e) {
+        return WarehouseDialect.super.connectionLost(e) || e.getSQLState().startsWith("57P");
+    }
+
+    private static boolean lockWithin(Connection connection, String name, long millis) throws SQLException {
+        Savepoint savepoint = connection.setSavepoint();
+        String previous;
+        try (PreparedStatement timeout = connection.prepareStatement(
+                "SELECT current_setting('lock_timeout'), set_config('lock_timeout', ?, true)")) {
+            timeout.setString(1, millis + "ms");
+            try (ResultSet rs = timeout.executeQuery()) {
+                rs.next();
+                previous = rs.getString(1);
+            }
+        }
+        try {
+            advisoryLock(connection, name);
+        } catch (SQLException e) {
+            if (!LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+                throw e;
+            }
+            // Undoes the timeout's setting too.
+            connection.rollback(savepoint);
+            return false;
+        }
+        // The lock taken in the savepoint stays the transaction's; only the timeout goes back.
+        connection.releaseSavepoint(savepoint);
+        try (PreparedStatement timeout = connection.prepareStatement("SELECT set_config('lock_timeout', ?, true)")) {
+            timeout.setString(1, previous);
+            timeout.execute();
+        }
+        return true;
     }
 
     private static String lockName(String table, String businessKey) {

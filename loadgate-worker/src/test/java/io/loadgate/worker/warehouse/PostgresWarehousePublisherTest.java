@@ -1,6 +1,7 @@
 package io.loadgate.worker.warehouse;
 
 import io.loadgate.ledger.testing.TestDatabases;
+import org.junit.jupiter.api.Test;
 
 /** The warehouse contract against PostgreSQL: a fresh database per test. */
 class PostgresWarehousePublisherTest extends WarehousePublisherContract {
@@ -29,5 +30,11 @@ class PostgresWarehousePublisherTest extends WarehousePublisherContract {
     @Override
     String connectionLostState() {
         return "08006";
+    }
+
+    @Test
+    void aCommitWhoseSessionWasEndedIsUnknownToo() throws Exception {
+        // FATAL 57P01, as pg_terminate_backend ends a session: one ended while committing may have committed.
+        assertACommitThatTookEffectButFailedWithIsUnknown("57P01");
     }
 }

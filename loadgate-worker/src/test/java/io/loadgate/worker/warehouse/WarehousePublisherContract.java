@@ -390,6 +390,11 @@ abstract class WarehousePublisherContract {
 
     @Test
     void aCommitWhoseAnswerIsLostIsUnknownAndTheProbeFindsItsToken() throws Exception {
+        assertACommitThatTookEffectButFailedWithIsUnknown(connectionLostState());
+    }
+
+    /** A COMMIT that took effect, then threw {@code sqlState}: unknown to the publisher, found by the probe. */
+    void assertACommitThatTookEffectButFailedWithIsUnknown(String sqlState) throws Exception {
         WarehouseConnector losesCommitAnswer = new WarehouseConnector(connector.dialect(), () -> {
             Connection real = connector.opener().open();
             return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
@@ -397,7 +402,7 @@ abstract class WarehousePublisherContract {
                         try {
                             Object result = method.invoke(real, args);
                             if (method.getName().equals("commit")) {
-                                throw new SQLException("I/O error: connection reset", connectionLostState());
+                                throw new SQLException("the commit's answer was lost", sqlState);
                             }
                             return result;
                         } catch (InvocationTargetException e) {
