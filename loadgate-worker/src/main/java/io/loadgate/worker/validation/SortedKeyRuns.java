@@ -41,6 +41,11 @@ final class SortedKeyRuns {
      */
     static final int MAX_INTERVALS = 1024;
     private static final int FIRST_BUFFER = 1 << 12;
+    /**
+     * Keys spanning fewer than this many values per key are compacted by their bits ({@link #compactDense}): at most
+     * a bit per value spanned, an eighth of the keys' own bytes.
+     */
+    static final int DENSE = 8;
 
     private final int runLength;
     private final List<Run> runs = new ArrayList<>();
@@ -182,6 +187,9 @@ final class SortedKeyRuns {
         if (compacted) {
             return;
         }
+        if (below > 0 && compactDense()) {
+            return;
+        }
         if (below > 0) {
             // The keys below, sorted apart, merged with the ascending ones from the back; the merge writes at or
             // above the next ascending key it reads, so only the keys below need a copy.
@@ -204,6 +212,48 @@ final class SortedKeyRuns {
         }
         size = unique;
         compacted = true;
+    }
+
+    /**
+     * Compacts a buffer whose keys lie within {@link #DENSE} times their number of each other, as a surrogate key's
+     * chunk does however its rows arrived, by marking each key's bit and reading the bits back in order: no sort. A
+     * key table's rows come out of a parallel scan, or a table updated in place, in several interleaved ascending
+     * streams, and sorting the keys that arrived below the last took a third of a chunk's measuring (JFR, 2026-12-05).
+     * Returns false, having changed nothing, when the keys are sparser (the bits would outweigh the keys).
+     */
+    private boolean compactDense() {
+        // The ascending keys' ends, then every key below.
+        long min = size > 0 ? buffer[0] : Long.MAX_VALUE;
+        long max = size > 0 ? buffer[size - 1] : Long.MIN_VALUE;
+        for (int i = buffer.length - below; i < buffer.length; i++) {
+            min = Math.min(min, buffer[i]);
+            max = Math.max(max, buffer[i]);
+        }
+        long span = max - min;
+        int keys = size + below;
+        // A span that overflows is negative: keys at both ends of a long.
+        if (span < 0 || span >= (long) keys * DENSE) {
+            return false;
+        }
+        long[] bits = new long[(int) (span >>> 6) + 1];
+        for (int i = 0; i < size; i++) {
+            long offset = buffer[i] - min;
+            bits[(int) (offset >>> 6)] |= 1L << offset;
+        }
+        for (int i = buffer.length - below; i < buffer.length; i++) {
+            long offset = buffer[i] - min;
+            bits[(int) (offset >>> 6)] |= 1L << offset;
+        }
+        int written = 0;
+        for (int word = 0; word < bits.length; word++) {
+            for (long w = bits[word]; w != 0; w &= w - 1) {
+                buffer[written++] = min + ((long) word << 6) + Long.numberOfTrailingZeros(w);
+            }
+        }
+        size = written;
+        below = 0;
+        compacted = true;
+        return true;
     }
 
     /**

@@ -207,6 +207,52 @@ class SortedKeyRunsTest {
     }
 
     @Test
+    void denseKeysInInterleavedStreamsWithRepeatsMatchAHashSetAndStayIntervals() {
+        // As a parallel scan hands a surrogate key's rows over: a few ascending streams interleaved, some keys twice.
+        for (long seed = 0; seed < 20; seed++) {
+            Random random = new Random(seed);
+            int run = 1 << 12;
+            SortedKeyRuns keys = new SortedKeyRuns(run);
+            Set<Long> expected = new HashSet<>();
+            long base = seed % 2 == 0 ? random.nextInt(1_000_000) - 500_000 : Long.MAX_VALUE - 50_000;
+            int streams = 1 + random.nextInt(4);
+            long[] next = new long[streams];
+            for (int s = 0; s < streams; s++) {
+                next[s] = base + s * 10_000L;
+            }
+            for (int i = 0; i < 30_000; i++) {
+                int s = random.nextInt(streams);
+                long k = next[s]++;
+                keys.add(k);
+                expected.add(k);
+                if (random.nextInt(50) == 0) {
+                    keys.add(k);
+                }
+            }
+            // Whole 64-bit words of keys and none: bits at both ends of a word.
+            keys.add(base - 1);
+            expected.add(base - 1);
+            assertThat(keys.count()).as("seed %d", seed).isEqualTo(expected.size());
+            assertThat(keys.spilled()).as("seed %d: consecutive keys are intervals however they arrived", seed)
+                    .isFalse();
+        }
+    }
+
+    @Test
+    void keysTooSparseForTheirBitsAreSortedWithTheSameCount() {
+        Random random = new Random(8);
+        SortedKeyRuns keys = new SortedKeyRuns(RUN * 16);
+        Set<Long> expected = new HashSet<>();
+        for (int i = 0; i < 5_000; i++) {
+            // Ascending with a stride above DENSE, and a few far below: the span is too wide for bits.
+            long k = random.nextInt(10) == 0 ? -random.nextInt(1_000_000) : (long) i * (SortedKeyRuns.DENSE + 1);
+            keys.add(k);
+            expected.add(k);
+        }
+        assertThat(keys.count()).isEqualTo(expected.size());
+    }
+
+    @Test
     void randomKeysWithRepeatsAndExtremesMatchAHashSet() {
         Random random = new Random(14);
         SortedKeyRuns keys = new SortedKeyRuns(RUN);
