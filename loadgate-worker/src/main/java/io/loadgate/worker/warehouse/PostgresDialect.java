@@ -191,16 +191,14 @@ final class PostgresDialect implements WarehouseDialect {
     }
 
     private static boolean lockWithin(Connection connection, String name, long millis) throws SQLException {
-        Savepoint savepoint = connection.setSavepoint();
         String previous;
-        try (PreparedStatement timeout = connection.prepareStatement(
-                "SELECT current_setting('lock_timeout'), set_config('lock_timeout', ?, true)")) {
-            timeout.setString(1, millis + "ms");
-            try (ResultSet rs = timeout.executeQuery()) {
-                rs.next();
-                previous = rs.getString(1);
-            }
+        try (Statement show = connection.createStatement();
+             ResultSet rs = show.executeQuery("SELECT current_setting('lock_timeout')")) {
+            rs.next();
+            previous = rs.getString(1);
         }
+        Savepoint savepoint = connection.setSavepoint();
+        setLockTimeout(connection, millis + "ms");
         try {
             advisoryLock(connection, name);
         } catch (SQLException e) {
@@ -213,11 +211,16 @@ final class PostgresDialect implements WarehouseDialect {
         }
         // The lock taken in the savepoint stays the transaction's; only the timeout goes back.
         connection.releaseSavepoint(savepoint);
+        setLockTimeout(connection, previous);
+        return true;
+    }
+
+    /** {@code lock_timeout} for the rest of the transaction (or until a rollback to a savepoint before this). */
+    private static void setLockTimeout(Connection connection, String value) throws SQLException {
         try (PreparedStatement timeout = connection.prepareStatement("SELECT set_config('lock_timeout', ?, true)")) {
-            timeout.setString(1, previous);
+            timeout.setString(1, value);
             timeout.execute();
         }
-        return true;
     }
 
     private static String lockName(String table, String businessKey) {

@@ -1,6 +1,15 @@
 package io.loadgate.worker.warehouse;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.loadgate.ledger.testing.TestDatabases;
+import io.loadgate.worker.testing.Fences;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The warehouse contract against PostgreSQL: a fresh database per test. */
@@ -30,6 +39,35 @@ class PostgresWarehousePublisherTest extends WarehousePublisherContract {
     @Override
     String connectionLostState() {
         return "08006";
+    }
+
+    @Test
+    void aHolderOfTheKeyThatEndsWithinTheGraceIsWaitedForNotEnded() throws Exception {
+        String day = "2026-11-28";
+        try (Connection holder = connect(); Connection next = connect()) {
+            holder.setAutoCommit(false);
+            connector().dialect().lockBusinessKeyToPublish(holder, orders, day, Fences.next());
+            next.setAutoCommit(false);
+            CompletableFuture<Void> committed = CompletableFuture.runAsync(() -> {
+                try {
+                    Thread.sleep(300);
+                    holder.commit();
+                } catch (InterruptedException | SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+
+            connector().dialect().lockBusinessKeyToPublish(next, orders, day, Fences.next());
+
+            committed.get(10, TimeUnit.SECONDS);
+            assertThat(holder.isValid(5)).as("the holder committed and its session lives").isTrue();
+            try (Statement show = next.createStatement();
+                 ResultSet rs = show.executeQuery("SELECT current_setting('lock_timeout')")) {
+                rs.next();
+                assertThat(rs.getString(1)).as("the wait's lock_timeout is not left to the publish").isEqualTo("0");
+            }
+            next.rollback();
+        }
     }
 
     @Test
