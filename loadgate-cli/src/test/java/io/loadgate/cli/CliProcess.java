@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -20,6 +21,12 @@ import java.util.regex.Pattern;
  */
 record CliProcess(Process process, Path out, Path err) {
     private static final Pattern RUN_LINE = Pattern.compile("Run ([0-9a-f-]{36}):");
+    /**
+     * Whether this process ignores SIGINT, as a background job of a non-interactive shell does (a CI script that
+     * starts the suite with {@code &}). Children inherit that, and a JVM that starts ignoring SIGINT takes no handler
+     * for it ({@code Signal.handle} answers SIG_IGN): a test's Ctrl-C would reach a child that cannot hear it.
+     */
+    private static final boolean SIGINT_IGNORED = sigintIgnored();
 
     static CliProcess start(Path dir, Path loadgateHome, String... args) throws IOException {
         return start(dir, loadgateHome, Map.of(), args);
@@ -28,7 +35,11 @@ record CliProcess(Process process, Path out, Path err) {
     /** {@code environment} adds variables ({@code LOADGATE_SERVER__PORT=0}, say). */
     static CliProcess start(Path dir, Path loadgateHome, Map<String, String> environment, String... args)
             throws IOException {
-        List<String> command = OwnCommand.of(List.of(args));
+        List<String> command = new ArrayList<>(OwnCommand.of(List.of(args)));
+        if (SIGINT_IGNORED) {
+            // coreutils' env puts SIGINT's default back for the child (a user's Ctrl-C reaches a foreground command).
+            command.addAll(0, List.of("env", "--default-signal=INT"));
+        }
         String name = UUID.randomUUID().toString();
         Path out = dir.resolve(name + ".out");
         Path err = dir.resolve(name + ".err");
@@ -40,6 +51,20 @@ record CliProcess(Process process, Path out, Path err) {
         builder.environment().put("LOADGATE_DATABASE__EMBEDDED_PORT", "0");
         builder.environment().putAll(environment);
         return new CliProcess(builder.start(), out, err);
+    }
+
+    private static boolean sigintIgnored() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("SigIgn:")) {
+                    // Bit n - 1 stands for signal n; SIGINT is 2.
+                    return (Long.parseUnsignedLong(line.substring("SigIgn:".length()).trim(), 16) & 0b10) != 0;
+                }
+            }
+        } catch (IOException e) {
+            // Not Linux: nothing to say, nothing put back.
+        }
+        return false;
     }
 
     String stdout() {
