@@ -158,7 +158,8 @@ final class PostgresDialect implements WarehouseDialect {
 
     /**
      * The claim's mark is a second transaction-level advisory lock, taken first and waited for: only another session
-     * of this very claim holds it, and once this one has it no holder of the key's lock is of this claim.
+     * of this very claim holds it, and once this one has it no holder of the key's lock is of this claim, but for one
+     * still ending (see {@link #lockWithin}). A publish past its deadline is refused before that wait, as after it.
      */
     @Override
     public KeyLock lockBusinessKeyToPublish(Connection connection, String table, String businessKey, PublishFence fence)
@@ -166,10 +167,13 @@ final class PostgresDialect implements WarehouseDialect {
         String name = lockName(table, businessKey);
         // Its own prefix: no business key's lock name is a mark's, whatever the key's text.
         advisoryLock(connection, "loadgate-claim:" + table + ":" + fence.generation() + ":" + businessKey);
-        if (!tryLock(connection, name) && !lockWithin(connection, name, HOLDER_GRACE_MILLIS)) {
+        if (!tryLock(connection, name)) {
             fence.checkDeadline();
-            endHolders(connection, name, table, businessKey);
-            advisoryLock(connection, name);
+            if (!lockWithin(connection, name, HOLDER_GRACE_MILLIS)) {
+                fence.checkDeadline();
+                endHolders(connection, name, table, businessKey);
+                advisoryLock(connection, name);
+            }
         }
         return () -> { };
     }
