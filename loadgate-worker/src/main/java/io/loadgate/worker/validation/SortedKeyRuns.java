@@ -218,7 +218,7 @@ final class SortedKeyRuns {
      * Compacts a buffer whose keys lie within {@link #DENSE} times their number of each other, as a surrogate key's
      * chunk does however its rows arrived, by marking each key's bit and reading the bits back in order: no sort. A
      * key table's rows come out of a parallel scan, or a table updated in place, in several interleaved ascending
-     * streams, and sorting the keys that arrived below the last took a third of a chunk's measuring (JFR, 2026-12-05).
+     * streams, and sorting the keys that arrived below the last took a sixth of a chunk's measuring (JFR, 2026-12-05).
      * Returns false, having changed nothing, when the keys are sparser (the bits would outweigh the keys).
      */
     private boolean compactDense() {

@@ -179,13 +179,6 @@ final class PostgresDialect implements WarehouseDialect {
     }
 
     /**
-     * Waits up to {@code millis} for the advisory lock {@code name} and returns whether it was taken. A transaction
-     * that ends releases its advisory locks one lock-table partition at a time, so a session of this claim that has
-     * just committed can free the claim's mark an instant before the key's lock; ended in that instant, its COMMIT
-     * would fail though it took effect (eight racing publishers of one claim met it). A holder that is not ending, a
-     * publisher stopped inside its transaction, still holds the lock after the wait and is ended.
-     */
-    /**
      * Also a session the server or an operator ended (class 57P, e.g. 57P01 from {@code pg_terminate_backend}): ended
      * while committing, it may have committed before it went.
      */
@@ -194,6 +187,13 @@ final class PostgresDialect implements WarehouseDialect {
         return WarehouseDialect.super.connectionLost(e) || e.getSQLState().startsWith("57P");
     }
 
+    /**
+     * Waits up to {@code millis} for the advisory lock {@code name} and returns whether it was taken. A transaction
+     * that ends releases its advisory locks one lock-table partition at a time, so a session of this claim that has
+     * just committed can free the claim's mark an instant before the key's lock; ended in that instant, its COMMIT
+     * would fail though it took effect (eight racing publishers of one claim met it). A holder that is not ending, a
+     * publisher stopped inside its transaction, still holds the lock after the wait and is ended.
+     */
     private static boolean lockWithin(Connection connection, String name, long millis) throws SQLException {
         String previous;
         try (Statement show = connection.createStatement();
