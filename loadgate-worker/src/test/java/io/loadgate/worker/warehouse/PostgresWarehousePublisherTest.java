@@ -48,9 +48,12 @@ class PostgresWarehousePublisherTest extends WarehousePublisherContract {
             holder.setAutoCommit(false);
             connector().dialect().lockBusinessKeyToPublish(holder, orders, day, Fences.next());
             next.setAutoCommit(false);
+            // The holder commits once the next publish waits for the key, well within the grace.
             CompletableFuture<Void> committed = CompletableFuture.runAsync(() -> {
                 try {
-                    Thread.sleep(300);
+                    while (count(sessionsWaitingForALock()) == 0) {
+                        Thread.sleep(10);
+                    }
                     holder.commit();
                 } catch (InterruptedException | SQLException e) {
                     throw new IllegalStateException(e);
