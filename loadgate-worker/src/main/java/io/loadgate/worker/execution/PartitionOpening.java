@@ -14,9 +14,10 @@ import org.slf4j.LoggerFactory;
 /**
  * A partition's rows being opened on a thread of its own while the ledger decides the claim. Opening them is a
  * source connection (a new one when none is kept: a PostgreSQL connection alone took 12 ms on the bench's machine)
- * that joins the run's snapshot and starts its read; the claim is a ledger round trip; neither needs the other, so the extraction starts after
- * the longer of the two rather than after both. Reading before the claim is won reads nothing that matters: the
- * source is only read, at the run's snapshot, and the rows are closed unread when the claim is not won.
+ * that joins the run's snapshot and starts its read; the claim is a ledger round trip; neither needs the other, so
+ * the extraction starts after the longer of the two rather than after both. Reading before the claim is won reads
+ * nothing that matters: the source is only read, at the run's snapshot, and the rows are closed unread when the claim
+ * is not won.
  */
 final class PartitionOpening {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionOpening.class);
