@@ -37,12 +37,18 @@ public final class PartitionApi {
      * chunk of the partition): the partition's rows came from a mapper that read {@code linesRead} lines (the
      * partition's expectedRowCount), gave no row for {@code linesSkipped} of them, and emitted {@code rowsEmitted}
      * rows, which the partition's chunks must hold, staged or rejected.
+     *
+     * <p>{@code handOffTo} (extension): the reporter's worker node, which will run the run's staging validation
+     * itself if this report completes the extraction: the ledger then leases the VALIDATE_RUN dispatch to that node
+     * in the report's own transaction and answers with it ({@link ChunkResult#nextDispatch}), sparing a lease's round
+     * trip. Absent (a NiFi flow), the dispatch waits in the outbox as before.
      */
     public record ChunkReport(UUID claimToken, int chunkIndex, int chunkCount, String fragmentIdentifier,
                               String hdfsPath, long recordCount, long byteCount, String checksum, ChunkKind kind,
                               @JsonInclude(JsonInclude.Include.NON_NULL) Long linesRead,
                               @JsonInclude(JsonInclude.Include.NON_NULL) Long linesSkipped,
-                              @JsonInclude(JsonInclude.Include.NON_NULL) Long rowsEmitted) {
+                              @JsonInclude(JsonInclude.Include.NON_NULL) Long rowsEmitted,
+                              @JsonInclude(JsonInclude.Include.NON_NULL) String handOffTo) {
         public ChunkReport {
             requireNonNull(claimToken, "claimToken is null");
             requireNonNull(hdfsPath, "hdfsPath is null");
@@ -51,6 +57,20 @@ public final class PartitionApi {
             if (problem != null) {
                 throw new IllegalArgumentException(problem);
             }
+        }
+
+        /** A report that asks for no hand-off. */
+        public ChunkReport(UUID claimToken, int chunkIndex, int chunkCount, String fragmentIdentifier,
+                           String hdfsPath, long recordCount, long byteCount, String checksum, ChunkKind kind,
+                           Long linesRead, Long linesSkipped, Long rowsEmitted) {
+            this(claimToken, chunkIndex, chunkCount, fragmentIdentifier, hdfsPath, recordCount, byteCount, checksum,
+                    kind, linesRead, linesSkipped, rowsEmitted, null);
+        }
+
+        /** The same report, asking the ledger to hand the run's validation to {@code node} if it completes the run. */
+        public ChunkReport handingOffTo(String node) {
+            return new ChunkReport(claimToken, chunkIndex, chunkCount, fragmentIdentifier, hdfsPath, recordCount,
+                    byteCount, checksum, kind, linesRead, linesSkipped, rowsEmitted, node);
         }
 
         /** A chunk of rows read from the source as they are (no mapper). */
@@ -97,11 +117,22 @@ public final class PartitionApi {
         }
     }
 
+    /**
+     * {@code nextDispatch} (extension, absent unless the report asked for a hand-off): the run's VALIDATE_RUN
+     * dispatch, leased to the reporter's node, when this report completed the extraction (or is the resend of the one
+     * that did, by the same request).
+     */
     public record ChunkResult(boolean recorded, PartitionStatus partitionStatus, RunStatus runStatus,
-                              int receivedChunks, int chunkCount, boolean validationScheduled) {
+                              int receivedChunks, int chunkCount, boolean validationScheduled,
+                              @JsonInclude(JsonInclude.Include.NON_NULL) DispatchApi.LeasedDispatch nextDispatch) {
         public ChunkResult {
             requireNonNull(partitionStatus, "partitionStatus is null");
             requireNonNull(runStatus, "runStatus is null");
+        }
+
+        public ChunkResult(boolean recorded, PartitionStatus partitionStatus, RunStatus runStatus, int receivedChunks,
+                           int chunkCount, boolean validationScheduled) {
+            this(recorded, partitionStatus, runStatus, receivedChunks, chunkCount, validationScheduled, null);
         }
     }
 

@@ -141,6 +141,31 @@ public final class Dispatches {
              LIMIT ?
                FOR UPDATE OF d SKIP LOCKED
             """.formatted(TERMINAL_STATUSES);
+    // The run's dispatch of a type, PENDING, leased to the node that asked to run it, in the transaction that
+    // scheduled it (a chunk report that completes the extraction): no poll sees it between.
+    private static final String HAND_OFF = """
+            UPDATE load_dispatch d
+               SET status = 'SENT', sent_at = now(), lease_until = NULL, leased_by = ?,
+                   attempt_count = d.attempt_count + 1
+              FROM load_run r
+             WHERE d.run_id = ? AND d.dispatch_type = ? AND d.executor = 'worker' AND d.status = 'PENDING'
+               AND r.run_id = d.run_id
+            RETURNING d.dispatch_id, d.run_id, d.dispatch_type, d.partition_id, d.payload::text AS payload,
+                      d.attempt_count, r.job_key, r.business_key
+            """;
+    // What an earlier attempt of the same request was handed, still unacknowledged: its answer was lost.
+    private static final String HANDED_OFF = """
+            SELECT d.dispatch_id, d.run_id, d.dispatch_type, d.partition_id, d.payload::text AS payload,
+                   d.attempt_count, r.job_key, r.business_key
+              FROM load_dispatch d JOIN load_run r ON r.run_id = d.run_id
+             WHERE d.run_id = ? AND d.dispatch_type = ? AND d.executor = 'worker' AND d.status = 'SENT'
+               AND d.leased_by = ?
+               AND EXISTS (SELECT 1 FROM load_event e
+                            WHERE e.run_id = d.run_id AND e.event_type = 'DISPATCH_STATUS' AND e.to_status = 'SENT'
+                              AND e.details ->> 'dispatchId' = d.dispatch_id::text
+                              AND e.details ->> 'requestId' = ?)
+               FOR UPDATE OF d
+            """;
     // A lease handed back unused by the node that holds it: it is due again at once, and the attempt is not counted.
     private static final String RELEASE = """
             UPDATE load_dispatch
@@ -276,6 +301,39 @@ public final class Dispatches {
             }
             return leased;
         });
+    }
+
+    /**
+     * Leases the run's PENDING worker dispatch of {@code type} to {@code node} within {@code tx}, the transaction
+     * that scheduled it, for a caller that will run the step itself (a chunk report's hand-off,
+     * docs/ledger-api-v1.md). A resend of the same request ({@code requestId}) gets what its lost answer held.
+     * Empty when there is none to hand (already leased, or not a worker's), which leaves the outbox to deliver it.
+     */
+    public static Optional<DispatchApi.LeasedDispatch> handOff(Tx tx, RunId runId, DispatchType type, String node,
+                                                               String requestId) throws SQLException {
+        requireNonNull(node, "node is null");
+        if (requestId != null) {
+            Optional<LeasedDispatch> handed = tx.queryOne(HANDED_OFF, Dispatches::leased, runId, type.name(), node,
+                    requestId);
+            if (handed.isPresent()) {
+                return handed.map(Dispatches::toApi);
+            }
+        }
+        Optional<LeasedDispatch> leased = tx.queryOne(HAND_OFF, Dispatches::leased, node, runId, type.name());
+        if (leased.isPresent()) {
+            LeasedDispatch lease = leased.get();
+            EventLog.append(tx, runId, lease.partitionId(), "DISPATCH_STATUS", null, DispatchStatus.SENT, node,
+                    details(lease.dispatchId(), "attempt", lease.attempt(), "requestId", requestId, "handedOff", true));
+        }
+        return leased.map(Dispatches::toApi);
+    }
+
+    private static DispatchApi.LeasedDispatch toApi(LeasedDispatch dispatch) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> payload = LedgerJson.MAPPER.convertValue(dispatch.payloadWithKeys(), LinkedHashMap.class);
+        return new DispatchApi.LeasedDispatch(dispatch.dispatchId(), dispatch.runId(), dispatch.dispatchType(),
+                dispatch.partitionId() == null ? null : io.loadgate.api.PartitionId.of(dispatch.partitionId()),
+                payload);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.loadgate.ledger.partition;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.ErrorCode;
 import io.loadgate.api.PartitionApi;
@@ -14,6 +15,7 @@ import io.loadgate.ledger.LedgerSettings;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.Tx;
+import io.loadgate.ledger.dispatch.Dispatches;
 import io.loadgate.ledger.dispatch.Outbox;
 import io.loadgate.ledger.event.EventLog;
 import io.loadgate.ledger.run.RunRow;
@@ -225,6 +227,16 @@ public final class Partitions {
      * completion compare-and-set finds the run no longer EXTRACTING, so the VALIDATE_RUN dispatch is inserted once.
      */
     public PartitionApi.ChunkResult reportChunk(RunId runId, PartitionId partitionId, PartitionApi.ChunkReport report) {
+        return reportChunk(runId, partitionId, report, null);
+    }
+
+    /**
+     * {@link #reportChunk(RunId, PartitionId, PartitionApi.ChunkReport)}, where {@code requestId} names the report
+     * across its attempts (its {@code X-Request-Id}): a resend of the report that completed the extraction is answered
+     * with the VALIDATE_RUN dispatch handed to its caller, as the lost answer was.
+     */
+    public PartitionApi.ChunkResult reportChunk(RunId runId, PartitionId partitionId, PartitionApi.ChunkReport report,
+                                                String requestId) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             PartitionRow partition = lockPartition(tx, runId, partitionId.value());
@@ -261,7 +273,7 @@ public final class Partitions {
                     throw chunkConflict(report, "chunk " + report.chunkIndex() + " is already recorded with "
                             + "other content");
                 }
-                return chunkResult(tx, run, runId, partitionId.value(), report, false);
+                return chunkResult(tx, run, runId, partitionId.value(), report, false, requestId);
             }
             if (partition.status() != PartitionStatus.RUNNING) {
                 throw chunkConflict(report, "partition " + partitionId + " is " + partition.status()
@@ -285,7 +297,7 @@ public final class Partitions {
                     report.linesSkipped(), report.rowsEmitted());
             tx.update(HEARTBEAT, runId, partitionId, report.claimToken());
             tx.update(RUN_HEARTBEAT, runId);
-            return chunkResult(tx, run, runId, partitionId.value(), report, true);
+            return chunkResult(tx, run, runId, partitionId.value(), report, true, requestId);
         });
     }
 
@@ -296,7 +308,7 @@ public final class Partitions {
 
     private PartitionApi.ChunkResult chunkResult(Tx tx, RunRow run, RunId runId, String partitionId,
                                                  PartitionApi.ChunkReport report,
-                                    boolean inserted) throws SQLException {
+                                                 boolean inserted, String requestId) throws SQLException {
         Totals totals = tx.queryOne(CHUNK_TOTALS, rs -> new Totals(rs.getLong(1), rs.getLong(2)), runId, partitionId)
                 .orElseThrow();
         long chunks = totals.count();
@@ -327,8 +339,12 @@ public final class Partitions {
         } else if (!inserted) {
             partitionStatus = lockPartition(tx, runId, partitionId).status();
         }
+        // The reporter's node runs the validation itself: leased to it here, no poll waits for the outbox's notice.
+        DispatchApi.LeasedDispatch next = report.handOffTo() == null || runStatus != RunStatus.EXTRACTED_VALIDATED
+                ? null : Dispatches.handOff(tx, runId, DispatchType.VALIDATE_RUN, report.handOffTo(), requestId)
+                        .orElse(null);
         return new PartitionApi.ChunkResult(true, partitionStatus, runStatus, Math.toIntExact(chunks),
-                report.chunkCount(), validationScheduled);
+                report.chunkCount(), validationScheduled, next);
     }
 
     /**

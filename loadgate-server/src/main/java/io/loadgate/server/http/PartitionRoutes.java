@@ -61,6 +61,8 @@ final class PartitionRoutes {
         Long linesRead = body.integer("linesRead", false, 0, Long.MAX_VALUE);
         Long linesSkipped = body.integer("linesSkipped", false, 0, Long.MAX_VALUE);
         Long rowsEmitted = body.integer("rowsEmitted", false, 0, Long.MAX_VALUE);
+        // Extension: the reporter's node runs the run's validation itself if this report completes the extraction.
+        String handOffTo = body.string("handOffTo", false, 200);
         if (!body.hasErrors()) {
             String problem = PartitionApi.ChunkReport.mappedCountsProblem(linesRead, linesSkipped, rowsEmitted);
             body.check(linesRead == null ? "linesRead" : linesSkipped == null ? "linesSkipped" : "rowsEmitted",
@@ -70,7 +72,9 @@ final class PartitionRoutes {
         var result = ledger.partitions().reportChunk(runId, partitionId,
                 // A report without a kind (as the seed API's clients send) is a DATA chunk.
                 new PartitionApi.ChunkReport(token, index, count, fragment, path, records, bytes, checksum,
-                        kind == null ? ChunkKind.DATA : kind, linesRead, linesSkipped, rowsEmitted));
+                        kind == null ? ChunkKind.DATA : kind, linesRead, linesSkipped, rowsEmitted, handOffTo),
+                // The client's X-Request-Id, the same on each attempt: a resend gets the hand-off its lost answer held.
+                ctx.attribute("requestId"));
         ApiServer.ok(ctx, result);
     }
 

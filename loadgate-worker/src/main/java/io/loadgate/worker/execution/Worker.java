@@ -61,7 +61,9 @@ public final class Worker implements AutoCloseable {
         Optional<EarlyMeasurements> early = Optional.of(new EarlyMeasurements(new StagedFilesReader(context.hadoop()),
                 Clock.systemUTC()));
         // The thread asking is busy itself: another is free when fewer are busy than there are threads.
-        this.extract = new ExtractStep(context, early, () -> busy.get() < this.threadCount);
+        // A validation handed to the thread whose report completed the extraction runs as this worker's next step.
+        this.extract = new ExtractStep(context, early, () -> busy.get() < this.threadCount,
+                types.contains(DispatchType.VALIDATE_RUN) ? Optional.of(this::runHandedOff) : Optional.empty());
         this.validate = new StagingValidationStep(context, early);
         this.publish = new PublishStep(context);
         this.validateTarget = new TargetValidationStep(context);
@@ -150,6 +152,15 @@ public final class Worker implements AutoCloseable {
                 backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(10)) > 0 ? Duration.ofSeconds(10)
                         : backoff.multipliedBy(2);
             }
+        }
+    }
+
+    /** A dispatch the ledger handed to this node with a step's answer: run now, or given back when stopping. */
+    private void runHandedOff(LeasedDispatch dispatch) {
+        if (stopping) {
+            context.ledger().releaseDispatch(dispatch.dispatchId(), context.node());
+        } else {
+            execute(dispatch);
         }
     }
 

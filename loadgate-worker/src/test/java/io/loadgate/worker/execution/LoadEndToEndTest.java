@@ -226,7 +226,7 @@ class LoadEndToEndTest {
             RunSubmitter.Submission submission = harness.submit(harness.jobYaml(free ? "EARLY_FREE" : "EARLY_BUSY", 1), DAY);
             EarlyMeasurements early = new EarlyMeasurements(new StagedFilesReader(harness.context.hadoop()),
                     Clock.systemUTC());
-            ExtractStep step = new ExtractStep(harness.context, Optional.of(early), () -> free);
+            ExtractStep step = new ExtractStep(harness.context, Optional.of(early), () -> free, Optional.empty());
             List<LeasedDispatch> leased = harness.client.leaseDispatches(new Lease(harness.context.node(),
                     List.of(DispatchType.EXTRACT_PARTITION), 10, 0));
             assertThat(leased).as("the range partition and the null one").hasSize(2);
@@ -247,6 +247,37 @@ class LoadEndToEndTest {
             assertThat(measured.values()).allSatisfy(m -> assertThat(m.join()).isNotNull());
             submission.close();
         }
+    }
+
+    /**
+     * The partition whose report completes the extraction is handed the run's validation by the ledger and runs it
+     * on its thread; no poll is given it. The partition before it is handed nothing.
+     */
+    @Test
+    void theReportThatCompletesTheExtractionHandsTheValidationToItsThread() throws Exception {
+        harness = new LoadHarness(dir, RecoveryMode.FAIL);
+        harness.addRows(DAY, 1, 3_000);
+        RunSubmitter.Submission submission = harness.submit(harness.jobYaml("HANDED", 1), DAY);
+        List<LeasedDispatch> handed = new ArrayList<>();
+        ExtractStep step = new ExtractStep(harness.context, Optional.empty(), () -> false, Optional.of(handed::add));
+        List<LeasedDispatch> leased = harness.client.leaseDispatches(new Lease(harness.context.node(),
+                List.of(DispatchType.EXTRACT_PARTITION), 10, 0));
+        assertThat(leased).as("the range partition and the null one").hasSize(2);
+
+        assertThat(step.run(leased.get(0))).isEqualTo(StepOutcome.OK);
+        assertThat(handed).as("the extraction is not complete yet").isEmpty();
+        assertThat(step.run(leased.get(1))).isEqualTo(StepOutcome.OK);
+
+        assertThat(handed).singleElement().satisfies(dispatch -> {
+            assertThat(dispatch.dispatchType()).isEqualTo(DispatchType.VALIDATE_RUN);
+            assertThat(dispatch.runId()).isEqualTo(submission.runId());
+        });
+        assertThat(harness.client.leaseDispatches(new Lease("another-node", List.of(DispatchType.VALIDATE_RUN), 10, 0)))
+                .as("nothing left for a poll").isEmpty();
+        assertThat(new StagingValidationStep(harness.context, Optional.empty()).run(handed.get(0)))
+                .as("the handed dispatch runs as a leased one").isEqualTo(StepOutcome.OK);
+        assertThat(harness.client.getRun(submission.runId()).status()).isEqualTo(RunStatus.STAGING_VALIDATED);
+        submission.close();
     }
 
     /** The source database's client sessions but the asking one, by process id. */
