@@ -156,7 +156,7 @@ public final class Worker implements AutoCloseable {
     }
 
     /** A dispatch the ledger handed to this node with a step's answer: run now, or given back when stopping. */
-    private void runHandedOff(LeasedDispatch dispatch) {
+    void runHandedOff(LeasedDispatch dispatch) {
         if (stopping) {
             context.ledger().releaseDispatch(dispatch.dispatchId(), context.node());
         } else {

@@ -280,6 +280,32 @@ class LoadEndToEndTest {
         submission.close();
     }
 
+    /** A worker that is stopping gives a validation handed to it back, for another worker to take now. */
+    @Test
+    void aStoppingWorkerGivesAHandedValidationBack() throws Exception {
+        harness = new LoadHarness(dir, RecoveryMode.FAIL);
+        harness.addRows(DAY, 1, 1_000);
+        RunSubmitter.Submission submission = harness.submit(harness.jobYaml("HANDED_BACK", 1), DAY);
+        List<LeasedDispatch> handed = new ArrayList<>();
+        ExtractStep step = new ExtractStep(harness.context, Optional.empty(), () -> false, Optional.of(handed::add));
+        for (LeasedDispatch dispatch : harness.client.leaseDispatches(new Lease(harness.context.node(),
+                List.of(DispatchType.EXTRACT_PARTITION), 10, 0))) {
+            assertThat(step.run(dispatch)).isEqualTo(StepOutcome.OK);
+        }
+        assertThat(handed).hasSize(1);
+        Worker worker = harness.startWorker(1, EnumSet.of(DispatchType.PUBLISH_RUN));
+        worker.stop(Duration.ofSeconds(10));
+
+        worker.runHandedOff(handed.get(0));
+
+        assertThat(harness.client.getRun(submission.runId()).status()).as("not validated by the stopping worker")
+                .isEqualTo(RunStatus.EXTRACTED_VALIDATED);
+        assertThat(harness.client.leaseDispatches(new Lease("another-node", List.of(DispatchType.VALIDATE_RUN), 10, 0)))
+                .as("given back: due for another worker now").singleElement()
+                .satisfies(d -> assertThat(d.dispatchId()).isEqualTo(handed.get(0).dispatchId()));
+        submission.close();
+    }
+
     /** The source database's client sessions but the asking one, by process id. */
     private List<Long> sourceSessions() throws SQLException {
         List<Long> pids = new ArrayList<>();
