@@ -227,8 +227,7 @@ class LoadEndToEndTest {
             EarlyMeasurements early = new EarlyMeasurements(new StagedFilesReader(harness.context.hadoop()),
                     Clock.systemUTC());
             ExtractStep step = new ExtractStep(harness.context, Optional.of(early), () -> free, Optional.empty());
-            List<LeasedDispatch> leased = harness.client.leaseDispatches(new Lease(harness.context.node(),
-                    List.of(DispatchType.EXTRACT_PARTITION), 10, 0));
+            List<LeasedDispatch> leased = extractions();
             assertThat(leased).as("the range partition and the null one").hasSize(2);
             for (LeasedDispatch dispatch : leased) {
                 assertThat(step.run(dispatch)).isEqualTo(StepOutcome.OK);
@@ -260,8 +259,7 @@ class LoadEndToEndTest {
         RunSubmitter.Submission submission = harness.submit(harness.jobYaml("HANDED", 1), DAY);
         List<LeasedDispatch> handed = new ArrayList<>();
         ExtractStep step = new ExtractStep(harness.context, Optional.empty(), () -> false, Optional.of(handed::add));
-        List<LeasedDispatch> leased = harness.client.leaseDispatches(new Lease(harness.context.node(),
-                List.of(DispatchType.EXTRACT_PARTITION), 10, 0));
+        List<LeasedDispatch> leased = extractions();
         assertThat(leased).as("the range partition and the null one").hasSize(2);
 
         assertThat(step.run(leased.get(0))).isEqualTo(StepOutcome.OK);
@@ -288,8 +286,7 @@ class LoadEndToEndTest {
         RunSubmitter.Submission submission = harness.submit(harness.jobYaml("HANDED_BACK", 1), DAY);
         List<LeasedDispatch> handed = new ArrayList<>();
         ExtractStep step = new ExtractStep(harness.context, Optional.empty(), () -> false, Optional.of(handed::add));
-        for (LeasedDispatch dispatch : harness.client.leaseDispatches(new Lease(harness.context.node(),
-                List.of(DispatchType.EXTRACT_PARTITION), 10, 0))) {
+        for (LeasedDispatch dispatch : extractions()) {
             assertThat(step.run(dispatch)).isEqualTo(StepOutcome.OK);
         }
         assertThat(handed).hasSize(1);
@@ -304,6 +301,12 @@ class LoadEndToEndTest {
                 .as("given back: due for another worker now").singleElement()
                 .satisfies(d -> assertThat(d.dispatchId()).isEqualTo(handed.get(0).dispatchId()));
         submission.close();
+    }
+
+    /** Leases every EXTRACT_PARTITION dispatch due, as this test's worker node. */
+    private List<LeasedDispatch> extractions() {
+        return harness.client.leaseDispatches(new Lease(harness.context.node(), List.of(DispatchType.EXTRACT_PARTITION),
+                10, 0));
     }
 
     /** The source database's client sessions but the asking one, by process id. */
