@@ -316,7 +316,7 @@ public final class Dispatches {
             Optional<LeasedDispatch> handed = tx.queryOne(HANDED_OFF, Dispatches::leased, runId, type.name(), node,
                     requestId);
             if (handed.isPresent()) {
-                return handed.map(Dispatches::toApi);
+                return handed.map(LeasedDispatch::toApi);
             }
         }
         Optional<LeasedDispatch> leased = tx.queryOne(HAND_OFF, Dispatches::leased, node, runId, type.name());
@@ -325,15 +325,7 @@ public final class Dispatches {
             EventLog.append(tx, runId, lease.partitionId(), "DISPATCH_STATUS", null, DispatchStatus.SENT, node,
                     details(lease.dispatchId(), "attempt", lease.attempt(), "requestId", requestId, "handedOff", true));
         }
-        return leased.map(Dispatches::toApi);
-    }
-
-    private static DispatchApi.LeasedDispatch toApi(LeasedDispatch dispatch) {
-        @SuppressWarnings("unchecked")
-        Map<String, Object> payload = LedgerJson.MAPPER.convertValue(dispatch.payloadWithKeys(), LinkedHashMap.class);
-        return new DispatchApi.LeasedDispatch(dispatch.dispatchId(), dispatch.runId(), dispatch.dispatchType(),
-                dispatch.partitionId() == null ? null : io.loadgate.api.PartitionId.of(dispatch.partitionId()),
-                payload);
+        return leased.map(LeasedDispatch::toApi);
     }
 
     /**

@@ -5,10 +5,14 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.loadgate.api.BusinessKey;
+import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.JobKey;
+import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunId;
 import io.loadgate.ledger.LedgerJson;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -33,5 +37,13 @@ public record LeasedDispatch(UUID dispatchId, RunId runId, DispatchType dispatch
         copy.put("jobKey", jobKey.value());
         copy.put("businessKey", businessKey.value());
         return copy;
+    }
+
+    /** As the API answers a lease with it: the payload with the run's keys. */
+    @SuppressWarnings("unchecked")
+    public DispatchApi.LeasedDispatch toApi() {
+        return new DispatchApi.LeasedDispatch(dispatchId, runId, dispatchType,
+                partitionId == null ? null : PartitionId.of(partitionId),
+                LedgerJson.MAPPER.convertValue(payloadWithKeys(), LinkedHashMap.class));
     }
 }

@@ -6,7 +6,6 @@ import io.loadgate.api.DispatchStatus;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.ErrorCode;
 import io.loadgate.api.OperatorApi;
-import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunId;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.dispatch.Dispatches;
@@ -52,10 +51,7 @@ final class DispatchRoutes {
         ctx.future(() -> leases.lease(request, requestId).thenAccept(leased -> {
                     List<DispatchApi.LeasedDispatch> response = new ArrayList<>();
                     for (LeasedDispatch dispatch : leased) {
-                        response.add(new DispatchApi.LeasedDispatch(dispatch.dispatchId(), dispatch.runId(),
-                                dispatch.dispatchType(),
-                                dispatch.partitionId() == null ? null : PartitionId.of(dispatch.partitionId()),
-                                Json.object(dispatch.payloadWithKeys())));
+                        response.add(dispatch.toApi());
                     }
                     ApiServer.ok(ctx, response);
                 }));
