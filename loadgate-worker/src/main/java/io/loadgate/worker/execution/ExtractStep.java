@@ -67,7 +67,8 @@ public final class ExtractStep {
      * A worker's step, measuring its partition's chunks for the run's validation once they are reported;
      * {@code threadFree} says whether another of the worker's threads is free to take a step now. With
      * {@code handOff}, the partition's last report asks the ledger for the run's validation should it complete the
-     * extraction, and the step runs it through {@code handOff} on this thread.
+     * extraction, and the step gives what the ledger handed it to {@code handOff}: the worker runs it on this thread
+     * once this step has ended.
      */
     ExtractStep(WorkerContext context, Optional<EarlyMeasurements> early, BooleanSupplier threadFree,
                 Optional<Consumer<LeasedDispatch>> handOff) {
@@ -162,7 +163,7 @@ public final class ExtractStep {
         }
         if (reported.nextDispatch() != null) {
             // This report completed the extraction and the ledger handed the run's validation to this node: this
-            // thread runs it now, measuring this partition's files itself, without a lease's round trip (13–85 ms
+            // thread runs it next, measuring this partition's files itself, without a lease's round trip (13–85 ms
             // on the bench's 1,000,000-row loads while the worker's other thread still measured, 2026-12-05).
             handOff.orElseThrow().accept(reported.nextDispatch());
             return StepOutcome.OK;

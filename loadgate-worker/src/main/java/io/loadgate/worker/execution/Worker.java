@@ -46,6 +46,8 @@ public final class Worker implements AutoCloseable {
     private final CompletableFuture<String> refused = new CompletableFuture<>();
 
     private final List<DispatchType> types;
+    /** A dispatch the ledger handed to this thread with its step's answer: the thread's next step. */
+    private final ThreadLocal<LeasedDispatch> handedOff = new ThreadLocal<>();
 
     private Worker(WorkerContext context, int threadCount, Set<DispatchType> types) {
         this.context = requireNonNull(context, "context is null");
@@ -61,9 +63,9 @@ public final class Worker implements AutoCloseable {
         Optional<EarlyMeasurements> early = Optional.of(new EarlyMeasurements(new StagedFilesReader(context.hadoop()),
                 Clock.systemUTC()));
         // The thread asking is busy itself: another is free when fewer are busy than there are threads.
-        // A validation handed to the thread whose report completed the extraction runs as this worker's next step.
+        // A validation handed to the thread whose report completed the extraction is that thread's next step.
         this.extract = new ExtractStep(context, early, () -> busy.get() < this.threadCount,
-                types.contains(DispatchType.VALIDATE_RUN) ? Optional.of(this::runHandedOff) : Optional.empty());
+                types.contains(DispatchType.VALIDATE_RUN) ? Optional.of(handedOff::set) : Optional.empty());
         this.validate = new StagingValidationStep(context, early);
         this.publish = new PublishStep(context);
         this.validateTarget = new TargetValidationStep(context);
@@ -121,7 +123,7 @@ public final class Worker implements AutoCloseable {
                         // Leased while stopping: hand it back, so another worker takes it now, not after ack_timeout.
                         context.ledger().releaseDispatch(dispatch.dispatchId(), context.node());
                     } else {
-                        execute(dispatch);
+                        run(dispatch);
                     }
                 }
                 backoff = Duration.ofMillis(250);
@@ -155,12 +157,22 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    /** A dispatch the ledger handed to this node with a step's answer: run now, or given back when stopping. */
+    /** Runs a dispatch, then the one the ledger handed this thread with the step's answer, if any. */
+    private void run(LeasedDispatch dispatch) {
+        execute(dispatch);
+        LeasedDispatch handed = handedOff.get();
+        if (handed != null) {
+            handedOff.remove();
+            runHandedOff(handed);
+        }
+    }
+
+    /** A dispatch handed to this thread once its step has ended: run next, or given back when stopping. */
     void runHandedOff(LeasedDispatch dispatch) {
         if (stopping) {
             context.ledger().releaseDispatch(dispatch.dispatchId(), context.node());
         } else {
-            execute(dispatch);
+            run(dispatch);
         }
     }
 

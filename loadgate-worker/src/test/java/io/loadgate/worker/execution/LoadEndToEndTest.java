@@ -82,6 +82,8 @@ class LoadEndToEndTest {
         assertThat(harness.tableRows(OTHER_DAY)).isEmpty();
         assertThat(harness.client.validations(run.runId())).allSatisfy(v ->
                 assertThat(v.judgedResult().name()).as(v.metricName()).isEqualTo("PASS"));
+        assertThat(harness.client.allEvents(run.runId())).as("the validation handed to the last partition's thread")
+                .anySatisfy(event -> assertThat(event.details()).containsEntry("handedOff", true));
     }
 
     @Test
