@@ -2,6 +2,7 @@ package io.loadgate.ledger.dispatch;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.loadgate.api.BusinessKey;
@@ -12,7 +13,6 @@ import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunId;
 import io.loadgate.ledger.LedgerJson;
 import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -39,11 +39,17 @@ public record LeasedDispatch(UUID dispatchId, RunId runId, DispatchType dispatch
         return copy;
     }
 
-    /** As the API answers a lease with it: the payload with the run's keys. */
-    @SuppressWarnings("unchecked")
+    /** As the API answers a lease with it: the payload with the run's keys, its numbers exact. */
     public DispatchApi.LeasedDispatch toApi() {
-        return new DispatchApi.LeasedDispatch(dispatchId, runId, dispatchType,
-                partitionId == null ? null : PartitionId.of(partitionId),
-                LedgerJson.MAPPER.convertValue(payloadWithKeys(), LinkedHashMap.class));
+        try {
+            return new DispatchApi.LeasedDispatch(dispatchId, runId, dispatchType,
+                    partitionId == null ? null : PartitionId.of(partitionId),
+                    LedgerJson.MAPPER.readerFor(LinkedHashMap.class)
+                            .with(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS,
+                                    DeserializationFeature.USE_BIG_INTEGER_FOR_INTS)
+                            .readValue(payloadWithKeys()));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 }

@@ -20,12 +20,6 @@ public final class Json {
     private Json() {
     }
 
-    /** A JSON object (a stored payload) as an ordered map, its numbers exact. */
-    @SuppressWarnings("unchecked")
-    public static java.util.Map<String, Object> object(com.fasterxml.jackson.databind.JsonNode node) {
-        return MAPPER.convertValue(node, java.util.LinkedHashMap.class);
-    }
-
     public static String write(Object value) {
         try {
             return MAPPER.writeValueAsString(value);
