@@ -64,6 +64,9 @@ final class ScaleBench {
     private static final long SHORT_BELOW = 5_000_000;
     private static final double PER_ROW_TOLERANCE = 0.15;
     private static final Duration LIVE_HEAP_EVERY = Duration.ofSeconds(1);
+    /** The live-heap samples a size is loaded again for, in at most {@link #LIVE_HEAP_LOADS} loads. */
+    private static final int LIVE_HEAP_SAMPLES = 3;
+    private static final int LIVE_HEAP_LOADS = 10;
     private static final String LEDGER_ROWS = """
             SELECT (SELECT count(*) FROM load_partition WHERE run_id = ?),
                    (SELECT count(*) FROM load_file WHERE run_id = ?),
@@ -221,17 +224,25 @@ final class ScaleBench {
                     peakRss = worker.peakRssKib();
                     peakHeap = worker.heapPeaks();
                     if (options.liveHeap()) {
-                        System.out.printf("  the same load again, its live heap sampled every %d s (not timed) ...%n",
-                                LIVE_HEAP_EVERY.toSeconds());
+                        System.out.printf("  the same load again, its live heap sampled every %d s (not timed), until"
+                                + " %d samples ...%n", LIVE_HEAP_EVERY.toSeconds(), LIVE_HEAP_SAMPLES);
                         try (LiveHeapSampler sampler = LiveHeapSampler.start(worker.pid(), worker.gcLog(),
                                 LIVE_HEAP_EVERY)) {
-                            BenchLoadgate.Submitted sampled = ledger.submit("scale " + rows + " live heap",
-                                    BenchTable.jobYaml(sourceUrl, "SCALE_" + rows + "_HEAP",
-                                            "lake.scale_" + rows + "_heap", options.partitions(),
-                                            stage.toUri().toString(), "zstd"), BenchTable.DAY.toString());
+                            // A load shorter than the sampling period may end between two samples, or during a
+                            // skipped one: it is loaded again until the size has samples to compare.
+                            for (int again = 1; again <= LIVE_HEAP_LOADS
+                                    && sampler.samples().size() < LIVE_HEAP_SAMPLES; again++) {
+                                BenchLoadgate.Submitted sampled = ledger.submit(
+                                        "scale " + rows + " live heap #" + again,
+                                        BenchTable.jobYaml(sourceUrl, "SCALE_" + rows + "_HEAP_" + again,
+                                                "lake.scale_" + rows + "_heap_" + again, options.partitions(),
+                                                stage.toUri().toString(), "zstd"),
+                                        BenchTable.DAY.toString());
+                                timeline(ledger, sampled.end().runId())
+                                        .forEach(line -> System.out.println("    " + line));
+                            }
                             liveHeap = sampler.samples();
                             liveHeapSkipped = sampler.skipped();
-                            timeline(ledger, sampled.end().runId()).forEach(line -> System.out.println("    " + line));
                             liveHeap.forEach(sample -> System.out.printf("    %s  %,d MiB  %s%n", sample.at(),
                                     sample.mib(), sample.topClasses()));
                         }
@@ -371,15 +382,16 @@ final class ScaleBench {
     }
 
     /**
-     * The reachable heap of a second, untimed load of each size, sampled by full collections: unlike RSS and the heap
+     * The reachable heap of further, untimed loads of each size, sampled by full collections: unlike RSS and the heap
      * after a marking it does not follow how much garbage G1 lets pile up, so a structure that grows with the rows
      * shows here.
      */
     private static String liveHeap(List<Size> sizes) {
-        StringBuilder out = new StringBuilder(("The worker's reachable heap in a second load of each size (untimed),"
-                + " by `jcmd PID GC.class_histogram` every %d s (a full collection each; a histogram whose collection"
-                + " the gc log does not show, taken while a JNI critical region held the collector off, is left out as"
-                + " skipped: it counts garbage):\n\n").formatted(LIVE_HEAP_EVERY.toSeconds()));
+        StringBuilder out = new StringBuilder(("The worker's reachable heap in further loads of each size (untimed,"
+                + " until %d samples), by `jcmd PID GC.class_histogram` every %d s (a full collection each; a"
+                + " histogram whose collection the gc log does not show, taken while a JNI critical region held the"
+                + " collector off, is left out as skipped: it counts garbage):\n\n")
+                .formatted(LIVE_HEAP_SAMPLES, LIVE_HEAP_EVERY.toSeconds()));
         out.append("| rows | samples (skipped) | median | peak | the peak's largest classes (MiB) |\n"
                 + "|---:|---:|---:|---:|---|\n");
         for (Size s : sizes) {
