@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.iceberg.Files;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.TableProperties;
@@ -14,25 +16,32 @@ import org.apache.iceberg.data.parquet.GenericParquetWriter;
 import org.apache.iceberg.io.FileAppender;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Types;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.page.DataPage;
+import org.apache.parquet.column.page.DataPageV1;
 import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.column.page.PageReader;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.io.InputFile;
 import org.apache.parquet.io.LocalInputFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class ParquetFilesTest {
     private static final Schema SCHEMA = new Schema(
             Types.NestedField.required(1, "id", Types.LongType.get()),
             Types.NestedField.optional(2, "note", Types.StringType.get()));
-    private static final int ROWS = 20_000;
+    private static final int ROWS = 30_000;
 
     @TempDir
     Path dir;
 
     @Test
     void readsTheFooterAndRowGroupsParquetJavaReadsItself() throws IOException {
-        LocalInputFile file = new LocalInputFile(write());
+        LocalInputFile file = new LocalInputFile(write("zstd", 65_536, 1_048_576));
         ParquetMetadata expected;
         try (ParquetFileReader reader = ParquetFileReader.open(file)) {
             expected = reader.getFooter();
@@ -53,11 +62,45 @@ class ParquetFilesTest {
         }
     }
 
-    private Path write() throws IOException {
-        File file = dir.resolve("f.parquet").toFile();
+    @ParameterizedTest
+    @ValueSource(strings = {"zstd", "snappy", "gzip", "uncompressed"})
+    void everyPageDecompressesToWhatParquetJavaReadsItself(String codec) throws IOException {
+        InputFile file = new LocalInputFile(write(codec, 131_072, 16_384));
+
+        List<byte[]> expected = pages(ParquetFileReader.open(file));
+        List<byte[]> read = pages(ParquetFiles.open(file));
+
+        // Several row groups of several pages each, every page's bytes the same.
+        assertThat(expected).hasSizeGreaterThan(8);
+        assertThat(read).hasSameSizeAs(expected);
+        for (int i = 0; i < expected.size(); i++) {
+            assertThat(read.get(i)).as("page %d", i).isEqualTo(expected.get(i));
+        }
+    }
+
+    /** Every data page's decompressed bytes, column by column, row group by row group; closes the reader. */
+    private static List<byte[]> pages(ParquetFileReader reader) throws IOException {
+        try (reader) {
+            List<ColumnDescriptor> columns = reader.getFileMetaData().getSchema().getColumns();
+            List<byte[]> pages = new ArrayList<>();
+            for (PageReadStore group = reader.readNextRowGroup(); group != null; group = reader.readNextRowGroup()) {
+                for (ColumnDescriptor column : columns) {
+                    PageReader pageReader = group.getPageReader(column);
+                    for (DataPage page = pageReader.readPage(); page != null; page = pageReader.readPage()) {
+                        pages.add(((DataPageV1) page).getBytes().toByteArray());
+                    }
+                }
+            }
+            return pages;
+        }
+    }
+
+    private Path write(String codec, int rowGroupBytes, int pageBytes) throws IOException {
+        File file = dir.resolve(codec + ".parquet").toFile();
         try (FileAppender<Record> appender = Parquet.write(Files.localOutput(file)).schema(SCHEMA)
-                .set(TableProperties.PARQUET_COMPRESSION, "zstd")
-                .set(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, "65536")
+                .set(TableProperties.PARQUET_COMPRESSION, codec)
+                .set(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, Integer.toString(rowGroupBytes))
+                .set(TableProperties.PARQUET_PAGE_SIZE_BYTES, Integer.toString(pageBytes))
                 .createWriterFunc(GenericParquetWriter::create).build()) {
             for (long i = 0; i < ROWS; i++) {
                 Record r = GenericRecord.create(SCHEMA);
