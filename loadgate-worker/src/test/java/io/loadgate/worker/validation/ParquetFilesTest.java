@@ -1,6 +1,7 @@
 package io.loadgate.worker.validation;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.File;
 import java.io.IOException;
@@ -76,6 +77,27 @@ class ParquetFilesTest {
         for (int i = 0; i < expected.size(); i++) {
             assertThat(read.get(i)).as("page %d", i).isEqualTo(expected.get(i));
         }
+    }
+
+    @Test
+    void aZstdPageIsDecompressedByReadCodecs() throws IOException {
+        Path path = write("zstd", 131_072, 16_384);
+        long firstPage;
+        try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(path))) {
+            firstPage = reader.getRowGroups().get(0).getColumns().get(0).getFirstDataPageOffset();
+        }
+        // The first page's ZSTD frame no longer starts with ZSTD's magic number; only ReadCodecs words its failure so.
+        byte[] bytes = java.nio.file.Files.readAllBytes(path);
+        int magic = (int) firstPage;
+        while (!(bytes[magic] == 0x28 && bytes[magic + 1] == (byte) 0xB5 && bytes[magic + 2] == 0x2F
+                && bytes[magic + 3] == (byte) 0xFD)) {
+            magic++;
+        }
+        bytes[magic] ^= 0x01;
+        java.nio.file.Files.write(path, bytes);
+
+        assertThatThrownBy(() -> pages(ParquetFiles.open(new LocalInputFile(path))))
+                .hasStackTraceContaining("cannot decompress a ZSTD page");
     }
 
     /** Every data page's decompressed bytes, column by column, row group by row group; closes the reader. */
