@@ -97,11 +97,29 @@ public final class StepApi {
         }
     }
 
-    /** {@code POST .../stage-validated}: the ledger's verdict on the stored STAGING metrics. */
-    public record StageVerdict(boolean stageValidated, RunStatus runStatus, List<String> reasons) {
+    /**
+     * {@code POST .../stage-validated}'s body, empty in the contract. {@code handOffTo} (extension): the caller's
+     * worker node, which will publish the run itself if the verdict passes: the ledger then leases the run's
+     * PUBLISH_RUN dispatch to that node in the verdict's own transaction and answers with it
+     * ({@link StageVerdict#nextDispatch}), as a chunk report's hand-off does with the validation.
+     */
+    public record StageValidated(@JsonInclude(JsonInclude.Include.NON_NULL) String handOffTo) {
+    }
+
+    /**
+     * {@code POST .../stage-validated}: the ledger's verdict on the stored STAGING metrics. {@code nextDispatch}
+     * (extension, absent unless the call asked for a hand-off): the run's PUBLISH_RUN dispatch, leased to the caller's
+     * node, when the run is STAGING_VALIDATED.
+     */
+    public record StageVerdict(boolean stageValidated, RunStatus runStatus, List<String> reasons,
+                               @JsonInclude(JsonInclude.Include.NON_NULL) DispatchApi.LeasedDispatch nextDispatch) {
         public StageVerdict {
             requireNonNull(runStatus, "runStatus is null");
             reasons = reasons == null ? List.of() : List.copyOf(reasons);
+        }
+
+        public StageVerdict(boolean stageValidated, RunStatus runStatus, List<String> reasons) {
+            this(stageValidated, runStatus, reasons, null);
         }
     }
 
@@ -143,13 +161,33 @@ public final class StepApi {
         }
     }
 
-    /** {@code POST .../publish/result}: {@code targetRef} (extension) is, for example, the table snapshot id. */
-
+    /**
+     * {@code POST .../publish/result}: {@code targetRef} (extension) is, for example, the table snapshot id.
+     * {@code handOffTo} (extension): the reporter's worker node, which will validate the target itself if the run is
+     * PUBLISHED: the ledger then leases the run's VALIDATE_TARGET dispatch to that node in the report's own
+     * transaction and answers with it ({@link PublishRecorded#nextDispatch}).
+     */
     public record PublishResult(UUID publishToken, PublishOutcome outcome, String errorCode, String message,
-                                String targetRef) {
+                                String targetRef, @JsonInclude(JsonInclude.Include.NON_NULL) String handOffTo) {
         public PublishResult {
             requireNonNull(publishToken, "publishToken is null");
             requireNonNull(outcome, "outcome is null");
+        }
+
+        public PublishResult(UUID publishToken, PublishOutcome outcome, String errorCode, String message,
+                             String targetRef) {
+            this(publishToken, outcome, errorCode, message, targetRef, null);
+        }
+    }
+
+    /**
+     * {@code POST .../publish/result}'s answer (the contract's has no runId). {@code nextDispatch} (extension, absent
+     * unless the report asked for a hand-off): the run's VALIDATE_TARGET dispatch, leased to the reporter's node.
+     */
+    public record PublishRecorded(RunStatus runStatus, boolean changed,
+                                  @JsonInclude(JsonInclude.Include.NON_NULL) DispatchApi.LeasedDispatch nextDispatch) {
+        public PublishRecorded {
+            requireNonNull(runStatus, "runStatus is null");
         }
     }
 

@@ -87,9 +87,9 @@ class GoldenRoundTripTest {
         is("validations.record.staging", StepApi.Validations.class, StepApi.ValidationsRecorded.class);
         is("validations.record.target", StepApi.Validations.class, StepApi.ValidationsRecorded.class);
         isList("validations.list", null, StepApi.ValidationView.class);
-        is("stage-validated", null, StepApi.StageVerdict.class);
+        is("stage-validated", StepApi.StageValidated.class, StepApi.StageVerdict.class);
         is("publish.claim", StepApi.ClaimPublish.class, StepApi.PublishClaim.class);
-        is("publish.result", StepApi.PublishResult.class, RunApi.RunChange.class);
+        is("publish.result", StepApi.PublishResult.class, StepApi.PublishRecorded.class);
         is("success", StepApi.Success.class, StepApi.SuccessResult.class);
         is("rollback", OperatorApi.Rollback.class, RunApi.RunChange.class);
         is("runs.cancel", OperatorApi.Cancel.class, RunApi.RunChange.class);

@@ -2,6 +2,7 @@ package io.loadgate.ledger.publish;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.ErrorCode;
 import io.loadgate.api.OperatorApi;
@@ -11,6 +12,7 @@ import io.loadgate.api.StepApi;
 import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.Tx;
+import io.loadgate.ledger.dispatch.Dispatches;
 import io.loadgate.ledger.dispatch.Outbox;
 import io.loadgate.ledger.event.EventLog;
 import io.loadgate.ledger.run.RunRow;
@@ -19,6 +21,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -99,10 +102,23 @@ public final class Publishing {
                 deadline().toMillis() + " milliseconds", runId).orElseThrow();
     }
 
-    public record Result(RunStatus runStatus, boolean changed) {
+    /** {@code nextDispatch}: the VALIDATE_TARGET dispatch handed to the reporter's node, if it asked. */
+    public record Result(RunStatus runStatus, boolean changed, Optional<DispatchApi.LeasedDispatch> nextDispatch) {
+        Result(RunStatus runStatus, boolean changed) {
+            this(runStatus, changed, Optional.empty());
+        }
     }
 
     public Result result(RunId runId, StepApi.PublishResult report, String actor) {
+        return result(runId, report, actor, null);
+    }
+
+    /**
+     * Records the publish's outcome. A PUBLISHED run whose reporter names its node ({@code handOffTo}) is handed its
+     * VALIDATE_TARGET dispatch in the same transaction, and a resend of the same request ({@code requestId}) gets
+     * what its lost answer held (docs/ledger-api-v1.md, the hand-off).
+     */
+    public Result result(RunId runId, StepApi.PublishResult report, String actor, String requestId) {
         UUID publishToken = report.publishToken();
         StepApi.PublishOutcome outcome = report.outcome();
         RunStatus outcomeStatus = RunStatus.valueOf(outcome.name());
@@ -113,7 +129,7 @@ public final class Publishing {
                         + " does not hold run " + runId, Map.of("runStatus", run.status().name()));
             }
             if (run.status() == outcomeStatus) {
-                return new Result(run.status(), false);
+                return new Result(run.status(), false, handOff(tx, runId, report, requestId));
             }
             if (run.status() != RunStatus.PUBLISHING) {
                 throw new LedgerException.Conflict(ErrorCode.RUN_STATUS_MISMATCH, "run " + runId + " is " + run.status()
@@ -129,8 +145,14 @@ public final class Publishing {
             if (outcome == StepApi.PublishOutcome.PUBLISHED) {
                 Outbox.insert(tx, runId, run.executor(), DispatchType.VALIDATE_TARGET, null, Map.of());
             }
-            return new Result(outcomeStatus, true);
+            return new Result(outcomeStatus, true, handOff(tx, runId, report, requestId));
         });
+    }
+
+    private static Optional<DispatchApi.LeasedDispatch> handOff(Tx tx, RunId runId, StepApi.PublishResult report,
+                                                                String requestId) throws SQLException {
+        return report.handOffTo() == null || report.outcome() != StepApi.PublishOutcome.PUBLISHED ? Optional.empty()
+                : Dispatches.handOff(tx, runId, DispatchType.VALIDATE_TARGET, report.handOffTo(), requestId);
     }
 
     /**

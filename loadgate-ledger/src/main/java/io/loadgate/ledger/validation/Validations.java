@@ -3,6 +3,7 @@ package io.loadgate.ledger.validation;
 import static java.util.Objects.requireNonNull;
 
 import io.loadgate.api.ChunkKind;
+import io.loadgate.api.DispatchApi;
 import io.loadgate.api.DispatchType;
 import io.loadgate.api.ErrorCode;
 import io.loadgate.api.RunId;
@@ -12,6 +13,7 @@ import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.LedgerJson;
 import io.loadgate.ledger.db.Database;
 import io.loadgate.ledger.db.Tx;
+import io.loadgate.ledger.dispatch.Dispatches;
 import io.loadgate.ledger.dispatch.Outbox;
 import io.loadgate.ledger.run.RunRow;
 import io.loadgate.ledger.run.RunTransitions;
@@ -173,15 +175,30 @@ public final class Validations {
         });
     }
 
-    public record Verdict(boolean passed, RunStatus runStatus, List<String> reasons) {
+    /** {@code nextDispatch}: the dispatch handed to the caller's node with a passing verdict, if it asked. */
+    public record Verdict(boolean passed, RunStatus runStatus, List<String> reasons,
+                          Optional<DispatchApi.LeasedDispatch> nextDispatch) {
+        Verdict(boolean passed, RunStatus runStatus, List<String> reasons) {
+            this(passed, runStatus, reasons, Optional.empty());
+        }
     }
 
     /** STAGE_VALIDATING to STAGING_VALIDATED, or FAILED_STAGE_VALIDATION, on the ledger's own judgement. */
     public Verdict stageValidated(RunId runId, String actor) {
+        return stageValidated(runId, actor, null, null);
+    }
+
+    /**
+     * {@link #stageValidated(RunId, String)}; a passing verdict for a caller that names its node in
+     * {@code handOffTo} also leases it the run's PUBLISH_RUN dispatch, in the verdict's transaction, and a resend of
+     * the same request ({@code requestId}) gets what its lost answer held (docs/ledger-api-v1.md, the hand-off).
+     */
+    public Verdict stageValidated(RunId runId, String actor, String handOffTo, String requestId) {
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             if (run.status() == RunStatus.STAGING_VALIDATED) {
-                return new Verdict(true, run.status(), List.of());
+                return new Verdict(true, run.status(), List.of(),
+                        handOff(tx, runId, DispatchType.PUBLISH_RUN, handOffTo, requestId));
             }
             // A worker resends the call when the answer was lost; it must learn the verdict, not a 409. The stored
             // metrics no longer change once the run has left STAGE_VALIDATING, so judging them again gives it.
@@ -208,8 +225,14 @@ public final class Validations {
             }
             RunTransitions.transition(tx, runId, RunStatus.STAGE_VALIDATING, RunStatus.STAGING_VALIDATED, actor);
             Outbox.insert(tx, runId, run.executor(), DispatchType.PUBLISH_RUN, null, Map.of());
-            return new Verdict(true, RunStatus.STAGING_VALIDATED, List.of());
+            return new Verdict(true, RunStatus.STAGING_VALIDATED, List.of(),
+                    handOff(tx, runId, DispatchType.PUBLISH_RUN, handOffTo, requestId));
         });
+    }
+
+    private static Optional<DispatchApi.LeasedDispatch> handOff(Tx tx, RunId runId, DispatchType type, String node,
+                                                                String requestId) throws SQLException {
+        return node == null ? Optional.empty() : Dispatches.handOff(tx, runId, type, node, requestId);
     }
 
     /** PUBLISHED to SUCCESS once the target's metrics pass the ledger's judgement; a FAIL fails the run. */

@@ -2,7 +2,6 @@ package io.loadgate.server.http;
 
 import io.javalin.http.Context;
 import io.loadgate.api.ErrorCode;
-import io.loadgate.api.RunApi;
 import io.loadgate.api.RunId;
 import io.loadgate.api.StepApi;
 import io.loadgate.ledger.Ledger;
@@ -92,9 +91,13 @@ final class StepRoutes {
 
     private static void stageValidated(Context ctx, Ledger ledger) {
         RunId runId = ApiServer.runId(ctx);
-        RequestBody.parse(ctx.body() == null || ctx.body().isBlank() ? "{}" : ctx.body()).finish();
-        var verdict = ledger.validations().stageValidated(runId, ApiServer.actor(ctx));
-        ApiServer.ok(ctx, new StepApi.StageVerdict(verdict.passed(), verdict.runStatus(), verdict.reasons()));
+        RequestBody body = RequestBody.parse(ctx.body() == null || ctx.body().isBlank() ? "{}" : ctx.body());
+        String handOffTo = body.string("handOffTo", false, 200);
+        body.finish();
+        var verdict = ledger.validations().stageValidated(runId, ApiServer.actor(ctx), handOffTo,
+                ctx.attribute("requestId"));
+        ApiServer.ok(ctx, new StepApi.StageVerdict(verdict.passed(), verdict.runStatus(), verdict.reasons(),
+                verdict.nextDispatch().orElse(null)));
     }
 
     private static void publishClaim(Context ctx, Ledger ledger) {
@@ -114,11 +117,13 @@ final class StepRoutes {
         String code = body.string("errorCode", false, Formats.CODE);
         String message = body.string("message", false, Formats.MESSAGE);
         String targetRef = body.string("targetRef", false, Formats.MESSAGE);
+        String handOffTo = body.string("handOffTo", false, 200);
         body.finish();
-        var result = ledger.publishing().result(runId, new StepApi.PublishResult(token, outcome, code, message, targetRef),
-                ApiServer.actor(ctx));
-        // The contract's publish/result answer has no runId.
-        ApiServer.ok(ctx, new RunApi.RunChange(null, result.runStatus(), result.changed()));
+        var result = ledger.publishing().result(runId,
+                new StepApi.PublishResult(token, outcome, code, message, targetRef, handOffTo), ApiServer.actor(ctx),
+                ctx.attribute("requestId"));
+        ApiServer.ok(ctx, new StepApi.PublishRecorded(result.runStatus(), result.changed(),
+                result.nextDispatch().orElse(null)));
     }
 
     private static void success(Context ctx, Ledger ledger) {

@@ -27,7 +27,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Consumer;
 import org.apache.iceberg.Schema;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,9 +46,15 @@ final class PublishStep {
     private static final Duration LAST_REPORT_PAUSE = Duration.ofSeconds(30);
 
     private final WorkerContext context;
+    private final Optional<Consumer<LeasedDispatch>> handOff;
 
-    PublishStep(WorkerContext context) {
+    /**
+     * With {@code handOff}, a PUBLISHED report asks the ledger for the run's target validation and gives what it
+     * handed this node to {@code handOff}: the worker runs it on this thread once this step has ended.
+     */
+    PublishStep(WorkerContext context, Optional<Consumer<LeasedDispatch>> handOff) {
         this.context = requireNonNull(context, "context is null");
+        this.handOff = requireNonNull(handOff, "handOff is null");
     }
 
     StepOutcome run(LeasedDispatch dispatch) {
@@ -148,7 +156,8 @@ final class PublishStep {
     private RunStatus report(RunContext run, UUID token, PublishOutcome outcome, String errorCode, String message,
                              String targetRef) {
         String text = Messages.fit(message);
-        PublishResult request = new PublishResult(token, outcome, errorCode, text, targetRef);
+        PublishResult request = new PublishResult(token, outcome, errorCode, text, targetRef,
+                handOff.isPresent() ? context.node() : null);
         Duration pause = FIRST_REPORT_PAUSE;
         while (true) {
             try {
@@ -158,6 +167,10 @@ final class PublishStep {
                 context.shared().metrics().published(run.job().jobKey(), outcome);
                 LOG.info("run {} publish: {}{}", run.runId(), result.runStatus(),
                         text == null ? "" : " (" + text + ")");
+                if (result.nextDispatch() != null) {
+                    // Leased to this node with the outcome: the target's check follows without a lease's round trip.
+                    handOff.orElseThrow().accept(result.nextDispatch());
+                }
                 return result.runStatus();
             } catch (LedgerCallException e) {
                 Object now = e.details().get("runStatus");

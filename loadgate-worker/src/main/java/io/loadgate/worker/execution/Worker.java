@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,11 +66,16 @@ public final class Worker implements AutoCloseable {
         // The thread asking is busy itself: another is free when fewer are busy than there are threads.
         // A validation handed to the thread whose report completed the extraction is that thread's next step.
         this.extract = new ExtractStep(context, early, () -> busy.get() < this.threadCount,
-                types.contains(DispatchType.VALIDATE_RUN) ? Optional.of(handedOff::set) : Optional.empty());
-        this.validate = new StagingValidationStep(context, early);
-        this.publish = new PublishStep(context);
+                handOff(DispatchType.VALIDATE_RUN));
+        this.validate = new StagingValidationStep(context, early, handOff(DispatchType.PUBLISH_RUN));
+        this.publish = new PublishStep(context, handOff(DispatchType.VALIDATE_TARGET));
         this.validateTarget = new TargetValidationStep(context);
         this.probe = new ProbePublishStep(context);
+    }
+
+    /** A step handed to this thread by the ledger with an answer, when this worker takes steps of that type. */
+    private Optional<Consumer<LeasedDispatch>> handOff(DispatchType next) {
+        return types.contains(next) ? Optional.of(handedOff::set) : Optional.empty();
     }
 
     public static Worker start(WorkerContext context, int threadCount) {

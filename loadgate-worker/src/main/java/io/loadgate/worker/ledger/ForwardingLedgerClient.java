@@ -42,7 +42,9 @@ import io.loadgate.api.RunApi;
 import io.loadgate.api.RunId;
 import io.loadgate.api.StepApi;
 import io.loadgate.api.StepApi.PublishClaim;
+import io.loadgate.api.StepApi.PublishRecorded;
 import io.loadgate.api.StepApi.PublishResult;
+import io.loadgate.api.StepApi.StageValidated;
 import io.loadgate.api.StepApi.StageVerdict;
 import io.loadgate.api.StepApi.StagedFile;
 import io.loadgate.api.StepApi.StartValidation;
@@ -150,8 +152,8 @@ public abstract class ForwardingLedgerClient implements LedgerClient {
     }
 
     @Override
-    public StageVerdict stageValidated(RunId runId) {
-        return around("stageValidated", () -> delegate.stageValidated(runId));
+    public StageVerdict stageValidated(RunId runId, StageValidated request) {
+        return around("stageValidated", () -> delegate.stageValidated(runId, request));
     }
 
     @Override
@@ -160,7 +162,7 @@ public abstract class ForwardingLedgerClient implements LedgerClient {
     }
 
     @Override
-    public RunChange publishResult(RunId runId, PublishResult result) {
+    public PublishRecorded publishResult(RunId runId, PublishResult result) {
         return around("publishResult", () -> delegate.publishResult(runId, result));
     }
 

@@ -58,7 +58,9 @@ import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.StepApi;
 import io.loadgate.api.StepApi.PublishClaim;
+import io.loadgate.api.StepApi.PublishRecorded;
 import io.loadgate.api.StepApi.PublishResult;
+import io.loadgate.api.StepApi.StageValidated;
 import io.loadgate.api.StepApi.StageVerdict;
 import io.loadgate.api.StepApi.StagedFile;
 import io.loadgate.api.StepApi.StartValidation;
@@ -305,8 +307,9 @@ public final class HttpLedgerClient implements LedgerClient {
     }
 
     @Override
-    public StageVerdict stageValidated(RunId runId) {
-        return execute(post(run(runId) + "/stage-validated", Map.of(), type(StageVerdict.class), Repeat.REPEATABLE));
+    public StageVerdict stageValidated(RunId runId, StageValidated request) {
+        requireNonNull(request, "request is null");
+        return execute(post(run(runId) + "/stage-validated", request, type(StageVerdict.class), Repeat.REPEATABLE));
     }
 
     @Override
@@ -317,9 +320,9 @@ public final class HttpLedgerClient implements LedgerClient {
     }
 
     @Override
-    public RunChange publishResult(RunId runId, PublishResult result) {
+    public PublishRecorded publishResult(RunId runId, PublishResult result) {
         requireNonNull(result, "result is null");
-        return execute(post(run(runId) + "/publish/result", result, type(RunChange.class), Repeat.REPEATABLE));
+        return execute(post(run(runId) + "/publish/result", result, type(PublishRecorded.class), Repeat.REPEATABLE));
     }
 
     @Override

@@ -40,7 +40,9 @@ import io.loadgate.api.RunApi;
 import io.loadgate.api.RunId;
 import io.loadgate.api.StepApi;
 import io.loadgate.api.StepApi.PublishClaim;
+import io.loadgate.api.StepApi.PublishRecorded;
 import io.loadgate.api.StepApi.PublishResult;
+import io.loadgate.api.StepApi.StageValidated;
 import io.loadgate.api.StepApi.StageVerdict;
 import io.loadgate.api.StepApi.StagedFile;
 import io.loadgate.api.StepApi.StartValidation;
@@ -217,9 +219,15 @@ public interface LedgerClient {
 
     /**
      * {@code POST /v1/runs/{runId}/stage-validated} (worker): the ledger re-judges the stored STAGING metrics.
-     * Repeatable: once decided, the same call answers the same verdict.
+     * Repeatable: once decided, the same call answers the same verdict. With {@code handOffTo} a passing verdict
+     * carries the run's PUBLISH_RUN dispatch, leased to that node ({@code nextDispatch}).
      */
-    StageVerdict stageValidated(RunId runId);
+    StageVerdict stageValidated(RunId runId, StageValidated request);
+
+    /** {@link #stageValidated(RunId, StageValidated)} without a hand-off, as a NiFi flow calls it. */
+    default StageVerdict stageValidated(RunId runId) {
+        return stageValidated(runId, new StageValidated(null));
+    }
 
     /**
      * {@code POST /v1/runs/{runId}/publish/claim} (worker). Repeatable with the same token; {@code claimed=false}
@@ -230,9 +238,10 @@ public interface LedgerClient {
     /**
      * {@code POST /v1/runs/{runId}/publish/result} (worker). Repeatable: the same outcome again answers
      * {@code changed=false}. Report PUBLISH_UNKNOWN when the commit's fate is unknown; never publish again.
-     * 409 {@code PUBLISH_TOKEN_MISMATCH}, 409 {@code RUN_STATUS_MISMATCH}.
+     * 409 {@code PUBLISH_TOKEN_MISMATCH}, 409 {@code RUN_STATUS_MISMATCH}. With {@code handOffTo} a PUBLISHED run's
+     * answer carries its VALIDATE_TARGET dispatch, leased to that node ({@code nextDispatch}).
      */
-    RunChange publishResult(RunId runId, PublishResult result);
+    PublishRecorded publishResult(RunId runId, PublishResult result);
 
     /**
      * {@code POST /v1/runs/{runId}/success} (worker): needs PUBLISHED and passing TARGET metrics. Repeatable: once

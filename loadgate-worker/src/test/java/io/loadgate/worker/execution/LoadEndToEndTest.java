@@ -11,6 +11,7 @@ import io.loadgate.api.PartitionApi.ChunkReport;
 import io.loadgate.api.PartitionApi.Claim;
 import io.loadgate.api.PartitionApi.PartitionFailure;
 import io.loadgate.api.PartitionId;
+import io.loadgate.api.RunApi;
 import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
@@ -38,6 +39,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
@@ -82,8 +84,14 @@ class LoadEndToEndTest {
         assertThat(harness.tableRows(OTHER_DAY)).isEmpty();
         assertThat(harness.client.validations(run.runId())).allSatisfy(v ->
                 assertThat(v.judgedResult().name()).as(v.metricName()).isEqualTo("PASS"));
-        assertThat(harness.client.allEvents(run.runId())).as("the validation handed to the last partition's thread")
-                .anySatisfy(event -> assertThat(event.details()).containsEntry("handedOff", true));
+        // Each step after the extraction was handed to the thread that ended the one before it, none leased by a poll.
+        Set<String> handedOff = harness.client.allEvents(run.runId()).stream()
+                .filter(event -> Boolean.TRUE.equals(event.details().get("handedOff")))
+                .map(event -> event.details().get("dispatchId").toString()).collect(Collectors.toSet());
+        assertThat(run.dispatches().stream().filter(d -> handedOff.contains(d.dispatchId().toString()))
+                .map(RunApi.DispatchView::dispatchType))
+                .containsExactlyInAnyOrder(DispatchType.VALIDATE_RUN, DispatchType.PUBLISH_RUN,
+                        DispatchType.VALIDATE_TARGET);
     }
 
     @Test
@@ -274,7 +282,7 @@ class LoadEndToEndTest {
         });
         assertThat(harness.client.leaseDispatches(new Lease("another-node", List.of(DispatchType.VALIDATE_RUN), 10, 0)))
                 .as("nothing left for a poll").isEmpty();
-        assertThat(new StagingValidationStep(harness.context, Optional.empty()).run(handed.get(0)))
+        assertThat(new StagingValidationStep(harness.context, Optional.empty(), Optional.empty()).run(handed.get(0)))
                 .as("the handed dispatch runs as a leased one").isEqualTo(StepOutcome.OK);
         assertThat(harness.client.getRun(submission.runId()).status()).isEqualTo(RunStatus.STAGING_VALIDATED);
         submission.close();

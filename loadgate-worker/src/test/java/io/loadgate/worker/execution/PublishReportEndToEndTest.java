@@ -2,10 +2,10 @@ package io.loadgate.worker.execution;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.loadgate.api.RunApi.RunChange;
 import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
+import io.loadgate.api.StepApi.PublishRecorded;
 import io.loadgate.api.StepApi.PublishResult;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import io.loadgate.worker.ledger.ForwardingLedgerClient;
@@ -54,7 +54,7 @@ class PublishReportEndToEndTest {
 
             /** The first reports find no ledger: what a worker sees while it restarts. */
             @Override
-            public RunChange publishResult(RunId runId, PublishResult result) {
+            public PublishRecorded publishResult(RunId runId, PublishResult result) {
                 if (refusals.getAndDecrement() > 0) {
                     return away.publishResult(runId, result);
                 }

@@ -102,6 +102,24 @@ class LedgerClientWireTest {
     }
 
     @Test
+    void aHandOffIsAskedForByNodeAndAnsweredWithTheLeasedDispatch() {
+        String leased = "{\"dispatchId\":\"00000000-0000-4000-8000-000000000009\",\"runId\":\"" + RUN.value()
+                + "\",\"dispatchType\":\"%s\",\"partitionId\":null,\"payload\":{\"jobKey\":\"J\"}}";
+        var verdict = call("{\"stageValidated\":true,\"runStatus\":\"STAGING_VALIDATED\",\"reasons\":[],"
+                + "\"nextDispatch\":" + leased.formatted("PUBLISH_RUN") + "}",
+                c -> c.stageValidated(RUN, new StepApi.StageValidated("node-a")));
+        assertThat(verdict.request().body()).isEqualTo("{\"handOffTo\":\"node-a\"}");
+        assertThat(verdict.result().nextDispatch().dispatchType()).isEqualTo(DispatchType.PUBLISH_RUN);
+        assertThat(verdict.result().nextDispatch().payload()).containsEntry("jobKey", "J");
+
+        var published = call("{\"runStatus\":\"PUBLISHED\",\"changed\":true,\"nextDispatch\":"
+                + leased.formatted("VALIDATE_TARGET") + "}", c -> c.publishResult(RUN, new StepApi.PublishResult(
+                        UUID.randomUUID(), PublishOutcome.PUBLISHED, null, null, "snapshot-42", "node-a")));
+        assertThat(published.body().get("handOffTo").asText()).isEqualTo("node-a");
+        assertThat(published.result().nextDispatch().dispatchType()).isEqualTo(DispatchType.VALIDATE_TARGET);
+    }
+
+    @Test
     void publishClaimResultAndSuccess() {
         UUID token = UUID.randomUUID();
         var claim = call("{\"claimed\":true,\"runStatus\":\"PUBLISHING\"}", c -> c.publishClaim(RUN, token));
@@ -113,8 +131,9 @@ class LedgerClientWireTest {
         assertThat(result.request().path()).endsWith("/publish/result");
         assertThat(result.body().get("outcome").asText()).isEqualTo("PUBLISHED");
         assertThat(result.body().get("targetRef").asText()).isEqualTo("snapshot-42");
-        assertThat(result.result().runId()).as("publish/result answers without runId").isNull();
+        assertThat(result.body().has("handOffTo")).as("no hand-off asked, none sent").isFalse();
         assertThat(result.result().changed()).isTrue();
+        assertThat(result.result().nextDispatch()).isNull();
 
         var success = call("{\"success\":true,\"runStatus\":\"SUCCESS\",\"reasons\":[]}", c -> c.success(RUN, 50));
         assertThat(success.body().get("targetCount").asLong()).isEqualTo(50);
