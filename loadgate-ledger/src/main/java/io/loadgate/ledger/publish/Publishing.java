@@ -109,10 +109,6 @@ public final class Publishing {
         }
     }
 
-    public Result result(RunId runId, StepApi.PublishResult report, String actor) {
-        return result(runId, report, actor, null);
-    }
-
     /**
      * Records the publish's outcome. A PUBLISHED run whose reporter names its node ({@code handOffTo}) is handed its
      * VALIDATE_TARGET dispatch in the same transaction, and a resend of the same request ({@code requestId}) gets

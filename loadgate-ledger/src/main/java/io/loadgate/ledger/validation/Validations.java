@@ -183,15 +183,11 @@ public final class Validations {
         }
     }
 
-    /** STAGE_VALIDATING to STAGING_VALIDATED, or FAILED_STAGE_VALIDATION, on the ledger's own judgement. */
-    public Verdict stageValidated(RunId runId, String actor) {
-        return stageValidated(runId, actor, null, null);
-    }
-
     /**
-     * {@link #stageValidated(RunId, String)}; a passing verdict for a caller that names its node in
-     * {@code handOffTo} also leases it the run's PUBLISH_RUN dispatch, in the verdict's transaction, and a resend of
-     * the same request ({@code requestId}) gets what its lost answer held (docs/ledger-api-v1.md, the hand-off).
+     * STAGE_VALIDATING to STAGING_VALIDATED, or FAILED_STAGE_VALIDATION, on the ledger's own judgement. A passing
+     * verdict for a caller that names its node in {@code handOffTo} (nullable) also leases it the run's PUBLISH_RUN
+     * dispatch, in the verdict's transaction, and a resend of the same request ({@code requestId}) gets what its lost
+     * answer held (docs/ledger-api-v1.md, the hand-off).
      */
     public Verdict stageValidated(RunId runId, String actor, String handOffTo, String requestId) {
         return database.inTransaction(tx -> {
