@@ -117,10 +117,6 @@ public final class StepApi {
             requireNonNull(runStatus, "runStatus is null");
             reasons = reasons == null ? List.of() : List.copyOf(reasons);
         }
-
-        public StageVerdict(boolean stageValidated, RunStatus runStatus, List<String> reasons) {
-            this(stageValidated, runStatus, reasons, null);
-        }
     }
 
     /**
