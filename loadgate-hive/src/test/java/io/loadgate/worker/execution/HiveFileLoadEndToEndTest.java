@@ -13,6 +13,7 @@ import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import io.loadgate.worker.cleanup.Cleaner;
 import io.loadgate.worker.cleanup.CleanupMode;
 import io.loadgate.worker.cleanup.RunCleanup;
+import io.loadgate.worker.staging.ForcedFiles;
 import io.loadgate.worker.target.hive.HiveMetastoreFixture;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -115,8 +116,10 @@ class HiveFileLoadEndToEndTest {
         String table = "events_" + TABLES.incrementAndGet();
         harness.startWorker(2);
 
-        RunView first = harness.follow(harness.submit(job(table), HOUR));
+        List<RunView> runs = new ArrayList<>();
+        List<String> forced = ForcedFiles.during(() -> runs.add(harness.follow(harness.submit(job(table), HOUR))));
 
+        RunView first = runs.get(0);
         assertThat(first.status()).as(first.errorMessage()).isEqualTo(RunStatus.SUCCESS);
         assertThat(first.businessKey()).isEqualTo(BusinessKey.of(KEY));
         assertThat(first.rejectedCount()).as("the malformed line").isEqualTo(1);
@@ -131,6 +134,9 @@ class HiveFileLoadEndToEndTest {
         Partition firstPartition = partition(table);
         assertThat(firstPartition.getParameters()).containsEntry("loadgate.run-id", first.runId().toString())
                 .containsEntry("loadgate.business-key", KEY);
+        Path links = local(firstPartition.getSd().getLocation());
+        assertThat(forced).as("the hard links' directory and its entry, forced before the partition pointed at it")
+                .contains(links.toString(), links.getParent().toString());
         assertThat(fileNames(firstPartition)).as("exactly the ledger's data files of the run")
                 .containsExactlyInAnyOrderElementsOf(dataFileNames(first.runId()));
         assertThat(ids(firstPartition)).hasSize(700).doesNotHaveDuplicates()

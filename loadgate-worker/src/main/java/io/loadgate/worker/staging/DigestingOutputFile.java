@@ -2,9 +2,7 @@ package io.loadgate.worker.staging;
 
 import static java.util.Objects.requireNonNull;
 
-import java.io.BufferedOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -15,12 +13,8 @@ import org.apache.iceberg.io.PositionOutputStream;
 /**
  * An output file that hashes and counts its bytes as they are written, so a chunk's checksum needs no second
  * read. It only creates: a chunk's name is final and is never overwritten.
- *
- * <p>Writes are buffered here: parquet-java writes each page header and the footer field by field, a few bytes at a
- * time, and a local file ({@link StagingFileSystems#newFile}) is a {@code RandomAccessFile}, a system call per write.
  */
 final class DigestingOutputFile implements OutputFile {
-    private static final int BUFFER_BYTES = 64 * 1024;
     private final OutputFile delegate;
     private final MessageDigest digest;
     private long bytes;
@@ -38,13 +32,11 @@ final class DigestingOutputFile implements OutputFile {
 
     @Override
     public PositionOutputStream create() {
-        PositionOutputStream file = delegate.create();
+        PositionOutputStream out = delegate.create();
         created = true;
-        OutputStream out = new BufferedOutputStream(file, BUFFER_BYTES);
         return new PositionOutputStream() {
             @Override
             public long getPos() {
-                // The file is new, so its position is the count of bytes written, the buffered ones included.
                 return bytes;
             }
 

@@ -19,6 +19,7 @@ import io.loadgate.ledger.LedgerSettings.RecoveryMode;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.metrics.StepOutcome;
 import io.loadgate.worker.publish.FaultInjectingCatalog.Fault;
+import io.loadgate.worker.staging.ForcedFiles;
 import io.loadgate.worker.submit.RunSubmitter;
 import io.loadgate.worker.validation.StagedFilesReader;
 import java.nio.file.Files;
@@ -43,6 +44,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -555,6 +557,39 @@ class LoadEndToEndTest {
         TableIdentifier table = TableIdentifier.parse(LoadHarness.TABLE);
         assertThat(catalog.tableExists(table) && catalog.loadTable(table).currentSnapshot() != null)
                 .as("nothing published").isFalse();
+    }
+
+    /**
+     * The ledger's record of a chunk is its commit, and the catalog's pointer to a metadata file the table's: every
+     * file either names is forced to the disk (with its directory) before the record, so a crash of the machine cannot
+     * take back what a SUCCESS stands on.
+     */
+    @Test
+    void everyFileTheLedgerOrTheCatalogNamesIsForcedToTheDisk() throws Exception {
+        harness = new LoadHarness(dir, RecoveryMode.FAIL);
+        harness.addRows(DAY, 1, 6_000);
+        harness.startWorker(2);
+        List<RunView> runs = new ArrayList<>();
+
+        List<String> forced = ForcedFiles.during(() ->
+                runs.add(harness.follow(harness.submit(harness.jobYaml("ITEMS", 3), DAY))));
+
+        assertThat(runs.get(0).status()).isEqualTo(RunStatus.SUCCESS);
+        List<Path> chunks = harness.client.files(runs.get(0).runId()).stream()
+                .map(f -> Path.of(java.net.URI.create(f.hdfsPath()).getPath())).toList();
+        assertThat(chunks).isNotEmpty();
+        Table table = harness.catalog.loadTable(TableIdentifier.parse(LoadHarness.TABLE));
+        List<Path> metadata = new ArrayList<>();
+        metadata.add(local(((HasTableOperations) table).operations().current().metadataFileLocation()));
+        metadata.add(local(table.currentSnapshot().manifestListLocation()));
+        table.currentSnapshot().allManifests(table.io()).forEach(m -> metadata.add(local(m.path())));
+        for (Path file : Stream.concat(chunks.stream(), metadata.stream()).toList()) {
+            assertThat(forced).as("forced").contains(file.toString(), file.getParent().toString());
+        }
+    }
+
+    private static Path local(String location) {
+        return Path.of(location.startsWith("file:") ? java.net.URI.create(location).getPath() : location);
     }
 
     private List<String> publishedFiles() {

@@ -1,6 +1,7 @@
 package io.loadgate.worker.target.hive;
 
 import io.loadgate.worker.publish.StagedFile;
+import io.loadgate.worker.staging.LocalFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Paths;
@@ -20,7 +21,9 @@ import org.apache.hadoop.fs.Path;
  * <p>Each file is a hard link where the file system has them (a local disk: no byte is copied, and the staged file
  * stays where the ledger says it is); HDFS has none, so there each file is copied within the cluster. A rename would
  * be free on HDFS too, but it would take the files away from the locations the ledger holds, which a publish attempt
- * after a refused one, and cleanup's reasoning, rely on. The directory lies in the run's path, so cleanup, which keeps
+ * after a refused one, and cleanup's reasoning, rely on. On a local disk the new directory's entries are forced to the
+ * disk before the partition points at it, as every file a commit names is ({@link LocalFiles}); an HDFS copy is
+ * complete on its DataNodes when its stream closes. The directory lies in the run's path, so cleanup, which keeps
  * every file a partition points at, frees it once no partition does and the run's retention is over.
  */
 final class PublishDirectory {
@@ -59,6 +62,10 @@ final class PublishDirectory {
             } else if (!FileUtil.copy(fs, source, fs, target, false, false, hadoop)) {
                 throw new IOException("could not copy " + source + " to " + target);
             }
+        }
+        if (local) {
+            // The links' names and the directory's own, before the metastore points a partition at it.
+            LocalFiles.forceEntries(List.of(Paths.get(directory.toUri()), Paths.get(runDirectory.toUri())));
         }
         return directory.toString();
     }
