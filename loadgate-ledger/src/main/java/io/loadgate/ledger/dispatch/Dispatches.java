@@ -307,11 +307,14 @@ public final class Dispatches {
      * Leases the run's PENDING worker dispatch of {@code type} to {@code node} within {@code tx}, the transaction
      * that scheduled it, for a caller that will run the step itself (a chunk report's hand-off,
      * docs/ledger-api-v1.md). A resend of the same request ({@code requestId}) gets what its lost answer held.
-     * Empty when there is none to hand (already leased, or not a worker's), which leaves the outbox to deliver it.
+     * Empty when the caller named no {@code node} (a NiFi flow, a worker that does not take the step) or there is
+     * none to hand (already leased, or not a worker's), which leaves the outbox to deliver it.
      */
     public static Optional<DispatchApi.LeasedDispatch> handOff(Tx tx, RunId runId, DispatchType type, String node,
                                                                String requestId) throws SQLException {
-        requireNonNull(node, "node is null");
+        if (node == null) {
+            return Optional.empty();
+        }
         if (requestId != null) {
             Optional<LeasedDispatch> handed = tx.queryOne(HANDED_OFF, Dispatches::leased, runId, type.name(), node,
                     requestId);

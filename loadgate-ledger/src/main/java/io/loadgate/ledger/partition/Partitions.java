@@ -340,9 +340,8 @@ public final class Partitions {
             partitionStatus = lockPartition(tx, runId, partitionId).status();
         }
         // The reporter's node runs the validation itself: leased to it here, no poll waits for the outbox's notice.
-        DispatchApi.LeasedDispatch next = report.handOffTo() == null || runStatus != RunStatus.EXTRACTED_VALIDATED
-                ? null : Dispatches.handOff(tx, runId, DispatchType.VALIDATE_RUN, report.handOffTo(), requestId)
-                        .orElse(null);
+        DispatchApi.LeasedDispatch next = runStatus != RunStatus.EXTRACTED_VALIDATED ? null
+                : Dispatches.handOff(tx, runId, DispatchType.VALIDATE_RUN, report.handOffTo(), requestId).orElse(null);
         return new PartitionApi.ChunkResult(true, partitionStatus, runStatus, Math.toIntExact(chunks),
                 report.chunkCount(), validationScheduled, next);
     }

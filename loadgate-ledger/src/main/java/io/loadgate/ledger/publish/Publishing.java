@@ -147,7 +147,7 @@ public final class Publishing {
 
     private static Optional<DispatchApi.LeasedDispatch> handOff(Tx tx, RunId runId, StepApi.PublishResult report,
                                                                 String requestId) throws SQLException {
-        return report.handOffTo() == null || report.outcome() != StepApi.PublishOutcome.PUBLISHED ? Optional.empty()
+        return report.outcome() != StepApi.PublishOutcome.PUBLISHED ? Optional.empty()
                 : Dispatches.handOff(tx, runId, DispatchType.VALIDATE_TARGET, report.handOffTo(), requestId);
     }
 

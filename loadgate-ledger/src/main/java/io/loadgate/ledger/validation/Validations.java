@@ -194,7 +194,7 @@ public final class Validations {
             RunRow run = RunTransitions.lock(tx, runId);
             if (run.status() == RunStatus.STAGING_VALIDATED) {
                 return new Verdict(true, run.status(), List.of(),
-                        handOff(tx, runId, DispatchType.PUBLISH_RUN, handOffTo, requestId));
+                        Dispatches.handOff(tx, runId, DispatchType.PUBLISH_RUN, handOffTo, requestId));
             }
             // A worker resends the call when the answer was lost; it must learn the verdict, not a 409. The stored
             // metrics no longer change once the run has left STAGE_VALIDATING, so judging them again gives it.
@@ -222,13 +222,8 @@ public final class Validations {
             RunTransitions.transition(tx, runId, RunStatus.STAGE_VALIDATING, RunStatus.STAGING_VALIDATED, actor);
             Outbox.insert(tx, runId, run.executor(), DispatchType.PUBLISH_RUN, null, Map.of());
             return new Verdict(true, RunStatus.STAGING_VALIDATED, List.of(),
-                    handOff(tx, runId, DispatchType.PUBLISH_RUN, handOffTo, requestId));
+                    Dispatches.handOff(tx, runId, DispatchType.PUBLISH_RUN, handOffTo, requestId));
         });
-    }
-
-    private static Optional<DispatchApi.LeasedDispatch> handOff(Tx tx, RunId runId, DispatchType type, String node,
-                                                                String requestId) throws SQLException {
-        return node == null ? Optional.empty() : Dispatches.handOff(tx, runId, type, node, requestId);
     }
 
     /** PUBLISHED to SUCCESS once the target's metrics pass the ledger's judgement; a FAIL fails the run. */
