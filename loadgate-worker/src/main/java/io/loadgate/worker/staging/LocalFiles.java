@@ -9,6 +9,7 @@ import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -16,10 +17,13 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.PositionOutputStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Files on the local disk that a commit names: chunks and rejects (the ledger's record of a chunk is its commit) and
@@ -34,6 +38,8 @@ public final class LocalFiles {
      * (3,734 writes counted for one 1,000,000-row chunk, 295 with this buffer).
      */
     private static final int BUFFER_BYTES = 64 * 1024;
+    private static final Logger LOG = LoggerFactory.getLogger(LocalFiles.class);
+    private static final AtomicBoolean DIRECTORY_SYNC_REFUSED = new AtomicBoolean();
 
     private LocalFiles() {
     }
@@ -71,12 +77,22 @@ public final class LocalFiles {
 
     /**
      * Forces each directory's entries to the disk: a file's name (or a hard link's, or a new directory's) is durable
-     * only once the directory holding it is.
+     * only once the directory holding it is. Some file systems refuse to sync a directory at all (a FUSE mount, or
+     * {@code /proc}: EINVAL); as PostgreSQL does for its own directories, that is said once and not held against the
+     * file, whose own force must succeed. A directory that is gone is an error: so is the file it held.
      */
     public static void forceEntries(List<Path> directories) throws IOException {
         for (Path directory : directories) {
             try (FileChannel entries = FileChannel.open(directory, StandardOpenOption.READ)) {
                 entries.force(true);
+            } catch (NoSuchFileException e) {
+                throw e;
+            } catch (IOException e) {
+                if (DIRECTORY_SYNC_REFUSED.compareAndSet(false, true)) {
+                    LOG.warn("the file system of {} cannot sync a directory ({}): the files written there are on the"
+                            + " disk when closed, their names may not be until the system writes them back", directory,
+                            e.getMessage());
+                }
             }
         }
     }

@@ -70,6 +70,17 @@ class LocalFilesTest {
         assertThat(Files.readString(dir.resolve("v1.metadata.json"))).isEqualTo("2");
     }
 
+    @Test
+    void aFileSystemThatCannotSyncADirectoryDoesNotFailTheFileButAGoneDirectoryDoes() throws Exception {
+        // /proc answers a directory's fsync with EINVAL, as some FUSE mounts do; the next directory is still forced.
+        List<String> forced = ForcedFiles.during(() -> LocalFiles.forceEntries(List.of(Path.of("/proc"), dir)));
+
+        assertThat(forced).contains(dir.toString());
+
+        assertThatThrownBy(() -> LocalFiles.forceEntries(List.of(dir.resolve("gone"))))
+                .isInstanceOf(java.nio.file.NoSuchFileException.class);
+    }
+
     private static void write(OutputFile file, String text) throws IOException {
         try (PositionOutputStream out = file.create()) {
             out.write(text.getBytes(StandardCharsets.UTF_8));
