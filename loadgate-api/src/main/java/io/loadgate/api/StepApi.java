@@ -102,8 +102,19 @@ public final class StepApi {
      * worker node, which will publish the run itself if the verdict passes: the ledger then leases the run's
      * PUBLISH_RUN dispatch to that node in the verdict's own transaction and answers with it
      * ({@link StageVerdict#nextDispatch}), as a chunk report's hand-off does with the validation.
+     * {@code queryVersion} and {@code metrics} (extension, both or neither): STAGING metrics the ledger stores in the
+     * verdict's transaction before judging, as {@code POST .../validations} would have stored them.
      */
-    public record StageValidated(@JsonInclude(JsonInclude.Include.NON_NULL) String handOffTo) {
+    public record StageValidated(@JsonInclude(JsonInclude.Include.NON_NULL) String handOffTo,
+                                 @JsonInclude(JsonInclude.Include.NON_NULL) String queryVersion,
+                                 @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Metric> metrics) {
+        public StageValidated {
+            metrics = metrics == null ? List.of() : List.copyOf(metrics);
+        }
+
+        public StageValidated(String handOffTo) {
+            this(handOffTo, null, List.of());
+        }
     }
 
     /**
@@ -122,11 +133,13 @@ public final class StepApi {
     /**
      * {@code POST .../publish/claim}: {@code claimed=false} means another token is publishing; do not publish. When
      * claimed, the extensions fence the publish: {@code publishGeneration} is the key's generation the target must
-     * hold none above, {@code publishWithinMs} how long from the response the commit may still land.
+     * hold none above, {@code publishWithinMs} how long from the response the commit may still land, and
+     * {@code files} the run's committed chunks, as {@code GET .../files} lists them: what the publish commits.
      */
     public record PublishClaim(boolean claimed, RunStatus runStatus,
                                @JsonInclude(JsonInclude.Include.NON_NULL) Long publishGeneration,
-                               @JsonInclude(JsonInclude.Include.NON_NULL) Long publishWithinMs) {
+                               @JsonInclude(JsonInclude.Include.NON_NULL) Long publishWithinMs,
+                               @JsonInclude(JsonInclude.Include.NON_NULL) List<StagedFile> files) {
         public PublishClaim {
             requireNonNull(runStatus, "runStatus is null");
         }
@@ -187,8 +200,19 @@ public final class StepApi {
         }
     }
 
-    /** {@code POST .../success}: the count read back from the target. */
-    public record Success(long targetCount) {
+    /**
+     * {@code POST .../success}: the count read back from the target. {@code queryVersion} and {@code metrics}
+     * (extension, both or neither): TARGET metrics the ledger stores in the verdict's transaction before judging.
+     */
+    public record Success(long targetCount, @JsonInclude(JsonInclude.Include.NON_NULL) String queryVersion,
+                          @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Metric> metrics) {
+        public Success {
+            metrics = metrics == null ? List.of() : List.copyOf(metrics);
+        }
+
+        public Success(long targetCount) {
+            this(targetCount, null, List.of());
+        }
     }
 
     public record SuccessResult(boolean success, RunStatus runStatus, List<String> reasons) {

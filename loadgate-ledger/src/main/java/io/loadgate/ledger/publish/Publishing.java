@@ -17,9 +17,11 @@ import io.loadgate.ledger.dispatch.Outbox;
 import io.loadgate.ledger.event.EventLog;
 import io.loadgate.ledger.run.RunRow;
 import io.loadgate.ledger.run.RunTransitions;
+import io.loadgate.ledger.validation.Validations;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -92,13 +94,15 @@ public final class Publishing {
                 return fence(tx, runId, RunStatus.PUBLISHING);
             }
             boolean same = publishToken.equals(run.publishToken()) && run.status() == RunStatus.PUBLISHING;
-            return same ? fence(tx, runId, run.status()) : new StepApi.PublishClaim(false, run.status(), null, null);
+            return same ? fence(tx, runId, run.status()) : new StepApi.PublishClaim(false, run.status(), null, null, null);
         });
     }
 
+    /** A claim's answer: its fence, and the files to publish (those {@code GET .../files} lists). */
     private StepApi.PublishClaim fence(Tx tx, RunId runId, RunStatus status) throws SQLException {
+        List<StepApi.StagedFile> files = Validations.files(tx, runId);
         return tx.queryOne(FENCE, rs -> new StepApi.PublishClaim(true, status, (Long) rs.getObject(1, Long.class),
-                        rs.getLong(2)),
+                        rs.getLong(2), files),
                 deadline().toMillis() + " milliseconds", runId).orElseThrow();
     }
 

@@ -163,16 +163,19 @@ public final class Validations {
             if (run.status() != required) {
                 throw mismatch(run, required);
             }
-            int failCount = 0;
-            for (StepApi.Metric m : metrics) {
-                tx.update(INSERT_METRIC, runId, stage, m.metricName(), validations.queryVersion(), m.expectedValue(),
-                        m.actualValue(), m.tolerance(), m.result(), LedgerJson.jsonb(m.details()));
-                if (Judge.judge(m) == StepApi.MetricResult.FAIL) {
-                    failCount++;
-                }
-            }
-            return new StepApi.ValidationsRecorded(metrics.size(), failCount, run.status());
+            insert(tx, runId, validations);
+            return new StepApi.ValidationsRecorded(metrics.size(), failures(metrics).size(), run.status());
         });
+    }
+
+    /** Stores metrics as {@code POST .../validations} does; a metric already stored stays as it was. */
+    private static void insert(Tx tx, RunId runId, StepApi.Validations validations) throws SQLException {
+        List<Object[]> rows = new ArrayList<>();
+        for (StepApi.Metric m : validations.metrics()) {
+            rows.add(new Object[] {runId, validations.stage(), m.metricName(), validations.queryVersion(),
+                    m.expectedValue(), m.actualValue(), m.tolerance(), m.result(), LedgerJson.jsonb(m.details())});
+        }
+        tx.batch(INSERT_METRIC, rows);
     }
 
     /** {@code nextDispatch}: the dispatch handed to the caller's node with a passing verdict, if it asked. */
@@ -187,9 +190,13 @@ public final class Validations {
      * STAGE_VALIDATING to STAGING_VALIDATED, or FAILED_STAGE_VALIDATION, on the ledger's own judgement. A passing
      * verdict for a caller that names its node in {@code handOffTo} (nullable) also leases it the run's PUBLISH_RUN
      * dispatch, in the verdict's transaction, and a resend of the same request ({@code requestId}) gets what its lost
-     * answer held (docs/ledger-api-v1.md, the hand-off).
+     * answer held (docs/ledger-api-v1.md, the hand-off). {@code metrics} (STAGING, optional) are stored first, in the
+     * verdict's transaction, as {@link #record} stores them; once the run has left STAGE_VALIDATING they are not
+     * stored (the call is a resend, answered from what the verdict judged).
      */
-    public Verdict stageValidated(RunId runId, String actor, String handOffTo, String requestId) {
+    public Verdict stageValidated(RunId runId, String actor, String handOffTo, String requestId,
+                                  Optional<StepApi.Validations> given) {
+        requireStage(given, StepApi.Stage.STAGING);
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             if (run.status() == RunStatus.STAGING_VALIDATED) {
@@ -203,6 +210,9 @@ public final class Validations {
             }
             if (run.status() != RunStatus.STAGE_VALIDATING) {
                 throw mismatch(run, RunStatus.STAGE_VALIDATING);
+            }
+            if (given.isPresent()) {
+                insert(tx, runId, given.get());
             }
             List<StepApi.Metric> metrics = stored(tx, runId, StepApi.Stage.STAGING);
             List<String> reasons = failures(metrics);
@@ -226,8 +236,12 @@ public final class Validations {
         });
     }
 
-    /** PUBLISHED to SUCCESS once the target's metrics pass the ledger's judgement; a FAIL fails the run. */
-    public Verdict success(RunId runId, Long targetCount, String actor) {
+    /**
+     * PUBLISHED to SUCCESS once the target's metrics pass the ledger's judgement; a FAIL fails the run. {@code given}
+     * (TARGET metrics, optional) are stored first, in the verdict's transaction, as {@link #stageValidated} does.
+     */
+    public Verdict success(RunId runId, Long targetCount, String actor, Optional<StepApi.Validations> given) {
+        requireStage(given, StepApi.Stage.TARGET);
         return database.inTransaction(tx -> {
             RunRow run = RunTransitions.lock(tx, runId);
             if (run.status() == RunStatus.SUCCESS) {
@@ -242,6 +256,9 @@ public final class Validations {
                 throw mismatch(run, RunStatus.PUBLISHED);
             }
             Outbox.ackOpen(tx, runId, DispatchType.VALIDATE_TARGET, null);
+            if (given.isPresent()) {
+                insert(tx, runId, given.get());
+            }
             List<StepApi.Metric> metrics = stored(tx, runId, StepApi.Stage.TARGET);
             if (metrics.isEmpty()) {
                 return new Verdict(false, run.status(), List.of("NO_METRICS"));
@@ -305,6 +322,13 @@ public final class Validations {
             reasons.add("TARGET_COUNT_MISMATCH target " + targetCount + " staged " + stagingCount);
         }
         return reasons;
+    }
+
+    private static void requireStage(Optional<StepApi.Validations> given, StepApi.Stage stage) {
+        if (given.isPresent() && given.get().stage() != stage) {
+            throw new IllegalArgumentException("a verdict's metrics are of stage " + stage + ", not "
+                    + given.get().stage());
+        }
     }
 
     private static Optional<Long> count(List<StepApi.Metric> metrics, String name) {

@@ -9,6 +9,7 @@ import io.loadgate.ledger.LedgerException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
 /** {@code /v1/runs/{runId}/...}: validation, publish and success — the steps after extraction. */
@@ -54,24 +55,44 @@ final class StepRoutes {
         RequestBody body = RequestBody.parse(ctx.body());
         StepApi.Stage stage = body.enumValue("stage", true, StepApi.Stage.class);
         String queryVersion = body.string("queryVersion", true, Formats.CODE);
-        List<RequestBody> items = body.objects("metrics", true, 1, 500);
-        List<StepApi.Metric> metrics = new ArrayList<>();
-        if (items != null) {
-            for (RequestBody item : items) {
-                String name = item.string("metricName", true, 150, Formats.METRIC_NAME);
-                String expected = item.decimalText("expectedValue", false, Formats.MESSAGE);
-                String actual = item.decimalText("actualValue", false, Formats.MESSAGE);
-                String tolerance = item.decimalText("tolerance", false, Formats.CODE);
-                StepApi.MetricResult result = item.enumValue("result", true, StepApi.MetricResult.class);
-                Map<String, Object> details = item.object("details", false);
-                item.finishItem();
-                if (name != null && result != null) {
-                    metrics.add(new StepApi.Metric(name, expected, actual, tolerance, result, details));
-                }
-            }
-        }
+        List<StepApi.Metric> metrics = metrics(body, true);
         body.finish();
         ApiServer.ok(ctx, ledger.validations().record(runId, new StepApi.Validations(stage, queryVersion, metrics)));
+    }
+
+    /** A body's {@code metrics} (1..500), as {@code POST .../validations} takes them; null when absent. */
+    private static List<StepApi.Metric> metrics(RequestBody body, boolean required) {
+        List<RequestBody> items = body.objects("metrics", required, 1, 500);
+        if (items == null) {
+            return null;
+        }
+        List<StepApi.Metric> metrics = new ArrayList<>();
+        for (RequestBody item : items) {
+            String name = item.string("metricName", true, 150, Formats.METRIC_NAME);
+            String expected = item.decimalText("expectedValue", false, Formats.MESSAGE);
+            String actual = item.decimalText("actualValue", false, Formats.MESSAGE);
+            String tolerance = item.decimalText("tolerance", false, Formats.CODE);
+            StepApi.MetricResult result = item.enumValue("result", true, StepApi.MetricResult.class);
+            Map<String, Object> details = item.object("details", false);
+            item.finishItem();
+            if (name != null && result != null) {
+                metrics.add(new StepApi.Metric(name, expected, actual, tolerance, result, details));
+            }
+        }
+        return metrics;
+    }
+
+    /**
+     * The metrics a verdict's call carries (extension: {@code queryVersion} and {@code metrics}, both or neither),
+     * stored in the verdict's transaction as {@code POST .../validations} stores them.
+     */
+    private static Optional<StepApi.Validations> verdictMetrics(RequestBody body, StepApi.Stage stage) {
+        String queryVersion = body.string("queryVersion", false, Formats.CODE);
+        List<StepApi.Metric> metrics = metrics(body, false);
+        body.check("queryVersion", queryVersion != null || metrics == null, "is required with metrics");
+        body.check("metrics", metrics != null || queryVersion == null, "is required with queryVersion");
+        return metrics == null || queryVersion == null ? Optional.empty()
+                : Optional.of(new StepApi.Validations(stage, queryVersion, metrics));
     }
 
     private static void listValidations(Context ctx, Ledger ledger) {
@@ -93,9 +114,10 @@ final class StepRoutes {
         RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body() == null || ctx.body().isBlank() ? "{}" : ctx.body());
         String handOffTo = body.string("handOffTo", false, 200);
+        Optional<StepApi.Validations> metrics = verdictMetrics(body, StepApi.Stage.STAGING);
         body.finish();
         var verdict = ledger.validations().stageValidated(runId, ApiServer.actor(ctx), handOffTo,
-                ctx.attribute("requestId"));
+                ctx.attribute("requestId"), metrics);
         ApiServer.ok(ctx, new StepApi.StageVerdict(verdict.passed(), verdict.runStatus(), verdict.reasons(),
                 verdict.nextDispatch().orElse(null)));
     }
@@ -130,8 +152,9 @@ final class StepRoutes {
         RunId runId = ApiServer.runId(ctx);
         RequestBody body = RequestBody.parse(ctx.body() == null || ctx.body().isBlank() ? "{}" : ctx.body());
         Long targetCount = body.integer("targetCount", false, 0, Long.MAX_VALUE);
+        Optional<StepApi.Validations> metrics = verdictMetrics(body, StepApi.Stage.TARGET);
         body.finish();
-        var verdict = ledger.validations().success(runId, targetCount, ApiServer.actor(ctx));
+        var verdict = ledger.validations().success(runId, targetCount, ApiServer.actor(ctx), metrics);
         ApiServer.ok(ctx, new StepApi.SuccessResult(verdict.passed(), verdict.runStatus(), verdict.reasons()));
     }
 }

@@ -71,7 +71,7 @@ final class PublishStep {
         try {
             PublishFence fence = fence(claim, claimedBefore);
             target = context.targets().forJob(run.job());
-            List<StepApi.StagedFile> recorded = context.ledger().files(run.runId());
+            List<StepApi.StagedFile> recorded = claim.files();
             List<StagedFile> files = dataFiles(recorded);
             publication = new Publication(run.runId().toString(), run.businessKey(), token, fence, files,
                     () -> stagedColumns(context, run, recorded));
@@ -116,11 +116,14 @@ final class PublishStep {
         return reported == PublishOutcome.PUBLISHED ? StepOutcome.OK : StepOutcome.FAILED;
     }
 
-    /** A claim without a fence comes from a ledger older than this worker: publishing unfenced is not an option. */
+    /**
+     * A claim without a fence or files comes from a ledger older than this worker: publishing unfenced is not an
+     * option, and the files are what the claim took.
+     */
     private static PublishFence fence(PublishClaim claim, Instant claimedBefore) {
-        if (claim.publishGeneration() == null || claim.publishWithinMs() == null) {
-            throw new IllegalStateException("the ledger's publish claim carries no publishGeneration and"
-                    + " publishWithinMs; a worker publishes only fenced (upgrade the ledger)");
+        if (claim.publishGeneration() == null || claim.publishWithinMs() == null || claim.files() == null) {
+            throw new IllegalStateException("the ledger's publish claim carries no publishGeneration,"
+                    + " publishWithinMs and files; a worker publishes only fenced (upgrade the ledger)");
         }
         return new PublishFence(claim.publishGeneration(), claimedBefore.plusMillis(claim.publishWithinMs()));
     }

@@ -11,7 +11,7 @@ import io.loadgate.api.StepApi.Metric;
 import io.loadgate.api.StepApi.MetricResult;
 import io.loadgate.api.StepApi.Stage;
 import io.loadgate.api.StepApi.ValidationView;
-import io.loadgate.api.StepApi.Validations;
+import io.loadgate.api.StepApi.Success;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.Messages;
 import io.loadgate.worker.metrics.StepOutcome;
@@ -84,10 +84,11 @@ final class TargetValidationStep {
             metrics.add(new Metric(MetricNames.TARGET_FILES, expected, files, null,
                     expected.equals(files) ? MetricResult.PASS : MetricResult.FAIL, Map.of()));
         }
-        context.ledger().recordValidations(run.runId(), new Validations(Stage.TARGET,
-                StagingValidationStep.QUERY_VERSION, metrics));
         long targetCount = Long.parseLong(measured.get(MetricNames.COUNT));
-        var result = context.ledger().success(run.runId(), targetCount);
+        List<Metric> last = StagingValidationStep.recordAllButLast(context.ledger(), run.runId(), Stage.TARGET,
+                metrics);
+        var result = context.ledger().success(run.runId(), last.isEmpty() ? new Success(targetCount)
+                : new Success(targetCount, StagingValidationStep.QUERY_VERSION, last));
         LOG.info("run {} target validation: {} {}", run.runId(), result.runStatus(), result.reasons());
         return StepOutcome.OK;
     }

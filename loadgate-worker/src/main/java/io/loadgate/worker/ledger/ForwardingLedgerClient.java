@@ -48,6 +48,7 @@ import io.loadgate.api.StepApi.StageValidated;
 import io.loadgate.api.StepApi.StageVerdict;
 import io.loadgate.api.StepApi.StagedFile;
 import io.loadgate.api.StepApi.StartValidation;
+import io.loadgate.api.StepApi.Success;
 import io.loadgate.api.StepApi.SuccessResult;
 import io.loadgate.api.StepApi.ValidationStarted;
 import io.loadgate.api.StepApi.Validations;
@@ -167,8 +168,8 @@ public abstract class ForwardingLedgerClient implements LedgerClient {
     }
 
     @Override
-    public SuccessResult success(RunId runId, long targetCount) {
-        return around("success", () -> delegate.success(runId, targetCount));
+    public SuccessResult success(RunId runId, Success request) {
+        return around("success", () -> delegate.success(runId, request));
     }
 
     @Override

@@ -64,6 +64,7 @@ import io.loadgate.api.StepApi.StageValidated;
 import io.loadgate.api.StepApi.StageVerdict;
 import io.loadgate.api.StepApi.StagedFile;
 import io.loadgate.api.StepApi.StartValidation;
+import io.loadgate.api.StepApi.Success;
 import io.loadgate.api.StepApi.SuccessResult;
 import io.loadgate.api.StepApi.ValidationStarted;
 import io.loadgate.api.StepApi.Validations;
@@ -326,9 +327,9 @@ public final class HttpLedgerClient implements LedgerClient {
     }
 
     @Override
-    public SuccessResult success(RunId runId, long targetCount) {
-        return execute(post(run(runId) + "/success", new StepApi.Success(targetCount), type(SuccessResult.class),
-                Repeat.REPEATABLE));
+    public SuccessResult success(RunId runId, Success request) {
+        requireNonNull(request, "request is null");
+        return execute(post(run(runId) + "/success", request, type(SuccessResult.class), Repeat.REPEATABLE));
     }
 
     // ---- operator, probe, cleanup, monitor

@@ -46,6 +46,7 @@ import io.loadgate.api.StepApi.StageValidated;
 import io.loadgate.api.StepApi.StageVerdict;
 import io.loadgate.api.StepApi.StagedFile;
 import io.loadgate.api.StepApi.StartValidation;
+import io.loadgate.api.StepApi.Success;
 import io.loadgate.api.StepApi.SuccessResult;
 import io.loadgate.api.StepApi.ValidationStarted;
 import io.loadgate.api.StepApi.Validations;
@@ -218,9 +219,10 @@ public interface LedgerClient {
     ValidationsRecorded recordValidations(RunId runId, Validations validations);
 
     /**
-     * {@code POST /v1/runs/{runId}/stage-validated} (worker): the ledger re-judges the stored STAGING metrics.
-     * Repeatable: once decided, the same call answers the same verdict. With {@code handOffTo} a passing verdict
-     * carries the run's PUBLISH_RUN dispatch, leased to that node ({@code nextDispatch}).
+     * {@code POST /v1/runs/{runId}/stage-validated} (worker): the ledger re-judges the stored STAGING metrics, with
+     * those the request carries stored first (extension). Repeatable: once decided, the same call answers the same
+     * verdict. With {@code handOffTo} a passing verdict carries the run's PUBLISH_RUN dispatch, leased to that node
+     * ({@code nextDispatch}).
      */
     StageVerdict stageValidated(RunId runId, StageValidated request);
 
@@ -244,10 +246,16 @@ public interface LedgerClient {
     PublishRecorded publishResult(RunId runId, PublishResult result);
 
     /**
-     * {@code POST /v1/runs/{runId}/success} (worker): needs PUBLISHED and passing TARGET metrics. Repeatable: once
-     * decided, the same call answers the same verdict.
+     * {@code POST /v1/runs/{runId}/success} (worker): needs PUBLISHED and passing TARGET metrics, which the request
+     * may carry (extension: stored in the verdict's transaction). Repeatable: once decided, the same call answers the
+     * same verdict.
      */
-    SuccessResult success(RunId runId, long targetCount);
+    SuccessResult success(RunId runId, Success request);
+
+    /** {@link #success(RunId, Success)} with the TARGET metrics already recorded, as a NiFi flow calls it. */
+    default SuccessResult success(RunId runId, long targetCount) {
+        return success(runId, new Success(targetCount));
+    }
 
     /**
      * {@code POST /v1/runs/{runId}/cancel} (operator, extension): the run becomes CANCELLED, its unfinished

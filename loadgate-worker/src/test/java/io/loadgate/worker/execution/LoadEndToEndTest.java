@@ -16,6 +16,7 @@ import io.loadgate.api.RunApi.RunView;
 import io.loadgate.api.RunId;
 import io.loadgate.api.RunStatus;
 import io.loadgate.ledger.LedgerSettings.RecoveryMode;
+import io.loadgate.worker.ledger.ForwardingLedgerClient;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.metrics.StepOutcome;
 import io.loadgate.worker.publish.FaultInjectingCatalog.Fault;
@@ -36,10 +37,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.iceberg.DataFile;
@@ -72,7 +76,14 @@ class LoadEndToEndTest {
 
     @Test
     void everySourceRowLandsInTheTableExactlyOnce() throws Exception {
-        harness = new LoadHarness(dir, RecoveryMode.FAIL);
+        Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+        harness = new LoadHarness(dir, RecoveryMode.FAIL, client -> new ForwardingLedgerClient(client) {
+            @Override
+            protected <T> T around(String method, Supplier<T> call) {
+                calls.computeIfAbsent(method, unused -> new AtomicInteger()).incrementAndGet();
+                return call.get();
+            }
+        });
         harness.addRows(DAY, 1, 20_000);
         harness.addRows(OTHER_DAY, 100_001, 500);
         harness.startWorker(3);
@@ -94,6 +105,11 @@ class LoadEndToEndTest {
                 .map(RunApi.DispatchView::dispatchType))
                 .containsExactlyInAnyOrder(DispatchType.VALIDATE_RUN, DispatchType.PUBLISH_RUN,
                         DispatchType.VALIDATE_TARGET);
+        // The metrics went with the verdicts and the files with the publish claim: no call of their own.
+        assertThat(calls).doesNotContainKey("recordValidations");
+        assertThat(calls.get("files")).as("the target check's list of files").hasValue(1);
+        assertThat(calls.get("stageValidated")).hasValue(1);
+        assertThat(calls.get("success")).hasValue(1);
     }
 
     @Test

@@ -136,8 +136,31 @@ class LedgerClientWireTest {
         assertThat(result.result().nextDispatch()).isNull();
 
         var success = call("{\"success\":true,\"runStatus\":\"SUCCESS\",\"reasons\":[]}", c -> c.success(RUN, 50));
-        assertThat(success.body().get("targetCount").asLong()).isEqualTo(50);
+        assertThat(success.request().body()).isEqualTo("{\"targetCount\":50}");
         assertThat(success.result().runStatus()).isEqualTo(RunStatus.SUCCESS);
+    }
+
+    @Test
+    void aVerdictsCallCarriesItsStagesMetricsAndAClaimItsFiles() {
+        var metric = new StepApi.Metric("STAGE_COUNT", "50", "50", null, StepApi.MetricResult.PASS, Map.of());
+        var verdict = call("{\"stageValidated\":true,\"runStatus\":\"STAGING_VALIDATED\",\"reasons\":[]}",
+                c -> c.stageValidated(RUN, new StepApi.StageValidated(null, "loadgate-1", List.of(metric))));
+        assertThat(verdict.request().body()).isEqualTo("{\"queryVersion\":\"loadgate-1\",\"metrics\":[{"
+                + "\"metricName\":\"STAGE_COUNT\",\"expectedValue\":\"50\",\"actualValue\":\"50\","
+                + "\"result\":\"PASS\",\"details\":{}}]}");
+
+        var success = call("{\"success\":true,\"runStatus\":\"SUCCESS\",\"reasons\":[]}",
+                c -> c.success(RUN, new StepApi.Success(50, "loadgate-1", List.of(metric))));
+        assertThat(success.body().get("targetCount").asLong()).isEqualTo(50);
+        assertThat(success.body().get("queryVersion").asText()).isEqualTo("loadgate-1");
+        assertThat(success.body().at("/metrics/0/metricName").asText()).isEqualTo("STAGE_COUNT");
+
+        var claim = call("{\"claimed\":true,\"runStatus\":\"PUBLISHING\",\"publishGeneration\":1,"
+                + "\"publishWithinMs\":1000,\"files\":[{\"partitionId\":\"0000\",\"chunkIndex\":0,"
+                + "\"hdfsPath\":\"/stage/a.parquet\",\"recordCount\":50,\"byteCount\":900,\"checksum\":\"c0\","
+                + "\"kind\":\"DATA\"}]}", c -> c.publishClaim(RUN, UUID.randomUUID()));
+        assertThat(claim.result().files()).extracting(StepApi.StagedFile::hdfsPath, StepApi.StagedFile::recordCount)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("/stage/a.parquet", 50L));
     }
 
     @Test
