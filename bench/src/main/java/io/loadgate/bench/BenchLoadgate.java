@@ -120,7 +120,7 @@ final class BenchLoadgate implements AutoCloseable {
         LoadgateConfig config = new LoadgateConfig(new ServerConfig("127.0.0.1", 0, null), configured.database(),
                 new AuthConfig(digests, configured.auth().allowedRoots()), configured.recovery(),
                 configured.dispatch(), configured.cleanup(), configured.home());
-        LoadgateServer server = LoadgateServer.start(config);
+        LoadgateServer server = LoadgateServer.start(config, io.loadgate.worker.publish.LocalFileIO.class);
         try {
             var embedded = server.embedded().orElseThrow(() -> new IllegalStateException(
                     "the benchmark's home " + home + " names a database; it wants the embedded one"));

@@ -17,6 +17,7 @@ import io.loadgate.worker.ledger.LedgerClientConfig;
 import io.loadgate.worker.ledger.LedgerToken;
 import io.loadgate.worker.metrics.WorkerMetrics;
 import io.loadgate.worker.publish.CatalogConfig;
+import io.loadgate.worker.publish.LocalFileIO;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,6 +40,13 @@ import org.apache.hadoop.conf.Configuration;
  * tokens in {@code $LOADGATE_HOME/tokens}, and its lakehouse catalog.
  */
 final class LocalLoadgate implements AutoCloseable {
+    /**
+     * The FileIO of the ledger's lakehouse catalog: the workers' for a local warehouse, which forces every file a
+     * commit names to the disk before the catalog points at it (docs/reliability.md), for an engine's commit through
+     * the REST catalog as for a worker's publish.
+     */
+    static final Class<LocalFileIO> LAKEHOUSE_IO = LocalFileIO.class;
+
     private final LoadgateServer server;
     private final LedgerClient client;
     private final LedgerClient operatorClient;
@@ -82,7 +90,7 @@ final class LocalLoadgate implements AutoCloseable {
         String operatorToken = Tokens.generate();
         LoadgateConfig config = inProcess(configured, Map.of("worker", Tokens.digest(token),
                 "operator", Tokens.digest(operatorToken)));
-        LoadgateServer server = LoadgateServer.start(config);
+        LoadgateServer server = LoadgateServer.start(config, LAKEHOUSE_IO);
         try {
             Path warehouse = config.home().resolve("warehouse");
             return withWorkers(server, new Clients(client(server, token), client(server, operatorToken)),

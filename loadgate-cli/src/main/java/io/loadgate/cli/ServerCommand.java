@@ -24,7 +24,7 @@ final class ServerCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         LoadgateConfig loaded = Configs.load(Optional.ofNullable(config));
         loaded.describe().forEach(line -> LOG.info("config {}", line));
-        LoadgateServer server = LoadgateServer.start(loaded);
+        LoadgateServer server = LoadgateServer.start(loaded, LocalLoadgate.LAKEHOUSE_IO);
         String bound = loaded.server().host();
         // A wildcard address is every interface: say so, and give the URL a client on this machine can use.
         boolean everyInterface = bound.equals("0.0.0.0") || bound.equals("::") || bound.equals("[::]");

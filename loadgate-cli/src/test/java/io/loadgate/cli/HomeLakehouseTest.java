@@ -83,7 +83,7 @@ class HomeLakehouseTest {
         var job = JobSpecLoader.parse(Path.of("home.yaml"), yaml);
         Files.createDirectories(home.resolve("stage"));
         var timer = Executors.newSingleThreadScheduledExecutor();
-        try (LoadgateServer server = LoadgateServer.start(config)) {
+        try (LoadgateServer server = LoadgateServer.start(config, LocalLoadgate.LAKEHOUSE_IO)) {
             Optional<CatalogConfig> lakehouse = HomeLakehouse.find(env, warehouse);
             assertThat(lakehouse).as("the running ledger's lakehouse").hasValueSatisfying(c -> assertThat(c.uri())
                     .isEqualTo(server.embedded().orElseThrow().jdbcUrl("lakehouse")));

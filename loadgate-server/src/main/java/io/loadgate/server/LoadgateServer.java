@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.iceberg.io.FileIO;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,8 +50,13 @@ public final class LoadgateServer implements AutoCloseable {
         this.database = database;
     }
 
-    public static LoadgateServer start(LoadgateConfig config) {
+    /**
+     * Starts the ledger of {@code config}; its lakehouse catalog (the Iceberg REST catalog's) reads and writes the
+     * tables' files through {@code lakehouseIo}, the FileIO the workers use for the same warehouse.
+     */
+    public static LoadgateServer start(LoadgateConfig config, Class<? extends FileIO> lakehouseIo) {
         requireNonNull(config, "config is null");
+        requireNonNull(lakehouseIo, "lakehouseIo is null");
         if (config.server().port() > 0 && EmbeddedPostgres.portTaken(config.server().port())) {
             // Checked before the database starts, so that the refusal is one line and leaves nothing running.
             throw new IllegalStateException("port " + config.server().port() + " for the ledger API is taken by"
@@ -69,7 +75,7 @@ public final class LoadgateServer implements AutoCloseable {
                     Dispatcher.policy(config.dispatch()));
             ApiServer.Tls tls = config.server().tls() == null ? null
                     : new ApiServer.Tls(config.server().tls().keystore(), config.server().tls().password());
-            Lakehouse lakehouse = lakehouse(config, db);
+            Lakehouse lakehouse = lakehouse(config, db, lakehouseIo);
             resources.add(0, lakehouse);
             ApiServer api = ApiServer.start(new ApiServer.Wiring(ledger, authenticator(config), metrics, leases),
                     config.server().host(), config.server().port(), tls, java.util.Optional.of(lakehouse));
@@ -89,13 +95,13 @@ public final class LoadgateServer implements AutoCloseable {
      * The default Iceberg catalog of workers beside this ledger: a {@code lakehouse} database on the embedded
      * PostgreSQL, else the configured database itself; new tables under {@code $LOADGATE_HOME/warehouse}.
      */
-    private static Lakehouse lakehouse(LoadgateConfig config, LedgerDatabase db) {
+    private static Lakehouse lakehouse(LoadgateConfig config, LedgerDatabase db, Class<? extends FileIO> io) {
         java.nio.file.Path warehouse = config.home().resolve("warehouse");
         if (db.embedded() != null) {
             db.embedded().ensureDatabase("lakehouse");
-            return Lakehouse.jdbc(db.embedded().jdbcUrl("lakehouse"), db.embedded().user(), "", warehouse);
+            return Lakehouse.jdbc(db.embedded().jdbcUrl("lakehouse"), db.embedded().user(), "", warehouse, io);
         }
-        return Lakehouse.jdbc(db.jdbcUrl(), config.database().user(), config.database().password(), warehouse);
+        return Lakehouse.jdbc(db.jdbcUrl(), config.database().user(), config.database().password(), warehouse, io);
     }
 
     static LedgerSettings settings(LoadgateConfig config) {

@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.iceberg.hadoop.HadoopFileIO;
 import org.junit.jupiter.api.Test;
 
 /** The process wiring: a server's API beside a separate {@code loadgate control-loop} on one database. */
@@ -44,7 +45,7 @@ class ControlLoopTest {
                 "LOADGATE_DISPATCH__POLL_INTERVAL", "200ms",
                 "LOADGATE_RECOVERY__SWEEPER_INTERVAL", "1s"));
         LoadgateConfig serverConfig = ConfigLoader.load(Optional.empty(), env);
-        try (Receiver receiver = new Receiver(); LoadgateServer server = LoadgateServer.start(serverConfig)) {
+        try (Receiver receiver = new Receiver(); LoadgateServer server = LoadgateServer.start(serverConfig, HadoopFileIO.class)) {
             env.put("LOADGATE_DISPATCH__RECEIVER_URL", receiver.url().toString());
             try (ControlLoop loops = ControlLoop.standalone(ConfigLoader.load(Optional.empty(), env))) {
                 assertThat(loops.dispatcher()).isPresent();

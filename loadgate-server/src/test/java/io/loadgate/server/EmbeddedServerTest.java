@@ -15,6 +15,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.iceberg.hadoop.HadoopFileIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,14 +45,14 @@ class EmbeddedServerTest {
         assertThat(lgHome.token("worker")).contains(worker);
 
         String runId;
-        try (LoadgateServer server = LoadgateServer.start(config)) {
+        try (LoadgateServer server = LoadgateServer.start(config, HadoopFileIO.class)) {
             assertThat(server.embedded()).isPresent();
             var created = send(server, worker, "POST", "/v1/runs", Map.of("jobKey", "EMBEDDED", "businessKey", "K",
                     "hdfsRoot", home.resolve("stage").toString(), "stageTablePrefix", "stg_"));
             assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
             runId = Json.MAPPER.readTree(created.body()).get("runId").asText();
         }
-        try (LoadgateServer again = LoadgateServer.start(config())) {
+        try (LoadgateServer again = LoadgateServer.start(config(), HadoopFileIO.class)) {
             var run = send(again, operator, "GET", "/v1/runs/" + runId, null);
             assertThat(run.statusCode()).isEqualTo(200);
             assertThat(run.body()).contains("\"status\":\"CREATED\"");
@@ -91,7 +92,7 @@ class EmbeddedServerTest {
         assertThat(lgHome.token("viewer")).as("once only").contains(viewer);
         assertThat(Files.readString(lgHome.configFile())).isEqualTo(upgraded);
 
-        try (LoadgateServer server = LoadgateServer.start(config)) {
+        try (LoadgateServer server = LoadgateServer.start(config, HadoopFileIO.class)) {
             assertThat(send(server, viewer, "GET", "/v1/runs", null).statusCode()).isEqualTo(200);
             assertThat(send(server, viewer, "POST", "/v1/runs", Map.of()).statusCode()).as("reads only")
                     .isEqualTo(403);

@@ -39,6 +39,7 @@ import io.loadgate.worker.ledger.LedgerClientConfig;
 import io.loadgate.worker.ledger.LedgerToken;
 import io.loadgate.worker.metrics.WorkerMetrics;
 import io.loadgate.worker.publish.CatalogConfig;
+import io.loadgate.worker.publish.LocalFileIO;
 import io.loadgate.worker.publish.TargetCatalog;
 import io.loadgate.worker.source.files.SnapshotFile;
 import io.loadgate.worker.testing.ItemsTable;
@@ -115,7 +116,7 @@ class SparkLoadTest {
                 dir.resolve("warehouse"));
         // The ledger serves the jobs' catalog over the Iceberg REST protocol too, as loadgate server serves its own.
         lakehouse = Lakehouse.jdbc(lakeDatabase.jdbcUrl(), lakeDatabase.user(), lakeDatabase.password(),
-                dir.resolve("warehouse"));
+                dir.resolve("warehouse"), LocalFileIO.class);
         // Beats every 500 ms, well inside the sweeper's 3 s stale window (as a ledger's config must have it), so a
         // child JVM's driver and tasks, which beat as often as the ledger asks, are not taken for dead.
         ledger = new TestLedger(new LedgerSettings(List.of(StagePath.parse(stage.toUri().toString())),

@@ -4,7 +4,9 @@ import static java.util.Objects.requireNonNull;
 
 import java.nio.file.Path;
 import java.util.Map;
+import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 
 /**
@@ -27,17 +29,24 @@ public final class Lakehouse implements AutoCloseable {
         this.properties = properties;
     }
 
-    /** The JDBC catalog on {@code jdbcUrl}, new tables under {@code warehouse}, as the workers open it. */
-    public static Lakehouse jdbc(String jdbcUrl, String user, String password, Path warehouse) {
+    /**
+     * The JDBC catalog on {@code jdbcUrl}, new tables under {@code warehouse}, as the workers open it, writing and
+     * reading the tables' files through {@code io}: the workers' FileIO for a local warehouse, which forces each
+     * metadata file to the disk before the catalog points at it, so that an engine's commit through the REST catalog
+     * is as durable as a worker's publish.
+     */
+    public static Lakehouse jdbc(String jdbcUrl, String user, String password, Path warehouse,
+                                 Class<? extends FileIO> io) {
         requireNonNull(jdbcUrl, "jdbcUrl is null");
         requireNonNull(user, "user is null");
         requireNonNull(password, "password is null");
         requireNonNull(warehouse, "warehouse is null");
+        requireNonNull(io, "io is null");
         // The workers' catalog properties (CatalogConfig.catalogProperties): the same layout version, or the JDBC
         // catalog would create its tables differently from theirs.
         return new Lakehouse(Map.of("catalog-impl", JdbcCatalog.class.getName(), "uri", jdbcUrl,
                 "warehouse", warehouse.toAbsolutePath().toString(), "jdbc.user", user, "jdbc.password", password,
-                "jdbc.schema-version", "V1"));
+                "jdbc.schema-version", "V1", CatalogProperties.FILE_IO_IMPL, io.getName()));
     }
 
     /** The catalog, opened now if it is not yet. */
