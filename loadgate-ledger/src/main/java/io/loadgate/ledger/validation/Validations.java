@@ -190,7 +190,7 @@ public final class Validations {
      * STAGE_VALIDATING to STAGING_VALIDATED, or FAILED_STAGE_VALIDATION, on the ledger's own judgement. A passing
      * verdict for a caller that names its node in {@code handOffTo} (nullable) also leases it the run's PUBLISH_RUN
      * dispatch, in the verdict's transaction, and a resend of the same request ({@code requestId}) gets what its lost
-     * answer held (docs/ledger-api-v1.md, the hand-off). {@code metrics} (STAGING, optional) are stored first, in the
+     * answer held (docs/ledger-api-v1.md, the hand-off). {@code given} (STAGING metrics, optional) are stored first, in the
      * verdict's transaction, as {@link #record} stores them; once the run has left STAGE_VALIDATING they are not
      * stored (the call is a resend, answered from what the verdict judged).
      */
@@ -326,7 +326,7 @@ public final class Validations {
 
     private static void requireStage(Optional<StepApi.Validations> given, StepApi.Stage stage) {
         if (given.isPresent() && given.get().stage() != stage) {
-            throw new IllegalArgumentException("a verdict's metrics are of stage " + stage + ", not "
+            throw new IllegalArgumentException("this verdict takes " + stage + " metrics, not "
                     + given.get().stage());
         }
     }
