@@ -25,6 +25,7 @@ import io.loadgate.worker.ledger.LedgerClientConfig;
 import io.loadgate.worker.ledger.LedgerToken;
 import io.loadgate.worker.metrics.WorkerMetrics;
 import io.loadgate.worker.publish.CatalogConfig;
+import io.loadgate.worker.publish.LocalFileIO;
 import io.loadgate.worker.submit.RunFollower;
 import io.loadgate.worker.job.SourceMetricsTiming;
 import io.loadgate.worker.submit.RunSubmitter;
@@ -120,7 +121,7 @@ final class BenchLoadgate implements AutoCloseable {
         LoadgateConfig config = new LoadgateConfig(new ServerConfig("127.0.0.1", 0, null), configured.database(),
                 new AuthConfig(digests, configured.auth().allowedRoots()), configured.recovery(),
                 configured.dispatch(), configured.cleanup(), configured.home());
-        LoadgateServer server = LoadgateServer.start(config, io.loadgate.worker.publish.LocalFileIO.class);
+        LoadgateServer server = LoadgateServer.start(config, LocalFileIO.class);
         try {
             var embedded = server.embedded().orElseThrow(() -> new IllegalStateException(
                     "the benchmark's home " + home + " names a database; it wants the embedded one"));

@@ -31,9 +31,9 @@ public final class Lakehouse implements AutoCloseable {
 
     /**
      * The JDBC catalog on {@code jdbcUrl}, new tables under {@code warehouse}, as the workers open it, writing and
-     * reading the tables' files through {@code io}: the workers' FileIO for a local warehouse, which forces each
-     * metadata file to the disk before the catalog points at it, so that an engine's commit through the REST catalog
-     * is as durable as a worker's publish.
+     * reading the tables' files through {@code io}: the workers' own FileIO, so that an engine's commit through the
+     * REST catalog is as durable as a worker's publish (the CLI gives the one that forces each metadata file to the
+     * disk before the catalog points at it).
      */
     public static Lakehouse jdbc(String jdbcUrl, String user, String password, Path warehouse,
                                  Class<? extends FileIO> io) {
