@@ -105,7 +105,8 @@ final class ScaleBench {
     record Size(long rows, List<CopyBaseline.Measurement> copies, BenchLoadgate.Submitted load, List<Duration> walls,
                 long peakRssKib, WorkerProcess.HeapPeaks heap, List<LiveHeapSampler.Sample> liveHeap,
                 int liveHeapSkipped,
-                Map<String, Long> workerCalls, long submitterCalls, LedgerRows ledgerRows, String loadAverage) {
+                Map<String, Long> workerCalls, Map<String, Double> callMillis, long submitterCalls,
+                LedgerRows ledgerRows, String loadAverage) {
         double copyRowsPerSecond() {
             return copies.stream().mapToDouble(CopyBaseline.Measurement::rowsPerSecond).max().orElseThrow();
         }
@@ -191,6 +192,7 @@ final class ScaleBench {
             List<LiveHeapSampler.Sample> liveHeap = List.of();
             int liveHeapSkipped = 0;
             Map<String, Long> calls = new TreeMap<>();
+            Map<String, Double> callMillis = new TreeMap<>();
             try (WorkerProcess worker = WorkerProcess.start(options.cli(), ledger, options.partitions(), WORKER_HEAP,
                     "scale-" + rows)) {
                 System.out.printf("  worker pid %d (-Xmx%s, %d threads)%n", worker.pid(), WORKER_HEAP,
@@ -202,6 +204,7 @@ final class ScaleBench {
                     warmUp(ledger, options, stage, SMALL_WARMUP_ROWS, options.smallWarmupLoads(), "small_warmup");
                     List<BenchLoadgate.Submitted> loads = new ArrayList<>();
                     int repeats = options.repeats(rows);
+                    Map<String, WorkerProcess.CallTotals> first = worker.ledgerCallTotals();
                     for (int repeat = 1; repeat <= repeats; repeat++) {
                         Map<String, Long> before = worker.ledgerCalls();
                         System.out.printf("  load %d of %d: %,d rows with %d partitions ...%n", repeat,
@@ -219,6 +222,14 @@ final class ScaleBench {
                             });
                         }
                     }
+                    worker.ledgerCallTotals().forEach((method, totals) -> {
+                        WorkerProcess.CallTotals before = first.getOrDefault(method,
+                                new WorkerProcess.CallTotals(0, 0));
+                        if (totals.count() > before.count()) {
+                            callMillis.put(method, (totals.seconds() - before.seconds()) * 1e3
+                                    / (totals.count() - before.count()));
+                        }
+                    });
                     walls = loads.stream().map(BenchLoadgate.Submitted::wall).toList();
                     loaded = Bench.medianBy(loads, Comparator.comparing(BenchLoadgate.Submitted::wall));
                     peakRss = worker.peakRssKib();
@@ -268,7 +279,7 @@ final class ScaleBench {
             }
             long submitterCalls = loaded.calls().stream().filter(c -> !c.isLeaseWait()).count();
             return new Size(rows, copies, loaded, walls, peakRss, peakHeap, liveHeap, liveHeapSkipped, calls,
-                    submitterCalls, ledgerRows, load.summary());
+                    callMillis, submitterCalls, ledgerRows, load.summary());
         }
     }
 
@@ -284,7 +295,6 @@ final class ScaleBench {
                 runId, runId, runId, runId, runId).orElseThrow());
     }
 
-    /** The run's events, each at its milliseconds since the first: where a load's fixed time goes. */
     /** {@code loads} unreported loads of the {@code rows}-row table, each into a table of its own. */
     private static void warmUp(BenchLoadgate ledger, Options options, Path stage, long rows, int loads, String name)
             throws Exception {
@@ -297,6 +307,7 @@ final class ScaleBench {
         }
     }
 
+    /** The run's events, each at its milliseconds since the first: where a load's fixed time goes. */
     private static List<String> timeline(BenchLoadgate ledger, RunId runId) {
         return ledger.inProcessLedger().database().inTransaction(tx -> tx.query(TIMELINE,
                 rs -> "%6d ms  %-28s %s".formatted(rs.getLong(1), rs.getString(2), rs.getString(3)), runId));
@@ -364,12 +375,15 @@ final class ScaleBench {
             out.append(liveHeap(sizes));
         }
         out.append("Worker ledger calls by method (the measured load only; `leaseDispatches` are long polls, not"
-                + " counted above):\n\n| call |");
+                + " counted above), with the mean time of such a call at the worker over all the size's measured"
+                + " loads:\n\n| call |");
         sizes.forEach(s -> out.append(" %,d rows |".formatted(s.rows())));
         out.append("\n|---|").append("---:|".repeat(sizes.size())).append('\n');
         sizes.stream().flatMap(s -> s.workerCalls().keySet().stream()).distinct().sorted().forEach(method -> {
             out.append("| `").append(method).append("` |");
-            sizes.forEach(s -> out.append(" %d |".formatted(s.workerCalls(method))));
+            sizes.forEach(s -> out.append(s.callMillis().containsKey(method)
+                    ? " %d (%.1f ms) |".formatted(s.workerCalls(method), s.callMillis().get(method))
+                    : " %d |".formatted(s.workerCalls(method))));
             out.append('\n');
         });
         out.append("| submitter (createRun, registerManifest, ...) |");

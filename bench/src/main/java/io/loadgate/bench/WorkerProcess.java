@@ -22,14 +22,14 @@ import java.util.regex.Pattern;
  * class path ({@code loadgate-cli/target}), here with {@code -Xmx1g}, leasing from the benchmark's ledger with a
  * worker token and publishing to the ledger's lakehouse (the worker finds it through {@code LOADGATE_HOME}, as a
  * worker beside a ledger does). Its own process so that its peak RSS is the worker's alone, and its ledger calls are
- * read off its {@code /metrics} ({@code loadgate_worker_ledger_calls_seconds_count} by method).
+ * read off its {@code /metrics} ({@code loadgate_worker_ledger_calls_seconds} by method).
  */
 final class WorkerProcess implements AutoCloseable {
     /** The CLI worker's long poll (WorkerCommand's lease wait): a poll of a stopped worker can last that long. */
     static final Duration LEASE_WAIT = Duration.ofSeconds(20);
     private static final Pattern METRICS_URL = Pattern.compile("metrics on (http://\\S+/metrics)");
     private static final Pattern CALLS = Pattern.compile(
-            "^loadgate_worker_ledger_calls_seconds_count\\{([^}]*)\\}\\s+(\\S+)$");
+            "^loadgate_worker_ledger_calls_seconds_(count|sum)\\{([^}]*)\\}\\s+(\\S+)$");
     private static final Pattern METHOD = Pattern.compile("method=\"([^\"]+)\"");
     private static final Duration READY_WITHIN = Duration.ofSeconds(120);
     // A unified-logging gc line's heap before, after and committed: "... 512M->201M(1024M) 5.123ms".
@@ -155,17 +155,33 @@ final class WorkerProcess implements AutoCloseable {
                 .orElseThrow(() -> new IllegalStateException("no " + field + " in /proc/" + process.pid() + "/status"));
     }
 
+    /** A method's calls so far: how many, and their time summed, as the worker's client timed them. */
+    record CallTotals(long count, double seconds) {
+        CallTotals plus(CallTotals other) {
+            return new CallTotals(count + other.count, seconds + other.seconds);
+        }
+    }
+
     /** The worker's ledger calls so far, by method (successful and failed), from its Prometheus endpoint. */
     Map<String, Long> ledgerCalls() throws IOException, InterruptedException {
+        Map<String, Long> counts = new TreeMap<>();
+        ledgerCallTotals().forEach((method, totals) -> counts.put(method, totals.count()));
+        return counts;
+    }
+
+    /** {@link #ledgerCalls()} with the time they took. */
+    Map<String, CallTotals> ledgerCallTotals() throws IOException, InterruptedException {
         String body = http.send(HttpRequest.newBuilder(metrics).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
-        Map<String, Long> calls = new TreeMap<>();
+        Map<String, CallTotals> calls = new TreeMap<>();
         for (String line : body.split("\n")) {
             Matcher m = CALLS.matcher(line.trim());
             if (m.matches()) {
-                Matcher method = METHOD.matcher(m.group(1));
+                Matcher method = METHOD.matcher(m.group(2));
                 if (method.find()) {
-                    calls.merge(method.group(1), (long) Double.parseDouble(m.group(2)), Long::sum);
+                    double value = Double.parseDouble(m.group(3));
+                    calls.merge(method.group(1), m.group(1).equals("count") ? new CallTotals((long) value, 0)
+                            : new CallTotals(0, value), CallTotals::plus);
                 }
             }
         }

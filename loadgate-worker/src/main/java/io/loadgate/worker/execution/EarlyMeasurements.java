@@ -17,23 +17,27 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.apache.iceberg.Schema;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Staging metrics of a partition's data chunks, measured by the worker thread that wrote them once the ledger has
- * them, while the run's other partitions still extract; the run's staging validation, when this process runs it,
- * takes them instead of reading those files again.
+ * Staging metrics of a partition's data chunks, measured on a thread of their own as soon as the partition's chunks
+ * are written, while the worker thread that wrote them reports them and the run's other partitions still extract;
+ * the run's staging validation, when this process runs it, takes them instead of reading those files again.
  *
  * <p>Why: a run's partitions rarely finish together, and until the last one does, the finished partitions' threads
  * and cores are idle (a 1,000,000-row load's two partitions ended 23–68 ms apart on the bench), after which the
- * validation read every file. Nothing of the check changes: the metrics are those of the committed file, read from
- * the disk as the validation reads it (the same reader, the same columns), and kept only if the file's bytes,
- * hashed after the reading, are the ones its report carried; the validation still hashes every file against the
- * ledger's checksum before judging, so a file replaced after it was measured fails the run as before. Each file
- * counts once: a file is measured early only until the validation has begun, and the validation waits for one
- * being measured rather than measuring it again. A validation run by another process measures every file itself.
+ * validation read every file. The last partition's chunks are measured while its reports and the validation's start
+ * travel to the ledger and back, instead of after them. Nothing of the check changes: the metrics are those of the
+ * closed file, read from the disk as the validation reads it (the same reader, the same columns), and kept only if
+ * the file's bytes, hashed after the reading, are the ones its report carries; the validation still hashes every
+ * file against the ledger's checksum before judging, so a file replaced after it was measured fails the run as
+ * before. Each file counts once: a file is measured early only until the validation has begun, and the validation
+ * waits for one being measured rather than measuring it again. A validation run by another process measures every
+ * file itself.
  */
 final class EarlyMeasurements {
     private static final Logger LOG = LoggerFactory.getLogger(EarlyMeasurements.class);
@@ -52,15 +56,32 @@ final class EarlyMeasurements {
     private final Map<RunId, RunFiles> runs = new ConcurrentHashMap<>();
     private final StagedFilesReader reader;
     private final Clock clock;
+    private final Executor measuring;
 
-    EarlyMeasurements(StagedFilesReader reader, Clock clock) {
+    /** @param measuring runs {@link #measureMeanwhile}'s work */
+    EarlyMeasurements(StagedFilesReader reader, Clock clock, Executor measuring) {
         this.reader = requireNonNull(reader, "reader is null");
         this.clock = requireNonNull(clock, "clock is null");
+        this.measuring = requireNonNull(measuring, "measuring is null");
     }
 
     /**
-     * Measures {@code chunks} (data chunks the ledger has recorded for the run), one after the other, until the run's
-     * validation begins in this process. A file that cannot be measured, or whose bytes are not its checksum's, is
+     * {@link #measure} on the executor given at construction, so that the caller can report the chunks meanwhile. A
+     * chunk measured before the ledger has it is only taken by a validation whose ledger list holds it with the same
+     * checksum (a report refused leaves it unused, to age out).
+     */
+    void measureMeanwhile(RunId runId, List<StagedChunk> chunks, ValidationSpec validation) {
+        try {
+            measuring.execute(() -> measure(runId, chunks, validation));
+        } catch (RejectedExecutionException e) {
+            // The worker is stopping: the validation, wherever it runs, reads these files itself.
+            LOG.debug("not measuring the chunks of {} early: {}", runId, e.toString());
+        }
+    }
+
+    /**
+     * Measures {@code chunks} (data chunks of the run), one after the other, until the run's validation begins in this
+     * process. A file that cannot be measured, or whose bytes are not its checksum's, is
      * left for the validation to read (and judge).
      */
     void measure(RunId runId, List<StagedChunk> chunks, ValidationSpec validation) {

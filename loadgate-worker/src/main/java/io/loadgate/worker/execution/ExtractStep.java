@@ -11,7 +11,6 @@ import io.loadgate.api.PartitionApi.Claim;
 import io.loadgate.api.PartitionApi.PartitionFailure;
 import io.loadgate.api.PartitionId;
 import io.loadgate.api.RunId;
-import io.loadgate.api.RunStatus;
 import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.Messages;
 import io.loadgate.worker.metrics.StepOutcome;
@@ -37,7 +36,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.Record;
@@ -55,26 +53,22 @@ public final class ExtractStep {
 
     private final WorkerContext context;
     private final Optional<EarlyMeasurements> early;
-    private final BooleanSupplier threadFree;
     private final Optional<Consumer<LeasedDispatch>> handOff;
 
     /** A step for another engine's attempts (a Spark task), whose process does not validate the run. */
     public ExtractStep(WorkerContext context) {
-        this(context, Optional.empty(), () -> false, Optional.empty());
+        this(context, Optional.empty(), Optional.empty());
     }
 
     /**
-     * A worker's step, measuring its partition's chunks for the run's validation once they are reported;
-     * {@code threadFree} says whether another of the worker's threads is free to take a step now. With
+     * A worker's step, having its partition's chunks measured for the run's validation while it reports them. With
      * {@code handOff}, the partition's last report asks the ledger for the run's validation should it complete the
      * extraction, and the step gives what the ledger handed it to {@code handOff}: the worker runs it on this thread
      * once this step has ended.
      */
-    ExtractStep(WorkerContext context, Optional<EarlyMeasurements> early, BooleanSupplier threadFree,
-                Optional<Consumer<LeasedDispatch>> handOff) {
+    ExtractStep(WorkerContext context, Optional<EarlyMeasurements> early, Optional<Consumer<LeasedDispatch>> handOff) {
         this.context = requireNonNull(context, "context is null");
         this.early = requireNonNull(early, "early is null");
-        this.threadFree = requireNonNull(threadFree, "threadFree is null");
         this.handOff = requireNonNull(handOff, "handOff is null");
     }
 
@@ -135,6 +129,7 @@ public final class ExtractStep {
                 return fail(run, partition, token, claim.attempt(), "DATA", "ROW_COUNT_MISMATCH",
                         "the partition read no rows but expected " + partition.expectedRowCount());
             }
+            measureMeanwhile(run, written);
             reported = report(run, partition, token, written);
         } catch (ClaimLostException e) {
             LOG.warn("partition {}/{} was taken from this worker (reissued or cancelled); its files are left for cleanup",
@@ -163,33 +158,26 @@ public final class ExtractStep {
         }
         if (reported.nextDispatch() != null) {
             // This report completed the extraction and the ledger handed the run's validation to this node: this
-            // thread runs it next, measuring this partition's files itself, without a lease's round trip (13–85 ms
+            // thread runs it next, taking over the files measured meanwhile, without a lease's round trip (13–85 ms
             // on the bench's 1,000,000-row loads while the worker's other thread still measured, 2026-12-05).
             handOff.orElseThrow().accept(reported.nextDispatch());
-            return StepOutcome.OK;
-        }
-        // After the last partition's report, which dispatched the run's validation, only while another of this
-        // worker's threads is free to take it: the validation starts a dispatch hop and a ledger call later, hashes
-        // every file, and takes over the file measured meanwhile. With no other thread free it would wait for this
-        // one (43 ms in a 2-thread worker whose other thread still measured its own partition, 2026-12-05).
-        if (reported.runStatus() == RunStatus.EXTRACTING
-                || reported.runStatus() == RunStatus.EXTRACTED_VALIDATED && threadFree.getAsBoolean()) {
-            measureEarly(run, written);
         }
         return StepOutcome.OK;
     }
 
     /**
-     * The reported data chunks' staging metrics, while other partitions still extract or the run's validation starts
-     * ({@link EarlyMeasurements}).
+     * Has the written data chunks' staging metrics taken on another thread while this one reports them, for the run's
+     * validation ({@link EarlyMeasurements}): while other partitions still extract, or, after the last partition,
+     * while its reports and the validation's start go to the ledger and back (~20 ms) rather than after them. It
+     * runs beside the worker's threads, so no step waits for it but the validation that takes its file.
      * Not for a file source's chunks nor a partition with rejects: their validation measures data and rejects together.
      */
-    private void measureEarly(RunContext run, Written written) {
+    private void measureMeanwhile(RunContext run, Written written) {
         if (early.isEmpty() || run.job().source().isFiles()
                 || written.chunks().stream().anyMatch(c -> c.kind() != ChunkKind.DATA)) {
             return;
         }
-        early.get().measure(run.runId(), written.chunks().stream().map(ChunkToReport::chunk).toList(),
+        early.get().measureMeanwhile(run.runId(), written.chunks().stream().map(ChunkToReport::chunk).toList(),
                 run.job().validation());
     }
 

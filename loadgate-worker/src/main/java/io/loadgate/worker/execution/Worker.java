@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -35,6 +36,8 @@ public final class Worker implements AutoCloseable {
 
     private final WorkerContext context;
     private final ExecutorService threads;
+    /** Measures extracted chunks beside the worker's threads (at most one file per partition at a time). */
+    private final ExecutorService measuring;
     private final ExtractStep extract;
     private final StagingValidationStep validate;
     private final PublishStep publish;
@@ -54,23 +57,29 @@ public final class Worker implements AutoCloseable {
         this.context = requireNonNull(context, "context is null");
         this.types = List.copyOf(types);
         this.threadCount = threadCount;
-        AtomicInteger number = new AtomicInteger();
-        this.threads = Executors.newFixedThreadPool(threadCount, r -> {
-            Thread t = new Thread(r, "loadgate-worker-" + number.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        // One per worker process: its extraction threads measure, its validations take.
-        Optional<EarlyMeasurements> early = Optional.of(new EarlyMeasurements(new StagedFilesReader(context.hadoop()),
-                Clock.systemUTC()));
-        // The thread asking is busy itself: another is free when fewer are busy than there are threads.
+        this.threads = Executors.newFixedThreadPool(threadCount, daemons("loadgate-worker-"));
+        this.measuring = Executors.newCachedThreadPool(daemons("loadgate-early-measure-"));
+        // One per worker process: its extractions have their chunks measured, its validations take them; a worker
+        // that validates no run would only hold them until they age out.
+        Optional<EarlyMeasurements> early = types.contains(DispatchType.VALIDATE_RUN)
+                ? Optional.of(new EarlyMeasurements(new StagedFilesReader(context.hadoop()), Clock.systemUTC(),
+                        measuring))
+                : Optional.empty();
         // A validation handed to the thread whose report completed the extraction is that thread's next step.
-        this.extract = new ExtractStep(context, early, () -> busy.get() < this.threadCount,
-                handOff(DispatchType.VALIDATE_RUN));
+        this.extract = new ExtractStep(context, early, handOff(DispatchType.VALIDATE_RUN));
         this.validate = new StagingValidationStep(context, early, handOff(DispatchType.PUBLISH_RUN));
         this.publish = new PublishStep(context, handOff(DispatchType.VALIDATE_TARGET));
         this.validateTarget = new TargetValidationStep(context);
         this.probe = new ProbePublishStep(context);
+    }
+
+    private static ThreadFactory daemons(String prefix) {
+        AtomicInteger number = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + number.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
     }
 
     /** A step handed to this thread by the ledger with an answer, when this worker takes steps of that type. */
@@ -250,6 +259,9 @@ public final class Worker implements AutoCloseable {
         } catch (InterruptedException e) {
             threads.shutdownNow();
             Thread.currentThread().interrupt();
+        } finally {
+            // What is measured early only saves a validation reading; one that needs a file reads it itself.
+            measuring.shutdownNow();
         }
     }
 

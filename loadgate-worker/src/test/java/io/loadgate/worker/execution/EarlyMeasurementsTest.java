@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.RejectedExecutionException;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,7 +40,7 @@ class EarlyMeasurementsTest {
     Path staging;
 
     private final StagedFilesReader reader = new StagedFilesReader(new Configuration());
-    private final EarlyMeasurements early = new EarlyMeasurements(reader, Clock.systemUTC());
+    private final EarlyMeasurements early = new EarlyMeasurements(reader, Clock.systemUTC(), Runnable::run);
     private final RunId run = new RunId(UUID.randomUUID());
 
     @Test
@@ -109,6 +110,18 @@ class EarlyMeasurementsTest {
         early.measure(run, chunks, SPEC);
 
         assertThat(early.close(run, checksums(chunks))).isEmpty();
+    }
+
+    @Test
+    void chunksAStoppingWorkerCannotMeasureAreLeftForTheValidation() {
+        List<StagedChunk> chunks = List.of(chunk(0, 1, 300));
+        EarlyMeasurements stopping = new EarlyMeasurements(reader, Clock.systemUTC(), task -> {
+            throw new RejectedExecutionException("stopped");
+        });
+
+        stopping.measureMeanwhile(run, chunks, SPEC);
+
+        assertThat(stopping.close(run, checksums(chunks))).isEmpty();
     }
 
     @Test

@@ -243,37 +243,39 @@ class LoadEndToEndTest {
     }
 
     /**
-     * The partition whose report ends the extraction measures its chunks for the validation only while another of the
-     * worker's threads is free to take the validation; otherwise the validation, waiting for that thread, reads them.
+     * Each partition's chunks go to be measured for the validation before its thread reports them, the last
+     * partition's too: the validation takes them measured, and no step's thread does the measuring.
      */
     @Test
-    void theLastPartitionMeasuresItsChunksEarlyOnlyWhenAnotherThreadIsFree() throws Exception {
+    void aPartitionsChunksAreMeasuredBesideItsReports() throws Exception {
         harness = new LoadHarness(dir, RecoveryMode.FAIL);
         harness.addRows(DAY, 1, 3_000);
-        for (boolean free : List.of(true, false)) {
-            RunSubmitter.Submission submission = harness.submit(harness.jobYaml(free ? "EARLY_FREE" : "EARLY_BUSY", 1), DAY);
-            EarlyMeasurements early = new EarlyMeasurements(new StagedFilesReader(harness.context.hadoop()),
-                    Clock.systemUTC());
-            ExtractStep step = new ExtractStep(harness.context, Optional.of(early), () -> free, Optional.empty());
-            List<LeasedDispatch> leased = extractions();
-            assertThat(leased).as("the range partition and the null one").hasSize(2);
-            for (LeasedDispatch dispatch : leased) {
-                assertThat(step.run(dispatch)).isEqualTo(StepOutcome.OK);
-            }
-            assertThat(harness.client.getRun(submission.runId()).status()).isEqualTo(RunStatus.EXTRACTED_VALIDATED);
-            Map<String, String> checksums = new HashMap<>();
-            harness.client.files(submission.runId()).forEach(f -> checksums.put(f.hdfsPath(), f.checksum()));
-            String last = harness.client.files(submission.runId()).stream()
-                    .filter(f -> f.partitionId().equals(leased.get(1).partitionId())).findFirst().orElseThrow()
-                    .hdfsPath();
-
-            var measured = early.close(submission.runId(), checksums);
-
-            assertThat(measured).as("free: %s", free).hasSize(free ? 2 : 1);
-            assertThat(measured.containsKey(last)).as("the last partition's chunk, free: %s", free).isEqualTo(free);
-            assertThat(measured.values()).allSatisfy(m -> assertThat(m.join()).isNotNull());
-            submission.close();
+        RunSubmitter.Submission submission = harness.submit(harness.jobYaml("EARLY", 1), DAY);
+        List<Runnable> measuring = new ArrayList<>();
+        List<Integer> filesWhenGiven = new ArrayList<>();
+        EarlyMeasurements early = new EarlyMeasurements(new StagedFilesReader(harness.context.hadoop()),
+                Clock.systemUTC(), task -> {
+                    filesWhenGiven.add(harness.client.files(submission.runId()).size());
+                    measuring.add(task);
+                });
+        ExtractStep step = new ExtractStep(harness.context, Optional.of(early), Optional.empty());
+        List<LeasedDispatch> leased = extractions();
+        assertThat(leased).as("the range partition and the null one").hasSize(2);
+        for (LeasedDispatch dispatch : leased) {
+            assertThat(step.run(dispatch)).isEqualTo(StepOutcome.OK);
         }
+        assertThat(harness.client.getRun(submission.runId()).status()).isEqualTo(RunStatus.EXTRACTED_VALIDATED);
+        assertThat(filesWhenGiven).as("files in the ledger as each partition's chunks went to be measured")
+                .containsExactly(0, 1);
+        measuring.forEach(Runnable::run);
+        Map<String, String> checksums = new HashMap<>();
+        harness.client.files(submission.runId()).forEach(f -> checksums.put(f.hdfsPath(), f.checksum()));
+
+        var measured = early.close(submission.runId(), checksums);
+
+        assertThat(measured).as("both partitions' chunks, the last one's too").containsOnlyKeys(checksums.keySet());
+        assertThat(measured.values()).allSatisfy(m -> assertThat(m.join()).isNotNull());
+        submission.close();
     }
 
     /**
@@ -286,7 +288,7 @@ class LoadEndToEndTest {
         harness.addRows(DAY, 1, 3_000);
         RunSubmitter.Submission submission = harness.submit(harness.jobYaml("HANDED", 1), DAY);
         List<LeasedDispatch> handed = new ArrayList<>();
-        ExtractStep step = new ExtractStep(harness.context, Optional.empty(), () -> false, Optional.of(handed::add));
+        ExtractStep step = new ExtractStep(harness.context, Optional.empty(), Optional.of(handed::add));
         List<LeasedDispatch> leased = extractions();
         assertThat(leased).as("the range partition and the null one").hasSize(2);
 
@@ -313,7 +315,7 @@ class LoadEndToEndTest {
         harness.addRows(DAY, 1, 1_000);
         RunSubmitter.Submission submission = harness.submit(harness.jobYaml("HANDED_BACK", 1), DAY);
         List<LeasedDispatch> handed = new ArrayList<>();
-        ExtractStep step = new ExtractStep(harness.context, Optional.empty(), () -> false, Optional.of(handed::add));
+        ExtractStep step = new ExtractStep(harness.context, Optional.empty(), Optional.of(handed::add));
         for (LeasedDispatch dispatch : extractions()) {
             assertThat(step.run(dispatch)).isEqualTo(StepOutcome.OK);
         }
