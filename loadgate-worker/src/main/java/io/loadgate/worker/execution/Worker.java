@@ -36,7 +36,7 @@ public final class Worker implements AutoCloseable {
 
     private final WorkerContext context;
     private final ExecutorService threads;
-    /** Measures extracted chunks beside the worker's threads (at most one file per partition at a time). */
+    /** Measures extracted chunks beside the worker's threads (one file of a partition at a time). */
     private final ExecutorService measuring;
     private final ExtractStep extract;
     private final StagingValidationStep validate;
@@ -58,7 +58,9 @@ public final class Worker implements AutoCloseable {
         this.types = List.copyOf(types);
         this.threadCount = threadCount;
         this.threads = Executors.newFixedThreadPool(threadCount, daemons("loadgate-worker-"));
-        this.measuring = Executors.newCachedThreadPool(daemons("loadgate-early-measure-"));
+        // As many as the steps that write chunks: measuring, faster than extracting, never takes more cores than
+        // the extractions it follows; what waits in the queue past the validation's start finds nothing to do.
+        this.measuring = Executors.newFixedThreadPool(threadCount, daemons("loadgate-early-measure-"));
         // One per worker process: its extractions have their chunks measured, its validations take them; a worker
         // that validates no run would only hold them until they age out.
         Optional<EarlyMeasurements> early = types.contains(DispatchType.VALIDATE_RUN)
