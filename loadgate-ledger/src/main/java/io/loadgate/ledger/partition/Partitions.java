@@ -119,12 +119,12 @@ public final class Partitions {
             UPDATE load_run SET extracted_count = ?, extract_completed_at = now() WHERE run_id = ?
             """;
 
-    private static final String FAIL_UNFINISHED = """
+    private static final String END_UNFINISHED = """
             WITH open AS (
                 SELECT partition_id, status FROM load_partition
                  WHERE run_id = ? AND status IN ('PENDING', 'RUNNING', 'RETRY') FOR UPDATE)
             UPDATE load_partition p
-               SET status = 'FAILED', completed_at = now(), error_stage = ?, error_code = ?, error_message = ?
+               SET status = ?, completed_at = now(), error_stage = ?, error_code = ?, error_message = ?
               FROM open
              WHERE p.run_id = ? AND p.partition_id = open.partition_id
             RETURNING p.partition_id, open.status
@@ -212,7 +212,7 @@ public final class Partitions {
     private record RunTotals(long unfinished, long rows, long lines) {
     }
 
-    /** A partition that failUnfinished ended (a cancel), and the status it left. */
+    /** A partition that endUnfinished ended, and the status it left. */
     private record Ended(String partitionId, String fromStatus) {
     }
 
@@ -470,20 +470,24 @@ public final class Partitions {
     }
 
     /**
-     * Ends every unfinished partition of a run that was ended from outside (an operator's cancel, or its submitter
-     * losing the snapshot) as FAILED. The
-     * caller holds the run row (lock order run, partition). A RUNNING partition's owner learns it from its next
-     * heartbeat, which no longer finds the partition RUNNING, and stops writing.
+     * Ends every unfinished partition of a run that was ended from outside as {@code ending}: FAILED when an
+     * operator cancelled it or its submitter lost the snapshot, TIMED_OUT when the sweeper gave up on it. The caller
+     * holds the run row (lock order run, partition). A RUNNING partition's owner learns it from its next heartbeat,
+     * which no longer finds the partition RUNNING, and stops writing.
      *
      * @return how many partitions were ended
      */
-    public static int failUnfinished(Tx tx, RunId runId, String stage, String code, String message, String actor)
-            throws SQLException {
-        var ended = tx.query(FAIL_UNFINISHED, rs -> new Ended(rs.getString(1), rs.getString(2)), runId, stage,
-                code, message, runId);
+    public static int endUnfinished(Tx tx, RunId runId, PartitionStatus ending, String stage, String code,
+                                    String message, String actor) throws SQLException {
+        if (ending != PartitionStatus.FAILED && ending != PartitionStatus.TIMED_OUT) {
+            throw new IllegalArgumentException("a run ended from outside ends its partitions FAILED or TIMED_OUT, not "
+                    + ending);
+        }
+        var ended = tx.query(END_UNFINISHED, rs -> new Ended(rs.getString(1), rs.getString(2)), runId,
+                ending.name(), stage, code, message, runId);
         for (Ended p : ended) {
-            EventLog.append(tx, runId, p.partitionId(), "PARTITION_STATUS", p.fromStatus(), PartitionStatus.FAILED,
-                    actor, Map.of("errorCode", code));
+            EventLog.append(tx, runId, p.partitionId(), "PARTITION_STATUS", p.fromStatus(), ending, actor,
+                    Map.of("errorCode", code));
         }
         return ended.size();
     }

@@ -373,7 +373,8 @@ public final class Runs {
                         || run.sourceMetricsPending())) {
                     // No partition can be read any more (or none is worth reading: the run cannot be validated);
                     // their workers stop at their next heartbeat instead of reading on for a run that has ended.
-                    Partitions.failUnfinished(tx, runId, "EXTRACT", request.errorCode(), request.message(), actor);
+                    Partitions.endUnfinished(tx, runId, PartitionStatus.FAILED, "EXTRACT", request.errorCode(),
+                            request.message(), actor);
                 }
             }
             return new RunApi.RunChange(runId, request.failStatus(), changed);
@@ -417,7 +418,7 @@ public final class Runs {
                     new RunTransitions.Failure(stage, CANCELLED_CODE, message), actor, Map.of("reason", reason))) {
                 throw new IllegalStateException("cancel of locked run " + runId + " changed no row");
             }
-            Partitions.failUnfinished(tx, runId, stage, CANCELLED_CODE, message, actor);
+            Partitions.endUnfinished(tx, runId, PartitionStatus.FAILED, stage, CANCELLED_CODE, message, actor);
             Dispatches.retireOpenOfRun(tx, runId, actor);
             return new RunApi.RunChange(runId, RunStatus.CANCELLED, true);
         });

@@ -13,6 +13,7 @@ import io.loadgate.ledger.db.Tx;
 import io.loadgate.ledger.dispatch.Dispatches;
 import io.loadgate.ledger.dispatch.Outbox;
 import io.loadgate.ledger.event.EventLog;
+import io.loadgate.ledger.partition.Partitions;
 import io.loadgate.ledger.partition.Reissue;
 import io.loadgate.ledger.run.RunRow;
 import io.loadgate.ledger.run.RunTransitions;
@@ -69,16 +70,6 @@ public final class Sweep {
             SELECT run_id FROM load_run
              WHERE run_id = ? AND status = 'EXTRACTING' AND executor = 'spark'
                AND COALESCE(heartbeat_at, status_changed_at) <= now() - make_interval(secs => ?)
-            """;
-    private static final String TIME_OUT_PARTITIONS = """
-            WITH open AS (
-                SELECT partition_id, status FROM load_partition
-                 WHERE run_id = ? AND status IN ('PENDING', 'RUNNING', 'RETRY') FOR UPDATE)
-            UPDATE load_partition p
-               SET status = 'TIMED_OUT', completed_at = now(), error_stage = ?, error_code = ?, error_message = ?
-              FROM open
-             WHERE p.run_id = ? AND p.partition_id = open.partition_id
-            RETURNING p.partition_id, open.status
             """;
     private static final String TIMED_OUT_RUNS = """
             SELECT run_id, status FROM load_run
@@ -356,12 +347,7 @@ public final class Sweep {
                     new RunTransitions.Failure(stage, code, message), ACTOR)) {
                 return false;
             }
-            var partitions = tx.query(TIME_OUT_PARTITIONS, rs -> new EndedPartition(rs.getString(1),
-                    rs.getString(2)), run.runId(), stage, code, message, run.runId());
-            for (EndedPartition p : partitions) {
-                EventLog.append(tx, run.runId(), p.partitionId(), "PARTITION_STATUS", p.fromStatus(),
-                        PartitionStatus.TIMED_OUT, ACTOR, Map.of("errorCode", code));
-            }
+            Partitions.endUnfinished(tx, run.runId(), PartitionStatus.TIMED_OUT, stage, code, message, ACTOR);
             return true;
         }
 
@@ -488,9 +474,5 @@ public final class Sweep {
 
     /** A run a rule selected, with its status and (for the stale alert) since when. */
     private record RunState(RunId runId, RunStatus status, java.time.Instant since) {
-    }
-
-    /** A partition a time-out ended, and the status it left. */
-    private record EndedPartition(String partitionId, String fromStatus) {
     }
 }
