@@ -7,13 +7,13 @@ import io.loadgate.server.testing.TestLedger;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Who may call what: 401 without a known token, 403 for the wrong role, for every protected endpoint. */
 class AuthTest {
-    private static TestLedger ledger;
+    @RegisterExtension
+    static final TestLedger ledger = new TestLedger();
     private static final String RUN = "/v1/runs/" + UUID.randomUUID();
     private static final List<String[]> WORKER_POSTS = List.of(
             new String[] {"POST", "/v1/runs"},
@@ -27,16 +27,6 @@ class AuthTest {
             new String[] {"GET", "/v1/runs"},
             new String[] {"GET", RUN},
             new String[] {"GET", RUN + "/events"});
-
-    @BeforeAll
-    static void start() {
-        ledger = new TestLedger();
-    }
-
-    @AfterAll
-    static void stop() {
-        ledger.close();
-    }
 
     @Test
     void noTokenOrAnUnknownTokenIs401() {

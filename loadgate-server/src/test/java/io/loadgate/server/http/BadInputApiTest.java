@@ -17,26 +17,21 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** What a black-box probe of the API sends that no well-behaved client would, over real HTTP on loopback. */
 class BadInputApiTest {
     private static final String NUL = "a\u0000b";
-    private static TestLedger ledger;
+    @RegisterExtension
+    static final TestLedger ledger = new TestLedger();
     private static String runId;
     private final HttpClient http = HttpClient.newHttpClient();
 
     @BeforeAll
     static void start() {
-        ledger = new TestLedger();
         runId = Runs.started(ledger, "BAD_INPUT", 10, 10);
-    }
-
-    @AfterAll
-    static void stop() {
-        ledger.close();
     }
 
     /** Endpoint, role token, the body with a NUL somewhere, and the field the 422 must name. */

@@ -18,22 +18,22 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The ledger's exactly-once claims, raced by many real threads over real HTTP. */
 class ConcurrencyTest {
-    private static TestLedger ledger;
+    @RegisterExtension
+    static final TestLedger ledger = new TestLedger();
     private static ExecutorService pool;
 
     @BeforeAll
     static void start() {
-        ledger = new TestLedger();
         pool = Executors.newFixedThreadPool(50);
     }
 
     @AfterAll
     static void stop() {
         pool.shutdownNow();
-        ledger.close();
     }
 
     /** Starts every task at the same instant and waits for all results. */

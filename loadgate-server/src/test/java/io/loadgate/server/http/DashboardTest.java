@@ -11,23 +11,13 @@ import java.util.List;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code GET /dashboard}: served without a token, locked down by its headers, and calling only real endpoints. */
 class DashboardTest {
-    private static TestLedger ledger;
-
-    @BeforeAll
-    static void start() {
-        ledger = new TestLedger();
-    }
-
-    @AfterAll
-    static void stop() {
-        ledger.close();
-    }
+    @RegisterExtension
+    static final TestLedger ledger = new TestLedger();
 
     private static String page() {
         var response = ledger.send("GET", "/dashboard", null, null);

@@ -13,25 +13,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code POST /v1/dispatches/lease} (the workers' long poll) and the operator's resend, through real HTTP. */
 class DispatchApiTest {
-    private static TestLedger ledger;
+    @RegisterExtension
+    static final TestLedger ledger = new TestLedger();
     private static int jobs;
-
-    @BeforeAll
-    static void start() {
-        ledger = new TestLedger();
-    }
-
-    @AfterAll
-    static void stop() {
-        ledger.close();
-    }
 
     @BeforeEach
     void clear() {

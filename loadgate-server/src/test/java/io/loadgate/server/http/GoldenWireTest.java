@@ -33,9 +33,8 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The API answers byte for byte as the golden cases of loadgate-api ({@code golden/*.json}, the JSON of
@@ -55,20 +54,11 @@ class GoldenWireTest {
     private static final ObjectMapper PLAIN = new ObjectMapper();
     private static final ObjectMapper PRETTY = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-    private static TestLedger ledger;
+    @RegisterExtension
+    static final TestLedger ledger = new TestLedger();
     private final Map<UUID, UUID> canonical = new HashMap<>();
     private final String recordTo = System.getProperty("loadgate.golden.record");
     private int cases;
-
-    @BeforeAll
-    static void start() {
-        ledger = new TestLedger();
-    }
-
-    @AfterAll
-    static void stop() {
-        ledger.close();
-    }
 
     @Test
     void everyEndpointAnswersAsItsGoldenCase() {

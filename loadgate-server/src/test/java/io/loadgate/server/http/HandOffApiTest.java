@@ -9,10 +9,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The hand-offs (extension): the report that completes a worker run's extraction, asking for it, is answered with
@@ -21,18 +20,9 @@ import org.junit.jupiter.api.Test;
  * stage-validated call hands over PUBLISH_RUN, and a PUBLISHED publish/result VALIDATE_TARGET, the same way.
  */
 class HandOffApiTest {
-    private static TestLedger ledger;
+    @RegisterExtension
+    static final TestLedger ledger = new TestLedger();
     private static int jobs;
-
-    @BeforeAll
-    static void start() {
-        ledger = new TestLedger();
-    }
-
-    @AfterAll
-    static void stop() {
-        ledger.close();
-    }
 
     @BeforeEach
     void clear() {

@@ -14,17 +14,17 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.stream.StreamSupport;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code GET /v1/monitor/history} (extension): runs per job and hour or day, rows by stage, loss in percent. */
 class HistoryApiTest {
-    private static TestLedger ledger;
+    @RegisterExtension
+    static final TestLedger ledger = new TestLedger();
 
     @BeforeAll
     static void start() {
-        ledger = new TestLedger();
         // Two SUCCESS runs of 30 rows, one of which published 27: 3 of 60 rows lost, 5 %.
         String full = Runs.succeeded(ledger, "HIST", "2026-11-27");
         String lossy = Runs.succeeded(ledger, "HIST", "2026-11-28");
@@ -40,11 +40,6 @@ class HistoryApiTest {
                 + " completed_at = now() - interval '3 days' WHERE run_id = '" + old + "'");
         ledger.execute("UPDATE loadgate.load_run SET started_at = now() - interval '1 hour',"
                 + " completed_at = now() - interval '1 hour' + interval '10 seconds' WHERE run_id = '" + other + "'");
-    }
-
-    @AfterAll
-    static void stop() {
-        ledger.close();
     }
 
     private static List<JsonNode> rows(String query) {

@@ -13,9 +13,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 8, item 2: {@code POST /v1/runs} with an {@code Idempotency-Key} (an extension) returns the run the first
@@ -23,17 +22,8 @@ import org.junit.jupiter.api.Test;
  * always did.
  */
 class IdempotentCreateTest {
-    private static TestLedger ledger;
-
-    @BeforeAll
-    static void start() {
-        ledger = new TestLedger();
-    }
-
-    @AfterAll
-    static void stop() {
-        ledger.close();
-    }
+    @RegisterExtension
+    static final TestLedger ledger = new TestLedger();
 
     private static String job() {
         return "IDEM_" + UUID.randomUUID().toString().substring(0, 8).toUpperCase();

@@ -6,13 +6,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.loadgate.server.testing.Runs;
 import io.loadgate.server.testing.TestLedger;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code GET /v1/jobs/{jobKey}/keys} (extension): per business key, the run the target holds, page by page. */
 class KeyHoldersApiTest {
-    private static TestLedger ledger;
+    @RegisterExtension
+    static final TestLedger ledger = new TestLedger();
     private static String replaced;
     private static String current;
     private static String rolledBack;
@@ -20,7 +21,6 @@ class KeyHoldersApiTest {
 
     @BeforeAll
     static void start() {
-        ledger = new TestLedger();
         replaced = Runs.succeeded(ledger, "KEYS", "2026-11-01");
         current = Runs.succeeded(ledger, "KEYS", "2026-11-01");
         rolledBack = Runs.succeeded(ledger, "KEYS", "2026-11-02");
@@ -30,11 +30,6 @@ class KeyHoldersApiTest {
         Runs.succeeded(ledger, "KEYS", "2026-11-03");
         reloading = Runs.extracting(ledger, "KEYS", "2026-11-03");
         Runs.succeeded(ledger, "OTHER_JOB", "2026-11-01");
-    }
-
-    @AfterAll
-    static void stop() {
-        ledger.close();
     }
 
     private static JsonNode page(String query) {

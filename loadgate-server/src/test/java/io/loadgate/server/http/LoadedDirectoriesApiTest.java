@@ -7,26 +7,16 @@ import io.loadgate.server.testing.Runs;
 import io.loadgate.server.testing.TestLedger;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code GET /v1/jobs/{jobKey}/loaded-directories} (extension): the directories are the SUCCESS's, recorded by the
  * transaction that makes it; a run that fails its target validation, or reads a table, records none.
  */
 class LoadedDirectoriesApiTest {
-    private static TestLedger ledger;
-
-    @BeforeAll
-    static void start() {
-        ledger = new TestLedger();
-    }
-
-    @AfterAll
-    static void stop() {
-        ledger.close();
-    }
+    @RegisterExtension
+    static final TestLedger ledger = new TestLedger();
 
     private static long recorded(String runId) {
         return ledger.count("SELECT count(*) FROM loadgate.load_run_directory WHERE run_id = '" + runId + "'");

@@ -12,27 +12,17 @@ import io.loadgate.server.testing.TestLedger;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Progress within a partition: the rows read its owner sends with each heartbeat, and the run's progressRows that
  * counts them until the partition's chunks are reported. Real HTTP on a real database.
  */
 class PartitionProgressApiTest {
-    private static TestLedger ledger;
+    @RegisterExtension
+    static final TestLedger ledger = new TestLedger();
     private static int jobs;
-
-    @BeforeAll
-    static void start() {
-        ledger = new TestLedger();
-    }
-
-    @AfterAll
-    static void stop() {
-        ledger.close();
-    }
 
     private static String job() {
         return "PROGRESS_" + (++jobs) + "_" + UUID.randomUUID().toString().substring(0, 6).toUpperCase().replace('-', '_');

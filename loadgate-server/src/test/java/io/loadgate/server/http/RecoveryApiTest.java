@@ -18,9 +18,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Steps whose answer was lost or whose worker died: a repeated validation start, a validation given again when its
@@ -31,22 +30,12 @@ class RecoveryApiTest {
     private static final SweepThresholds THRESHOLDS = new SweepThresholds(Duration.ofMinutes(90), Duration.ofHours(6),
             Duration.ofHours(1), Duration.ofHours(2), Duration.ofHours(2), new DispatchPolicy(20, Duration.ofSeconds(5),
             Duration.ofMinutes(5), Duration.ofMinutes(10), Duration.ofSeconds(60)), 500);
-    private static TestLedger ledger;
-    private static Sweep sweep;
+    @RegisterExtension
+    static final TestLedger ledger = new TestLedger(new LedgerSettings(List.of(StagePath.parse(TestLedger.STAGE_ROOT)),
+            LedgerSettings.RecoveryMode.FAIL, 3, Duration.ofHours(2),
+            new LedgerSettings.Retention(Duration.ofDays(3), Duration.ofDays(14), 200), Duration.ofSeconds(7)));
+    private static final Sweep sweep = new Sweep(ledger.ledger.database(), ledger.ledger.settings());
     private static int jobs;
-
-    @BeforeAll
-    static void start() {
-        ledger = new TestLedger(new LedgerSettings(List.of(StagePath.parse(TestLedger.STAGE_ROOT)),
-                LedgerSettings.RecoveryMode.FAIL, 3, Duration.ofHours(2),
-                new LedgerSettings.Retention(Duration.ofDays(3), Duration.ofDays(14), 200), Duration.ofSeconds(7)));
-        sweep = new Sweep(ledger.ledger.database(), ledger.ledger.settings());
-    }
-
-    @AfterAll
-    static void stop() {
-        ledger.close();
-    }
 
     /** A run of {@code executor} whose single partition of 30 rows is extracted: EXTRACTED_VALIDATED. */
     private static String extracted(String executor) {

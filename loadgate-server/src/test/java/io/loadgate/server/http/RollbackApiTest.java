@@ -11,24 +11,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code POST /v1/runs/{runId}/rollback} (extension): who may call it, on which run, and idempotency. */
 class RollbackApiTest {
-    private static TestLedger ledger;
+    @RegisterExtension
+    static final TestLedger ledger = new TestLedger();
     private static int jobs;
-
-    @BeforeAll
-    static void start() {
-        ledger = new TestLedger();
-    }
-
-    @AfterAll
-    static void stop() {
-        ledger.close();
-    }
 
     private static String job() {
         return "ROLLBACK_" + (++jobs);

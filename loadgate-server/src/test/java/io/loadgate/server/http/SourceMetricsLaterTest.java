@@ -13,9 +13,8 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 14: a manifest that says its source metrics follow ({@code sourceMetricsPending}) lets the partitions extract
@@ -24,18 +23,9 @@ import org.junit.jupiter.api.Test;
  */
 class SourceMetricsLaterTest {
     private static final Map<String, String> METRICS = Map.of("COUNT", "30", "SUM:amount", "12.50");
-    private static TestLedger ledger;
+    @RegisterExtension
+    static final TestLedger ledger = new TestLedger();
     private static int jobs;
-
-    @BeforeAll
-    static void start() {
-        ledger = new TestLedger();
-    }
-
-    @AfterAll
-    static void stop() {
-        ledger.close();
-    }
 
     private static String job() {
         return "LATER_" + (++jobs);

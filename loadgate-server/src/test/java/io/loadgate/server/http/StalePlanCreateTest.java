@@ -13,26 +13,16 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 11: {@code POST /v1/runs} with {@code afterRun} (an extension) creates only while the key's latest run is the
  * one the caller planned after ({@code runId} null: the key has no run), else 409 STALE_PLAN naming the latest.
  */
 class StalePlanCreateTest {
-    private static TestLedger ledger;
-
-    @BeforeAll
-    static void start() {
-        ledger = new TestLedger();
-    }
-
-    @AfterAll
-    static void stop() {
-        ledger.close();
-    }
+    @RegisterExtension
+    static final TestLedger ledger = new TestLedger();
 
     private static String job() {
         return "STALE_" + UUID.randomUUID().toString().substring(0, 8).toUpperCase();

@@ -12,9 +12,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The extensions that save a worker a round trip per step: {@code stage-validated} and {@code success} carrying the
@@ -22,18 +21,9 @@ import org.junit.jupiter.api.Test;
  * run's files.
  */
 class VerdictMetricsApiTest {
-    private static TestLedger ledger;
+    @RegisterExtension
+    static final TestLedger ledger = new TestLedger();
     private static int jobs;
-
-    @BeforeAll
-    static void start() {
-        ledger = new TestLedger();
-    }
-
-    @AfterAll
-    static void stop() {
-        ledger.close();
-    }
 
     /** A run whose 30 rows are staged and whose validation has started: STAGE_VALIDATING. */
     private static String validating() {

@@ -26,28 +26,18 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The sweeper's five rules on a real database; rows are made old in SQL, never with a fake clock. */
 class SweeperTest {
     private static final SweepThresholds DEFAULTS = new SweepThresholds(Duration.ofMinutes(90), Duration.ofHours(6),
             Duration.ofHours(1), Duration.ofHours(2), Duration.ofHours(2), new DispatchPolicy(20, Duration.ofSeconds(5),
             Duration.ofMinutes(5), Duration.ofMinutes(10), Duration.ofSeconds(60)), 500);
-    private static TestLedger ledger;
+    @RegisterExtension
+    static final TestLedger ledger = new TestLedger();
     private static int jobs;
-
-    @BeforeAll
-    static void start() {
-        ledger = new TestLedger();
-    }
-
-    @AfterAll
-    static void stop() {
-        ledger.close();
-    }
 
     @BeforeEach
     void clear() {

@@ -36,9 +36,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
-/** A real ledger for tests: its own PostgreSQL database, the real HTTP API on a loopback port, a token per role. */
-public final class TestLedger implements AutoCloseable {
+/**
+ * A real ledger for tests: its own PostgreSQL database, the real HTTP API on a loopback port, a token per role.
+ *
+ * <p>A test class shares one through {@code @RegisterExtension static final TestLedger ledger = new TestLedger();},
+ * which closes it after the class's last test; it must be a static field, as JUnit calls {@link #afterAll} only for
+ * those.
+ */
+public final class TestLedger implements AutoCloseable, AfterAllCallback {
     public static final String STAGE_ROOT = "/data/loadgate/stage";
 
     public final TestDatabases.TestDatabase db;
@@ -184,6 +192,11 @@ public final class TestLedger implements AutoCloseable {
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        close();
     }
 
     @Override
