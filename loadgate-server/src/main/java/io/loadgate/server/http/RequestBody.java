@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
@@ -81,6 +82,11 @@ final class RequestBody {
             throw invalid(unstorable);
         }
         return new RequestBody((ObjectNode) tree, "", new ArrayList<>());
+    }
+
+    /** {@link #parse}, where no body or a blank one is an empty object: for endpoints whose fields are all optional. */
+    static RequestBody parseOptional(String text) {
+        return parse(text == null || text.isBlank() ? "{}" : text);
     }
 
     /**
@@ -231,13 +237,19 @@ final class RequestBody {
         return value;
     }
 
-    String string(String field, boolean required, int maxLength, Pattern format) {
+    /** {@link #value(String, boolean)}, and null with {@code mustBe} recorded when {@code kind} does not hold. */
+    private JsonNode value(String field, boolean required, Predicate<JsonNode> kind, String mustBe) {
         JsonNode value = value(field, required);
-        if (value == null) {
+        if (value != null && !kind.test(value)) {
+            fail(field, mustBe);
             return null;
         }
-        if (!value.isTextual()) {
-            fail(field, "must be a string");
+        return value;
+    }
+
+    String string(String field, boolean required, int maxLength, Pattern format) {
+        JsonNode value = value(field, required, JsonNode::isTextual, "must be a string");
+        if (value == null) {
             return null;
         }
         String text = value.asText();
@@ -390,12 +402,9 @@ final class RequestBody {
 
     /** An array of enum names, each checked; duplicates are allowed and kept once. */
     <E extends Enum<E>> java.util.EnumSet<E> enumSet(String field, boolean required, Class<E> type, int maxSize) {
-        JsonNode value = value(field, required);
+        JsonNode value = value(field, required, v -> v.isArray() && v.size() <= maxSize,
+                "must be an array of at most " + maxSize + " names");
         if (value == null) {
-            return null;
-        }
-        if (!value.isArray() || value.size() > maxSize) {
-            fail(field, "must be an array of at most " + maxSize + " names");
             return null;
         }
         java.util.EnumSet<E> set = java.util.EnumSet.noneOf(type);
@@ -418,12 +427,8 @@ final class RequestBody {
 
     /** A JSON object, returned as a plain map (values kept as JSON types). */
     Map<String, Object> object(String field, boolean required) {
-        JsonNode value = value(field, required);
+        JsonNode value = value(field, required, JsonNode::isObject, "must be an object");
         if (value == null) {
-            return null;
-        }
-        if (!value.isObject()) {
-            fail(field, "must be an object");
             return null;
         }
         @SuppressWarnings("unchecked")
@@ -433,12 +438,8 @@ final class RequestBody {
 
     /** An object whose values are strings (a JSON number is taken as its exact decimal text). */
     Map<String, String> stringMap(String field, boolean required, Pattern keyFormat, int maxValueLength) {
-        JsonNode value = value(field, required);
+        JsonNode value = value(field, required, JsonNode::isObject, "must be an object");
         if (value == null) {
-            return null;
-        }
-        if (!value.isObject()) {
-            fail(field, "must be an object");
             return null;
         }
         Map<String, String> map = new LinkedHashMap<>();
@@ -459,12 +460,8 @@ final class RequestBody {
 
     /** An array of objects, each read by its own {@link RequestBody} whose errors join this one's. */
     List<RequestBody> objects(String field, boolean required, int minSize, int maxSize) {
-        JsonNode value = value(field, required);
+        JsonNode value = value(field, required, JsonNode::isArray, "must be an array");
         if (value == null) {
-            return null;
-        }
-        if (!value.isArray()) {
-            fail(field, "must be an array");
             return null;
         }
         if (value.size() < minSize || value.size() > maxSize) {
@@ -485,15 +482,8 @@ final class RequestBody {
 
     /** An object field read by its own {@link RequestBody} (its errors join this one's), or null when absent or null. */
     RequestBody nested(String field) {
-        JsonNode value = value(field, false);
-        if (value == null) {
-            return null;
-        }
-        if (!value.isObject()) {
-            fail(field, "must be an object");
-            return null;
-        }
-        return new RequestBody((ObjectNode) value, prefix + field + ".", errors);
+        JsonNode value = value(field, false, JsonNode::isObject, "must be an object");
+        return value == null ? null : new RequestBody((ObjectNode) value, prefix + field + ".", errors);
     }
 
     /** Whether the body holds {@code field}, null or not. */

@@ -34,20 +34,21 @@ final class StepRoutes {
 
     private static void startValidation(Context ctx, Ledger ledger) {
         RunId runId = ApiServer.runId(ctx);
-        RequestBody body = RequestBody.parse(ctx.body());
-        UUID dispatchId = body.uuid("dispatchId", true);
-        String node = body.string("node", false, 200);
-        body.finish();
-        ApiServer.ok(ctx, ledger.validations().start(runId, new StepApi.StartValidation(dispatchId, node)));
+        ApiServer.ok(ctx, ledger.validations().start(runId, validationOwner(ctx)));
     }
 
     private static void validationHeartbeat(Context ctx, Ledger ledger) {
         RunId runId = ApiServer.runId(ctx);
+        ApiServer.ok(ctx, ledger.validations().heartbeat(runId, validationOwner(ctx)));
+    }
+
+    /** The body of a validation's start and of its heartbeat: which dispatch runs it, on which node. */
+    private static StepApi.StartValidation validationOwner(Context ctx) {
         RequestBody body = RequestBody.parse(ctx.body());
         UUID dispatchId = body.uuid("dispatchId", true);
         String node = body.string("node", false, 200);
         body.finish();
-        ApiServer.ok(ctx, ledger.validations().heartbeat(runId, new StepApi.StartValidation(dispatchId, node)));
+        return new StepApi.StartValidation(dispatchId, node);
     }
 
     private static void recordValidations(Context ctx, Ledger ledger) {
@@ -112,7 +113,7 @@ final class StepRoutes {
 
     private static void stageValidated(Context ctx, Ledger ledger) {
         RunId runId = ApiServer.runId(ctx);
-        RequestBody body = RequestBody.parse(ctx.body() == null || ctx.body().isBlank() ? "{}" : ctx.body());
+        RequestBody body = RequestBody.parseOptional(ctx.body());
         String handOffTo = body.string("handOffTo", false, 200);
         Optional<StepApi.Validations> metrics = verdictMetrics(body, StepApi.Stage.STAGING);
         body.finish();
@@ -150,7 +151,7 @@ final class StepRoutes {
 
     private static void success(Context ctx, Ledger ledger) {
         RunId runId = ApiServer.runId(ctx);
-        RequestBody body = RequestBody.parse(ctx.body() == null || ctx.body().isBlank() ? "{}" : ctx.body());
+        RequestBody body = RequestBody.parseOptional(ctx.body());
         Long targetCount = body.integer("targetCount", false, 0, Long.MAX_VALUE);
         Optional<StepApi.Validations> metrics = verdictMetrics(body, StepApi.Stage.TARGET);
         body.finish();
