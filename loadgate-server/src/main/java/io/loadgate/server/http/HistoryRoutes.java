@@ -1,18 +1,13 @@
 package io.loadgate.server.http;
 
 import io.javalin.http.Context;
-import io.loadgate.api.ErrorCode;
 import io.loadgate.api.JobKey;
 import io.loadgate.api.MonitorHistory.Bucket;
-import io.loadgate.ledger.LedgerException;
 import io.loadgate.ledger.run.History;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /** {@code GET /v1/monitor/history} (extension): the dashboard's charts, per job and hour or day. */
 final class HistoryRoutes {
@@ -28,19 +23,16 @@ final class HistoryRoutes {
     }
 
     private static void history(Context ctx, History history) {
-        String job = ctx.queryParam("job");
+        QueryParams params = new QueryParams();
+        String job = params.matching("job", ctx.queryParam("job"), Formats.JOB_KEY);
         String bucketText = ctx.queryParam("bucket");
         String fromText = ctx.queryParam("from");
-        List<Map<String, String>> errors = new ArrayList<>();
-        if (job != null && !Formats.JOB_KEY.matcher(job).matches()) {
-            errors.add(RequestBody.error("job", "must match " + Formats.JOB_KEY.pattern()));
-        }
         Bucket bucket = Bucket.HOUR;
         if (bucketText != null) {
             try {
                 bucket = Bucket.valueOf(bucketText.toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException e) {
-                errors.add(RequestBody.error("bucket", "must be hour or day"));
+                params.error("bucket", "must be hour or day");
             }
         }
         Instant to = Instant.now();
@@ -51,16 +43,14 @@ final class HistoryRoutes {
                 from = Instant.parse(fromText);
                 Duration reach = bucket == Bucket.HOUR ? MAX_HOURS : MAX_DAYS;
                 if (from.isBefore(to.minus(reach)) || !from.isBefore(to)) {
-                    errors.add(RequestBody.error("from", "must be in the past, at most " + reach.toDays()
-                            + " days ago for bucket " + bucket.wire()));
+                    params.error("from", "must be in the past, at most " + reach.toDays() + " days ago for bucket "
+                            + bucket.wire());
                 }
             } catch (DateTimeParseException e) {
-                errors.add(RequestBody.error("from", "must be an ISO-8601 instant such as 2026-11-30T00:00:00Z"));
+                params.error("from", "must be an ISO-8601 instant such as 2026-11-30T00:00:00Z");
             }
         }
-        if (!errors.isEmpty()) {
-            throw new LedgerException.Invalid(ErrorCode.REQUEST_INVALID, "invalid query parameters", Map.of("errors", errors));
-        }
+        params.finish("invalid query parameters");
         ApiServer.ok(ctx, history.read(job == null ? null : JobKey.of(job), from, to, bucket));
     }
 }

@@ -46,11 +46,9 @@ final class RunRoutes {
 
     /** The watermark of a file job (extension): per key, its latest SUCCESS run and the directories it loaded. */
     private static void loadedDirectories(Context ctx, Ledger ledger) {
-        String jobKey = ctx.pathParam("jobKey");
-        if (!Formats.JOB_KEY.matcher(jobKey).matches()) {
-            throw new LedgerException.Invalid(ErrorCode.REQUEST_INVALID, "invalid path", Map.of("errors",
-                    List.of(RequestBody.error("jobKey", "must match " + Formats.JOB_KEY.pattern()))));
-        }
+        QueryParams params = new QueryParams();
+        String jobKey = params.matching("jobKey", ctx.pathParam("jobKey"), Formats.JOB_KEY);
+        params.finish("invalid path");
         ApiServer.ok(ctx, ledger.watermarks().loaded(jobKey));
     }
 
@@ -139,7 +137,7 @@ final class RunRoutes {
     /** A Spark run's driver is alive (extension); the body is {@code {}}. */
     private static void heartbeat(Context ctx, Ledger ledger) {
         var runId = ApiServer.runId(ctx);
-        RequestBody.parse(ctx.body() == null || ctx.body().isBlank() ? "{}" : ctx.body()).finish();
+        RequestBody.parseOptional(ctx.body()).finish();
         ApiServer.ok(ctx, ledger.runs().heartbeat(runId));
     }
 
@@ -169,40 +167,20 @@ final class RunRoutes {
     }
 
     private static void list(Context ctx, Ledger ledger) {
-        String jobKey = ctx.queryParam("jobKey");
-        String businessKey = ctx.queryParam("businessKey");
+        QueryParams params = new QueryParams();
+        String jobKey = params.matching("jobKey", ctx.queryParam("jobKey"), Formats.JOB_KEY);
+        String businessKey = params.matching("businessKey", ctx.queryParam("businessKey"), Formats.BUSINESS_KEY);
         String status = ctx.queryParam("status");
-        String limitText = ctx.queryParam("limit");
-        List<Map<String, String>> errors = new ArrayList<>();
-        if (jobKey != null && !Formats.JOB_KEY.matcher(jobKey).matches()) {
-            errors.add(RequestBody.error("jobKey", "must match " + Formats.JOB_KEY.pattern()));
-        }
-        if (businessKey != null && !Formats.BUSINESS_KEY.matcher(businessKey).matches()) {
-            errors.add(RequestBody.error("businessKey", "must match " + Formats.BUSINESS_KEY.pattern()));
-        }
         RunStatus runStatus = null;
         if (status != null) {
             try {
                 runStatus = RunStatus.valueOf(status);
             } catch (IllegalArgumentException e) {
-                errors.add(RequestBody.error("status", "is not a run status"));
+                params.error("status", "is not a run status");
             }
         }
-        int limit = 100;
-        if (limitText != null) {
-            try {
-                limit = Integer.parseInt(limitText);
-            } catch (NumberFormatException e) {
-                limit = -1;
-            }
-            if (limit < 1 || limit > 1000) {
-                errors.add(RequestBody.error("limit", "must be an integer between 1 and 1000"));
-            }
-        }
-        if (!errors.isEmpty()) {
-            throw new LedgerException.Invalid(ErrorCode.REQUEST_INVALID,
-                    "invalid query parameters", Map.of("errors", errors));
-        }
+        int limit = params.limit(ctx.queryParam("limit"), 100, 1000);
+        params.finish("invalid query parameters");
         ApiServer.ok(ctx, ledger.views().list(new RunViews.RunFilter(jobKey == null ? null : JobKey.of(jobKey),
                 businessKey == null ? null : BusinessKey.of(businessKey), runStatus, limit)));
     }
