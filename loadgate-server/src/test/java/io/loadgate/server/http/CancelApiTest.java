@@ -54,25 +54,9 @@ class CancelApiTest {
         return runId;
     }
 
-    private static void extractAll(String runId, long rows) {
-        UUID token = UUID.randomUUID();
-        ledger.post("/v1/runs/" + runId + "/partitions/0000/claim", claim(token));
-        var report = ledger.post("/v1/runs/" + runId + "/partitions/0000/chunks", chunk(runId, token, "0000", 0, 1, rows));
-        assertThat(report.text("runStatus")).as(report.toString()).isEqualTo("EXTRACTED_VALIDATED");
-    }
-
-    private static String dispatchOf(String runId, String type) {
-        for (JsonNode d : run(runId).get("dispatches")) {
-            if (d.get("dispatchType").asText().equals(type)) {
-                return d.get("dispatchId").asText();
-            }
-        }
-        throw new AssertionError("run " + runId + " has no " + type + " dispatch");
-    }
-
     private static void stageValidate(String runId) {
         var started = ledger.post("/v1/runs/" + runId + "/validation/start",
-                Map.of("dispatchId", dispatchOf(runId, "VALIDATE_RUN"), "node", "n1"));
+                Map.of("dispatchId", Runs.dispatchOf(ledger, runId, "VALIDATE_RUN"), "node", "n1"));
         assertThat(started.text("runStatus")).as(started.toString()).isEqualTo("STAGE_VALIDATING");
     }
 
@@ -96,7 +80,7 @@ class CancelApiTest {
         if (status.equals("EXTRACTING")) {
             return runId;
         }
-        extractAll(runId, 10);
+        Runs.extractAll(ledger, runId, 10);
         if (status.equals("EXTRACTED_VALIDATED")) {
             return runId;
         }

@@ -1,10 +1,10 @@
 package io.loadgate.server.http;
 
 import static io.loadgate.server.testing.Runs.create;
+import static io.loadgate.server.testing.Runs.createAfter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loadgate.server.testing.TestLedger;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -84,14 +84,6 @@ class IdempotentCreateTest {
                 .isEqualTo("IDEMPOTENCY_KEY_REUSED");
     }
 
-    private static Map<String, Object> after(String job, String runId) {
-        Map<String, Object> body = create(job, "K");
-        Map<String, Object> after = new HashMap<>();
-        after.put("runId", runId);
-        body.put("afterRun", after);
-        return body;
-    }
-
     @Test
     void theSameKeyWithAnotherAfterRunIsRefused() {
         String job = job();
@@ -100,19 +92,19 @@ class IdempotentCreateTest {
                 "failStatus", "FAILED_MANIFEST", "errorCode", "GIVEN_UP", "message", "the test ends it"));
         assertThat(failed.status()).as(failed.toString()).isEqualTo(200);
         String key = UUID.randomUUID().toString();
-        var created = keyed(after(job, first), key);
+        var created = keyed(createAfter(job, first), key);
         assertThat(created.status()).as(created.toString()).isEqualTo(200);
 
         // Its precondition is part of the request: answering a create planned after no run, or without one, with
         // the run made after `first` would tell its caller its plan held when it was never checked.
-        for (Map<String, Object> other : List.of(after(job, null), create(job, "K"),
-                after(job, UUID.randomUUID().toString()))) {
+        for (Map<String, Object> other : List.of(createAfter(job, null), create(job, "K"),
+                createAfter(job, UUID.randomUUID().toString()))) {
             var refused = keyed(other, key);
             assertThat(refused.status()).as(other + ": " + refused).isEqualTo(422);
             assertThat(refused.code()).isEqualTo("IDEMPOTENCY_KEY_REUSED");
             assertThat(refused.body().get("details").get("runId").asText()).isEqualTo(created.text("runId"));
         }
-        var again = keyed(after(job, first), key);
+        var again = keyed(createAfter(job, first), key);
         assertThat(again.status()).as(again.toString()).isEqualTo(200);
         assertThat(again.text("runId")).isEqualTo(created.text("runId"));
         assertThat(again.raw().headers().firstValue("Idempotent-Replayed")).contains("true");
@@ -123,7 +115,7 @@ class IdempotentCreateTest {
         String job = job();
         String key = UUID.randomUUID().toString();
         String runId = keyed(create(job, "K"), key).text("runId");
-        var refused = keyed(after(job, null), key);
+        var refused = keyed(createAfter(job, null), key);
         assertThat(refused.code()).as(refused.toString()).isEqualTo("IDEMPOTENCY_KEY_REUSED");
         assertThat(refused.body().get("details").get("runId").asText()).isEqualTo(runId);
     }

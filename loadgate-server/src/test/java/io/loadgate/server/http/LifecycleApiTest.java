@@ -1,7 +1,5 @@
 package io.loadgate.server.http;
 
-import static io.loadgate.server.testing.Runs.chunk;
-import static io.loadgate.server.testing.Runs.claim;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loadgate.server.testing.Runs;
@@ -37,10 +35,7 @@ class LifecycleApiTest {
 
     private static String extracted(String jobKey) {
         String runId = Runs.started(ledger, jobKey, 30);
-        UUID token = UUID.randomUUID();
-        ledger.post("/v1/runs/" + runId + "/partitions/0000/claim", claim(token));
-        var last = ledger.post("/v1/runs/" + runId + "/partitions/0000/chunks", chunk(runId, token, "0000", 0, 1, 30));
-        assertThat(last.text("runStatus")).isEqualTo("EXTRACTED_VALIDATED");
+        Runs.extractAll(ledger, runId, 30);
         return runId;
     }
 

@@ -4,7 +4,6 @@ import static io.loadgate.server.testing.Runs.chunk;
 import static io.loadgate.server.testing.Runs.claim;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.loadgate.ledger.LedgerSettings;
 import io.loadgate.ledger.dispatch.DispatchPolicy;
 import io.loadgate.ledger.run.StagePath;
@@ -53,12 +52,7 @@ class RecoveryApiTest {
     }
 
     private static String validateRun(String runId) {
-        for (JsonNode d : ledger.get("/v1/runs/" + runId).body().get("dispatches")) {
-            if (d.get("dispatchType").asText().equals("VALIDATE_RUN")) {
-                return d.get("dispatchId").asText();
-            }
-        }
-        throw new AssertionError("run " + runId + " has no VALIDATE_RUN dispatch");
+        return Runs.dispatchOf(ledger, runId, "VALIDATE_RUN");
     }
 
     private static TestLedger.Response start(String runId, String dispatchId, String node) {

@@ -1,7 +1,5 @@
 package io.loadgate.server.http;
 
-import static io.loadgate.server.testing.Runs.chunk;
-import static io.loadgate.server.testing.Runs.claim;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -32,9 +30,7 @@ class RollbackApiTest {
     /** A run of one 30-row partition driven to PUBLISHED with snapshot {@code snapshot} as its targetRef. */
     private static String published(String jobKey, String snapshot) {
         String runId = Runs.started(ledger, jobKey, 30);
-        UUID claimToken = UUID.randomUUID();
-        ledger.post("/v1/runs/" + runId + "/partitions/0000/claim", claim(claimToken));
-        ledger.post("/v1/runs/" + runId + "/partitions/0000/chunks", chunk(runId, claimToken, "0000", 0, 1, 30));
+        Runs.extractAll(ledger, runId, 30);
         String dispatchId = ledger.get("/v1/runs/" + runId).body().at("/dispatches/0/dispatchId").asText();
         ledger.post("/v1/runs/" + runId + "/validation/start", Map.of("dispatchId", dispatchId, "node", "n1"));
         ledger.post("/v1/runs/" + runId + "/validations", Map.of("stage", "STAGING", "queryVersion", "v1",

@@ -59,27 +59,9 @@ class SourceMetricsLaterTest {
                 Map.of("sourceMetrics", metrics, "sourceMetricsVersion", "loadgate-1"), ledger.workerToken);
     }
 
-    private static TestLedger.Response extractAll(String runId, long rows) {
-        UUID token = UUID.randomUUID();
-        ledger.post("/v1/runs/" + runId + "/partitions/0000/claim", claim(token));
-        var report = ledger.post("/v1/runs/" + runId + "/partitions/0000/chunks",
-                chunk(runId, token, "0000", 0, 1, rows));
-        assertThat(report.text("runStatus")).as(report.toString()).isEqualTo("EXTRACTED_VALIDATED");
-        return report;
-    }
-
     private static long validateDispatches(String runId) {
         return ledger.count("SELECT count(*) FROM load_dispatch WHERE dispatch_type = 'VALIDATE_RUN' AND run_id = '"
                 + runId + "'");
-    }
-
-    private static String dispatchOf(String runId, String type) {
-        for (JsonNode d : run(runId).get("dispatches")) {
-            if (d.get("dispatchType").asText().equals(type)) {
-                return d.get("dispatchId").asText();
-            }
-        }
-        throw new AssertionError("run " + runId + " has no " + type + " dispatch");
     }
 
     private static JsonNode run(String runId) {
@@ -92,13 +74,13 @@ class SourceMetricsLaterTest {
         assertThat(ledger.count("SELECT count(*) FROM load_dispatch WHERE dispatch_type = 'EXTRACT_PARTITION'"
                 + " AND run_id = '" + runId + "'")).as("extraction dispatched at once").isEqualTo(1);
 
-        var last = extractAll(runId, 30);
+        var last = Runs.extractAll(ledger, runId, 30);
 
         assertThat(last.body().get("validationScheduled").asBoolean()).as(last.toString()).isFalse();
         assertThat(validateDispatches(runId)).as("nothing to judge against yet").isZero();
         // No VALIDATE_RUN exists to present; a dispatch of the run gets past the dispatch check to the start itself.
         var early = ledger.post("/v1/runs/" + runId + "/validation/start",
-                Map.of("dispatchId", dispatchOf(runId, "EXTRACT_PARTITION"), "node", "n1"));
+                Map.of("dispatchId", Runs.dispatchOf(ledger, runId, "EXTRACT_PARTITION"), "node", "n1"));
         assertThat(early.body().get("started").asBoolean()).as(early.toString()).isFalse();
         assertThat(early.text("runStatus")).isEqualTo("EXTRACTED_VALIDATED");
 
@@ -110,7 +92,7 @@ class SourceMetricsLaterTest {
         assertThat(recorded.body().get("validationScheduled").asBoolean()).isTrue();
         assertThat(validateDispatches(runId)).isEqualTo(1);
         var started = ledger.post("/v1/runs/" + runId + "/validation/start",
-                Map.of("dispatchId", dispatchOf(runId, "VALIDATE_RUN"), "node", "n1"));
+                Map.of("dispatchId", Runs.dispatchOf(ledger, runId, "VALIDATE_RUN"), "node", "n1"));
         assertThat(started.body().get("started").asBoolean()).as(started.toString()).isTrue();
         assertThat(started.body().get("sourceMetrics").get("SUM:amount").asText()).isEqualTo("12.50");
         assertThat(run(runId).get("sourceMetrics").get("COUNT").asText()).isEqualTo("30");
@@ -136,7 +118,7 @@ class SourceMetricsLaterTest {
         assertThat(recorded.text("runStatus")).as(recorded.toString()).isEqualTo("EXTRACTING");
         assertThat(recorded.body().get("validationScheduled").asBoolean()).isFalse();
         assertThat(validateDispatches(runId)).isZero();
-        var last = extractAll(runId, 30);
+        var last = Runs.extractAll(ledger, runId, 30);
         assertThat(last.body().get("validationScheduled").asBoolean()).as(last.toString()).isTrue();
         assertThat(validateDispatches(runId)).isEqualTo(1);
     }
@@ -199,7 +181,7 @@ class SourceMetricsLaterTest {
                 Map.of("sourceMetrics", Map.of("COUNT", "30"), "sourceMetricsVersion", "v1"), ledger.workerToken);
         assertThat(own.status()).as(own.toString()).isEqualTo(200);
         assertThat(own.body().get("changed").asBoolean()).isFalse();
-        var last = extractAll(runId, 30);
+        var last = Runs.extractAll(ledger, runId, 30);
         assertThat(last.body().get("validationScheduled").asBoolean()).as("as before: " + last).isTrue();
     }
 
@@ -253,14 +235,14 @@ class SourceMetricsLaterTest {
         assertThat(put(extracting, METRICS).code()).as("an ended run takes none").isEqualTo("RUN_STATUS_MISMATCH");
 
         String extracted = pending(30);
-        extractAll(extracted, 30);
+        Runs.extractAll(ledger, extracted, 30);
         var late = fail(extracted, "EXTRACTED_VALIDATED");
         assertThat(late.body().get("changed").asBoolean()).as(late.toString()).isTrue();
         assertThat(run(extracted).get("status").asText()).isEqualTo("FAILED_EXTRACT");
         assertThat(fail(extracted, "EXTRACTED_VALIDATED").body().get("changed").asBoolean()).as("again").isFalse();
 
         String contract = Runs.extracting(ledger, job(), "2026-11-30");
-        extractAll(contract, 30);
+        Runs.extractAll(ledger, contract, 30);
         var refused = fail(contract, "EXTRACTED_VALIDATED");
         assertThat(refused.code()).as("a run with its metrics: " + refused).isEqualTo("FAIL_TRANSITION_NOT_ALLOWED");
         assertThat(run(contract).get("status").asText()).isEqualTo("EXTRACTED_VALIDATED");

@@ -1,11 +1,11 @@
 package io.loadgate.server.http;
 
 import static io.loadgate.server.testing.Runs.create;
+import static io.loadgate.server.testing.Runs.createAfter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loadgate.server.testing.TestLedger;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -28,14 +28,6 @@ class StalePlanCreateTest {
         return "STALE_" + UUID.randomUUID().toString().substring(0, 8).toUpperCase();
     }
 
-    private static Map<String, Object> after(String job, String runId) {
-        Map<String, Object> body = create(job, "K");
-        Map<String, Object> after = new HashMap<>();
-        after.put("runId", runId);
-        body.put("afterRun", after);
-        return body;
-    }
-
     private static void fail(String runId) {
         var failed = ledger.post("/v1/runs/" + runId + "/fail", Map.of("expectedStatus", "CREATED",
                 "failStatus", "FAILED_MANIFEST", "errorCode", "GIVEN_UP", "message", "the test ends it"));
@@ -49,20 +41,20 @@ class StalePlanCreateTest {
     @Test
     void aCreateIsMadeOnlyAfterTheRunItWasPlannedAfter() {
         String job = job();
-        var first = ledger.post("/v1/runs", after(job, null));
+        var first = ledger.post("/v1/runs", createAfter(job, null));
         assertThat(first.status()).as(first.toString()).isEqualTo(200);
         String firstRun = first.text("runId");
         fail(firstRun);
 
-        var stale = ledger.post("/v1/runs", after(job, null));
+        var stale = ledger.post("/v1/runs", createAfter(job, null));
         assertThat(stale.status()).as(stale.toString()).isEqualTo(409);
         assertThat(stale.code()).isEqualTo("STALE_PLAN");
         assertThat(stale.body().get("details").get("latestRunId").asText()).isEqualTo(firstRun);
 
-        var second = ledger.post("/v1/runs", after(job, firstRun));
+        var second = ledger.post("/v1/runs", createAfter(job, firstRun));
         assertThat(second.status()).as(second.toString()).isEqualTo(200);
         fail(second.text("runId"));
-        var behind = ledger.post("/v1/runs", after(job, firstRun));
+        var behind = ledger.post("/v1/runs", createAfter(job, firstRun));
         assertThat(behind.code()).as(behind.toString()).isEqualTo("STALE_PLAN");
         assertThat(behind.body().get("details").get("latestRunId").asText()).isEqualTo(second.text("runId"));
         assertThat(runs(job)).isEqualTo(2);
@@ -73,9 +65,9 @@ class StalePlanCreateTest {
         String job = job();
         String active = ledger.post("/v1/runs", create(job, "K")).text("runId");
 
-        var duplicate = ledger.post("/v1/runs", after(job, active));
+        var duplicate = ledger.post("/v1/runs", createAfter(job, active));
         assertThat(duplicate.code()).as(duplicate.toString()).isEqualTo("DUPLICATE_ACTIVE_RUN");
-        assertThat(ledger.post("/v1/runs", after(job, null)).code()).isEqualTo("DUPLICATE_ACTIVE_RUN");
+        assertThat(ledger.post("/v1/runs", createAfter(job, null)).code()).isEqualTo("DUPLICATE_ACTIVE_RUN");
         fail(active);
         assertThat(ledger.post("/v1/runs", create(job, "K")).status()).as("no afterRun: no precondition")
                 .isEqualTo(200);
@@ -85,9 +77,9 @@ class StalePlanCreateTest {
     void aRetriedCreateGetsItsRunEvenThoughItIsNowTheLatest() {
         String job = job();
         String key = UUID.randomUUID().toString();
-        var first = ledger.send("POST", "/v1/runs", after(job, null), ledger.workerToken,
+        var first = ledger.send("POST", "/v1/runs", createAfter(job, null), ledger.workerToken,
                 Map.of("Idempotency-Key", key));
-        var again = ledger.send("POST", "/v1/runs", after(job, null), ledger.workerToken,
+        var again = ledger.send("POST", "/v1/runs", createAfter(job, null), ledger.workerToken,
                 Map.of("Idempotency-Key", key));
 
         assertThat(again.status()).as(again.toString()).isEqualTo(200);
@@ -101,9 +93,9 @@ class StalePlanCreateTest {
         noRunId.put("afterRun", Map.of());
         Map<String, Object> notObject = create(job(), "K");
         notObject.put("afterRun", "none");
-        Map<String, Object> extra = after(job(), null);
+        Map<String, Object> extra = createAfter(job(), null);
         ((Map<String, Object>) extra.get("afterRun")).put("status", "SUCCESS");
-        Map<String, Object> notUuid = after(job(), "run-1");
+        Map<String, Object> notUuid = createAfter(job(), "run-1");
 
         for (var body : List.of(noRunId, notObject, extra, notUuid)) {
             var response = ledger.post("/v1/runs", body);
@@ -129,7 +121,7 @@ class StalePlanCreateTest {
                 List<Callable<String>> creates = new ArrayList<>();
                 for (int i = 0; i < 8; i++) {
                     creates.add(() -> {
-                        var answer = ledger.post("/v1/runs", after(job, base));
+                        var answer = ledger.post("/v1/runs", createAfter(job, base));
                         if (answer.status() == 200) {
                             fail(answer.text("runId"));
                         }

@@ -1,7 +1,5 @@
 package io.loadgate.server.http;
 
-import static io.loadgate.server.testing.Runs.chunk;
-import static io.loadgate.server.testing.Runs.claim;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -28,9 +26,7 @@ class VerdictMetricsApiTest {
     /** A run whose 30 rows are staged and whose validation has started: STAGE_VALIDATING. */
     private static String validating() {
         String runId = Runs.extracting(ledger, "VERDICT_" + (++jobs), "2026-12-06");
-        UUID token = UUID.randomUUID();
-        ledger.post("/v1/runs/" + runId + "/partitions/0000/claim", claim(token));
-        ledger.post("/v1/runs/" + runId + "/partitions/0000/chunks", chunk(runId, token, "0000", 0, 1, 30));
+        Runs.extractAll(ledger, runId, 30);
         String dispatchId = ledger.get("/v1/runs/" + runId).body().at("/dispatches/0/dispatchId").asText();
         var started = ledger.post("/v1/runs/" + runId + "/validation/start",
                 Map.of("dispatchId", dispatchId, "node", "n1"));

@@ -2,7 +2,9 @@ package io.loadgate.server.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +21,16 @@ public final class Runs {
         body.put("businessKey", businessKey);
         body.put("hdfsRoot", TestLedger.STAGE_ROOT);
         body.put("stageTablePrefix", "stg_");
+        return body;
+    }
+
+    /** {@link #create} of key {@code K} with {@code afterRun}, the run the plan comes after: {@code runId} or null. */
+    public static Map<String, Object> createAfter(String jobKey, String runId) {
+        Map<String, Object> body = create(jobKey, "K");
+        // Not Map.of, which takes no null: a plan may come after no run.
+        Map<String, Object> after = new HashMap<>();
+        after.put("runId", runId);
+        body.put("afterRun", after);
         return body;
     }
 
@@ -111,15 +123,33 @@ public final class Runs {
     public static String stagingValidated(TestLedger ledger, String jobKey, String businessKey,
                                            Map<String, Object> manifest) {
         String runId = extracting(ledger, jobKey, businessKey, manifest);
-        UUID token = UUID.randomUUID();
-        ledger.post("/v1/runs/" + runId + "/partitions/0000/claim", claim(token));
-        ledger.post("/v1/runs/" + runId + "/partitions/0000/chunks", chunk(runId, token, "0000", 0, 1, 30));
+        extractAll(ledger, runId, 30);
         String dispatchId = ledger.get("/v1/runs/" + runId).body().at("/dispatches/0/dispatchId").asText();
         ledger.post("/v1/runs/" + runId + "/validation/start", Map.of("dispatchId", dispatchId, "node", "n1"));
         ledger.post("/v1/runs/" + runId + "/validations", passed("STAGING", "STAGE_COUNT"));
         var verdict = ledger.post("/v1/runs/" + runId + "/stage-validated", Map.of());
         assertThat(verdict.text("runStatus")).as(verdict.toString()).isEqualTo("STAGING_VALIDATED");
         return runId;
+    }
+
+    /** Claims partition 0000 of a one-partition run and reports its {@code rows} in one chunk: EXTRACTED_VALIDATED. */
+    public static TestLedger.Response extractAll(TestLedger ledger, String runId, long rows) {
+        UUID token = UUID.randomUUID();
+        ledger.post("/v1/runs/" + runId + "/partitions/0000/claim", claim(token));
+        var report = ledger.post("/v1/runs/" + runId + "/partitions/0000/chunks",
+                chunk(runId, token, "0000", 0, 1, rows));
+        assertThat(report.text("runStatus")).as(report.toString()).isEqualTo("EXTRACTED_VALIDATED");
+        return report;
+    }
+
+    /** The id of the run's first dispatch of {@code type}. */
+    public static String dispatchOf(TestLedger ledger, String runId, String type) {
+        for (JsonNode d : ledger.get("/v1/runs/" + runId).body().get("dispatches")) {
+            if (d.get("dispatchType").asText().equals(type)) {
+                return d.get("dispatchId").asText();
+            }
+        }
+        throw new AssertionError("run " + runId + " has no " + type + " dispatch");
     }
 
     /** Claims the run's publish: PUBLISHING; returns the publish token. */
