@@ -1,22 +1,17 @@
 package io.loadgate.worker.publish;
 
+import io.loadgate.worker.testing.GenericParquet;
 import java.io.File;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import org.apache.iceberg.Files;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetWriter;
-import org.apache.iceberg.io.FileAppender;
-import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Types;
 
 /** Staged chunk files written the way staging writes them: Iceberg's Parquet writer, field ids 1..n. */
@@ -47,15 +42,8 @@ public final class StagedFiles {
     }
 
     public static StagedFile write(Path directory, List<Record> records) {
-        File file = directory.resolve("chunk-" + UUID.randomUUID() + ".parquet").toFile();
-        try (FileAppender<Record> appender = Parquet.write(Files.localOutput(file))
-                .schema(ORDERS)
-                .createWriterFunc(GenericParquetWriter::create)
-                .build()) {
-            appender.addAll(records);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        File file = GenericParquet.write(directory.resolve("chunk-" + UUID.randomUUID() + ".parquet").toFile(), ORDERS,
+                records);
         return new StagedFile(file.getAbsolutePath(), records.size(), file.length());
     }
 }

@@ -3,10 +3,10 @@ package io.loadgate.worker.target;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loadgate.worker.job.ValidationSpec;
+import io.loadgate.worker.testing.GenericParquet;
 import io.loadgate.worker.validation.MetricCalculator;
 import io.loadgate.worker.validation.MetricSet;
 import java.io.File;
-import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.LocalDate;
@@ -26,9 +26,6 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetWriter;
-import org.apache.iceberg.io.FileAppender;
-import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
@@ -55,7 +52,7 @@ class FileBoundsTest {
     Path dir;
 
     @Test
-    void exactColumnsBoundsEqualTheDataAcrossFilesRowGroupsAndNulls() throws IOException {
+    void exactColumnsBoundsEqualTheDataAcrossFilesRowGroupsAndNulls() {
         List<List<Record>> files = new ArrayList<>();
         for (int f = 0; f < 3; f++) {
             List<Record> rows = new ArrayList<>();
@@ -85,7 +82,7 @@ class FileBoundsTest {
     }
 
     @Test
-    void floatsStringsAndWideDecimalsAreAlwaysRead() throws IOException {
+    void floatsStringsAndWideDecimalsAreAlwaysRead() {
         List<Record> rows = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
             rows.add(record(i, false, false));
@@ -102,7 +99,7 @@ class FileBoundsTest {
     }
 
     @Test
-    void aFileWithoutBoundsOrCountsMakesTheColumnUnknown() throws IOException {
+    void aFileWithoutBoundsOrCountsMakesTheColumnUnknown() {
         List<Record> rows = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
             rows.add(record(i, false, false));
@@ -126,7 +123,7 @@ class FileBoundsTest {
     }
 
     @Test
-    void noFilesOrOnlyNullsGiveNoValueAsReadingWould() throws IOException {
+    void noFilesOrOnlyNullsGiveNoValueAsReadingWould() {
         List<Record> rows = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             rows.add(record(i, true, true));
@@ -152,13 +149,8 @@ class FileBoundsTest {
         return r;
     }
 
-    private File write(String name, List<Record> rows, Map<String, String> properties) throws IOException {
-        File file = dir.resolve(name + ".parquet").toFile();
-        try (FileAppender<Record> appender = Parquet.write(Files.localOutput(file)).schema(SCHEMA)
-                .createWriterFunc(GenericParquetWriter::create).setAll(properties).build()) {
-            appender.addAll(rows);
-        }
-        return file;
+    private File write(String name, List<Record> rows, Map<String, String> properties) {
+        return GenericParquet.write(dir.resolve(name + ".parquet").toFile(), SCHEMA, rows, properties);
     }
 
     private static DataFile dataFile(File file, MetricsConfig config) {

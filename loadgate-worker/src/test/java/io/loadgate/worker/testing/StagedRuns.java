@@ -53,10 +53,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetWriter;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.FileAppender;
-import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Types;
 
 /**
@@ -160,14 +157,7 @@ public final class StagedRuns implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        try (FileAppender<Record> appender = Parquet.write(org.apache.iceberg.Files.localOutput(file.toFile()))
-                .schema(ORDERS)
-                .createWriterFunc(GenericParquetWriter::create)
-                .build()) {
-            appender.addAll(records);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        GenericParquet.write(file.toFile(), ORDERS, records);
         return new Chunk(run.hdfsRunPath() + "/" + name, file, records.size());
     }
 

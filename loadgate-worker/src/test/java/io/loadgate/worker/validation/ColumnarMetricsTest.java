@@ -3,6 +3,7 @@ package io.loadgate.worker.validation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loadgate.worker.job.ValidationSpec;
+import io.loadgate.worker.testing.GenericParquet;
 import java.io.File;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -22,14 +23,10 @@ import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.Files;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetWriter;
-import org.apache.iceberg.io.FileAppender;
-import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.parquet.ParquetSchemaUtil;
 import org.apache.parquet.hadoop.ParquetFileReader;
@@ -186,16 +183,14 @@ class ColumnarMetricsTest {
         // No required column: an optional one's definition levels count them, its nulls among them.
         Schema optional = new Schema(Types.NestedField.optional(1, "id", Types.LongType.get()),
                 Types.NestedField.optional(10, "note", Types.StringType.get()));
-        File file = dir.resolve("optional.parquet").toFile();
-        try (FileAppender<Record> appender = Parquet.write(Files.localOutput(file)).schema(optional)
-                .createWriterFunc(GenericParquetWriter::create).setAll(SMALL_GROUPS).build()) {
-            for (int i = 0; i < 1_234; i++) {
-                Record row = GenericRecord.create(optional);
-                row.setField("id", i % 3 == 0 ? null : (long) i);
-                row.setField("note", i % 5 == 0 ? null : "n" + i);
-                appender.add(row);
-            }
+        List<Record> rows = new ArrayList<>();
+        for (int i = 0; i < 1_234; i++) {
+            Record row = GenericRecord.create(optional);
+            row.setField("id", i % 3 == 0 ? null : (long) i);
+            row.setField("note", i % 5 == 0 ? null : "n" + i);
+            rows.add(row);
         }
+        File file = GenericParquet.write(dir.resolve("optional.parquet").toFile(), optional, rows, SMALL_GROUPS);
         ColumnarMetrics columnar = ColumnarMetrics.of(optional, ValidationSpec.COUNT_ONLY).orElseThrow();
         MetricCalculator calculator = new MetricCalculator(ValidationSpec.COUNT_ONLY, optional);
         assertThat(columnar.measure(HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(file.toURI()),
@@ -330,11 +325,7 @@ class ColumnarMetricsTest {
                 uris.add(file.toURI());
                 continue;
             }
-            try (FileAppender<Record> appender = Parquet.write(Files.localOutput(file)).schema(SCHEMA)
-                    .createWriterFunc(GenericParquetWriter::create).setAll(settings.get(f)).build()) {
-                appender.addAll(files.get(f));
-            }
-            uris.add(file.toURI());
+            uris.add(GenericParquet.write(file, SCHEMA, files.get(f), settings.get(f)).toURI());
         }
         return uris;
     }

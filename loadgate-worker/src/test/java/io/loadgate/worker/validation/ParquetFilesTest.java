@@ -3,19 +3,16 @@ package io.loadgate.worker.validation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.File;
+import io.loadgate.worker.testing.GenericParquet;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.iceberg.Files;
+import java.util.Map;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetWriter;
-import org.apache.iceberg.io.FileAppender;
-import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Types;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.page.DataPage;
@@ -117,20 +114,17 @@ class ParquetFilesTest {
         }
     }
 
-    private Path write(String codec, int rowGroupBytes, int pageBytes) throws IOException {
-        File file = dir.resolve(codec + ".parquet").toFile();
-        try (FileAppender<Record> appender = Parquet.write(Files.localOutput(file)).schema(SCHEMA)
-                .set(TableProperties.PARQUET_COMPRESSION, codec)
-                .set(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, Integer.toString(rowGroupBytes))
-                .set(TableProperties.PARQUET_PAGE_SIZE_BYTES, Integer.toString(pageBytes))
-                .createWriterFunc(GenericParquetWriter::create).build()) {
-            for (long i = 0; i < ROWS; i++) {
-                Record r = GenericRecord.create(SCHEMA);
-                r.setField("id", i * 7_919);
-                r.setField("note", i % 11 == 0 ? null : "note " + (i * 31 % 9_973));
-                appender.add(r);
-            }
+    private Path write(String codec, int rowGroupBytes, int pageBytes) {
+        List<Record> rows = new ArrayList<>(ROWS);
+        for (long i = 0; i < ROWS; i++) {
+            Record r = GenericRecord.create(SCHEMA);
+            r.setField("id", i * 7_919);
+            r.setField("note", i % 11 == 0 ? null : "note " + (i * 31 % 9_973));
+            rows.add(r);
         }
-        return file.toPath();
+        return GenericParquet.write(dir.resolve(codec + ".parquet").toFile(), SCHEMA, rows, Map.of(
+                TableProperties.PARQUET_COMPRESSION, codec,
+                TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, Integer.toString(rowGroupBytes),
+                TableProperties.PARQUET_PAGE_SIZE_BYTES, Integer.toString(pageBytes))).toPath();
     }
 }

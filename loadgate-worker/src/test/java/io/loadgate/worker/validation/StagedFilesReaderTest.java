@@ -3,8 +3,7 @@ package io.loadgate.worker.validation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loadgate.worker.job.ValidationSpec;
-import java.io.File;
-import java.io.IOException;
+import io.loadgate.worker.testing.GenericParquet;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.nio.file.Path;
@@ -15,13 +14,9 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.Files;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetWriter;
-import org.apache.iceberg.io.FileAppender;
-import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,7 +40,7 @@ class StagedFilesReaderTest {
     Path dir;
 
     @Test
-    void internalValuesMeasureAsTheGenericRecordsDo() throws IOException {
+    void internalValuesMeasureAsTheGenericRecordsDo() {
         List<Record> all = new ArrayList<>();
         List<URI> files = new ArrayList<>();
         for (int f = 0; f < 3; f++) {
@@ -89,12 +84,7 @@ class StagedFilesReaderTest {
         return r;
     }
 
-    private URI write(String name, List<Record> rows) throws IOException {
-        File file = dir.resolve(name + ".parquet").toFile();
-        try (FileAppender<Record> appender = Parquet.write(Files.localOutput(file)).schema(SCHEMA)
-                .createWriterFunc(GenericParquetWriter::create).build()) {
-            appender.addAll(rows);
-        }
-        return file.toURI();
+    private URI write(String name, List<Record> rows) {
+        return GenericParquet.write(dir.resolve(name + ".parquet").toFile(), SCHEMA, rows).toURI();
     }
 }

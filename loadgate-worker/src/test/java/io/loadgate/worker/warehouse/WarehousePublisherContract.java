@@ -13,10 +13,9 @@ import io.loadgate.worker.publish.PublishRequest;
 import io.loadgate.worker.publish.StagedFile;
 import io.loadgate.worker.publish.TargetTable;
 import io.loadgate.worker.testing.Fences;
+import io.loadgate.worker.testing.GenericParquet;
 import io.loadgate.worker.validation.MetricCalculator;
 import java.io.File;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.math.BigDecimal;
@@ -38,14 +37,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.Files;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetWriter;
-import org.apache.iceberg.io.FileAppender;
-import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -132,13 +127,8 @@ abstract class WarehousePublisherContract {
     }
 
     StagedFile write(List<Record> records) {
-        File file = stage.resolve("chunk-" + UUID.randomUUID() + ".parquet").toFile();
-        try (FileAppender<Record> appender = Parquet.write(Files.localOutput(file)).schema(SCHEMA)
-                .createWriterFunc(GenericParquetWriter::create).build()) {
-            appender.addAll(records);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        File file = GenericParquet.write(stage.resolve("chunk-" + UUID.randomUUID() + ".parquet").toFile(), SCHEMA,
+                records);
         return new StagedFile(file.getAbsolutePath(), records.size(), file.length());
     }
 
