@@ -10,20 +10,16 @@ import io.loadgate.api.RunApi.CreateRun;
 import io.loadgate.api.RunApi.Event;
 import io.loadgate.api.RunApi.FailRun;
 import io.loadgate.api.RunStatus;
-import io.loadgate.ledger.LedgerSettings;
-import io.loadgate.ledger.run.StagePath;
-import io.loadgate.ledger.testing.TestDatabases;
 import io.loadgate.server.testing.TestLedger;
 import io.loadgate.worker.cleanup.RunCleanup.Outcome;
 import io.loadgate.worker.execution.RunContexts;
 import io.loadgate.worker.execution.TargetCatalogs;
 import io.loadgate.worker.ledger.HttpLedgerClient;
 import io.loadgate.worker.ledger.LedgerClient;
-import io.loadgate.worker.ledger.LedgerClientConfig;
-import io.loadgate.worker.ledger.LedgerToken;
 import io.loadgate.worker.publish.CatalogConfig;
 import io.loadgate.worker.staging.StagingFileSystems;
 import io.loadgate.worker.target.SnapshotExpiry;
+import io.loadgate.worker.testing.Lakehouses;
 import io.loadgate.worker.testing.StagedRuns;
 import io.loadgate.worker.testing.StagedRuns.Chunk;
 import io.loadgate.worker.testing.StagedRuns.Run;
@@ -70,12 +66,9 @@ class CleanerTest {
 
     @BeforeEach
     void start() {
-        ledger = new TestLedger(new LedgerSettings(List.of(StagePath.parse(stage.toUri().toString())),
-                LedgerSettings.RecoveryMode.FAIL, 3));
-        client = HttpLedgerClient.create(LedgerClientConfig.builder(ledger.baseUrl(),
-                LedgerToken.of(ledger.workerToken)).build());
-        var lakehouse = TestDatabases.create();
-        lake = CatalogConfig.jdbc(lakehouse.jdbcUrl(), lakehouse.user(), lakehouse.password(), warehouse);
+        ledger = StagedRuns.ledger(stage);
+        client = HttpLedgerClient.create(StagedRuns.workerClient(ledger).build());
+        lake = Lakehouses.jdbcCatalog(warehouse);
         runs = new StagedRuns(ledger, client, stage, lake);
         catalogs = new TargetCatalogs(Optional.empty(), warehouse);
     }

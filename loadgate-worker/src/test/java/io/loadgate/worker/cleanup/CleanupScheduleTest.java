@@ -4,9 +4,6 @@ import static io.loadgate.worker.testing.StagedRuns.orders;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.loadgate.ledger.LedgerSettings;
-import io.loadgate.ledger.run.StagePath;
-import io.loadgate.ledger.testing.TestDatabases;
 import io.loadgate.server.auth.Authenticator;
 import io.loadgate.server.auth.Role;
 import io.loadgate.server.auth.Tokens;
@@ -16,10 +13,8 @@ import io.loadgate.worker.execution.RunContexts;
 import io.loadgate.worker.execution.TargetCatalogs;
 import io.loadgate.worker.ledger.HttpLedgerClient;
 import io.loadgate.worker.ledger.LedgerClient;
-import io.loadgate.worker.ledger.LedgerClientConfig;
 import io.loadgate.worker.ledger.LedgerClientConfig.Retry;
-import io.loadgate.worker.ledger.LedgerToken;
-import io.loadgate.worker.publish.CatalogConfig;
+import io.loadgate.worker.testing.Lakehouses;
 import io.loadgate.worker.testing.StagedRuns;
 import io.loadgate.worker.testing.StagedRuns.Run;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -64,16 +59,13 @@ class CleanupScheduleTest {
 
     @BeforeEach
     void start() {
-        ledger = new TestLedger(new LedgerSettings(List.of(StagePath.parse(stage.toUri().toString())),
-                LedgerSettings.RecoveryMode.FAIL, 3));
+        ledger = StagedRuns.ledger(stage);
         // No retries: a pass against a stopped ledger should fail at once, not after the client's backoff. A short
         // request timeout: a call in flight when the ledger stops gets no answer and would wait the default 30 s,
         // longer than the test waits for two failed passes (seen once, 2026-12-05).
-        client = HttpLedgerClient.create(LedgerClientConfig.builder(ledger.baseUrl(),
-                LedgerToken.of(ledger.workerToken)).retry(Retry.NONE).requestTimeout(Duration.ofSeconds(3)).build());
-        var lakehouse = TestDatabases.create();
-        runs = new StagedRuns(ledger, client, stage, CatalogConfig.jdbc(lakehouse.jdbcUrl(), lakehouse.user(),
-                lakehouse.password(), warehouse));
+        client = HttpLedgerClient.create(StagedRuns.workerClient(ledger).retry(Retry.NONE)
+                .requestTimeout(Duration.ofSeconds(3)).build());
+        runs = new StagedRuns(ledger, client, stage, Lakehouses.jdbcCatalog(warehouse));
         catalogs = new TargetCatalogs(Optional.empty(), warehouse);
     }
 

@@ -6,9 +6,8 @@ import static io.loadgate.worker.publish.StagedFiles.orders;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.loadgate.ledger.testing.TestDatabases;
-import io.loadgate.ledger.testing.TestDatabases.TestDatabase;
 import io.loadgate.worker.testing.Fences;
+import io.loadgate.worker.testing.Lakehouses;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -35,9 +34,7 @@ class TargetCatalogTest {
 
     @Test
     void fourWorkersCreatingTheTableAtOnceOnAFreshCatalogAllGetTheOneTable() throws Exception {
-        TestDatabase lakehouse = TestDatabases.create();
-        CatalogConfig config =
-                CatalogConfig.jdbc(lakehouse.jdbcUrl(), lakehouse.user(), lakehouse.password(), warehouse);
+        CatalogConfig config = Lakehouses.jdbcCatalog(warehouse);
         int workers = 4;
         CyclicBarrier start = new CyclicBarrier(workers);
         ExecutorService pool = Executors.newFixedThreadPool(workers);

@@ -5,9 +5,8 @@ import static io.loadgate.worker.publish.StagedFiles.orders;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.loadgate.ledger.testing.TestDatabases;
-import io.loadgate.ledger.testing.TestDatabases.TestDatabase;
 import io.loadgate.worker.testing.Fences;
+import io.loadgate.worker.testing.Lakehouses;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.LocalDate;
@@ -36,9 +35,7 @@ class TargetReaderTest {
 
     @BeforeEach
     void openCatalog() {
-        TestDatabase lakehouse = TestDatabases.create();
-        tables = TargetCatalog.open(
-                CatalogConfig.jdbc(lakehouse.jdbcUrl(), lakehouse.user(), lakehouse.password(), warehouse));
+        tables = TargetCatalog.open(Lakehouses.jdbcCatalog(warehouse));
         publisher = new IcebergPublisher(tables);
         reader = new TargetReader(tables);
     }

@@ -6,21 +6,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.loadgate.api.OperatorApi.PublishProbe;
 import io.loadgate.api.RunStatus;
 import io.loadgate.api.StepApi.PublishClaim;
-import io.loadgate.ledger.LedgerSettings;
-import io.loadgate.ledger.run.StagePath;
-import io.loadgate.ledger.testing.TestDatabases;
 import io.loadgate.server.testing.TestLedger;
 import io.loadgate.worker.execution.TargetCatalogs;
 import io.loadgate.worker.job.JobSpecLoader;
 import io.loadgate.worker.ledger.HttpLedgerClient;
 import io.loadgate.worker.ledger.LedgerClient;
-import io.loadgate.worker.ledger.LedgerClientConfig;
-import io.loadgate.worker.ledger.LedgerToken;
-import io.loadgate.worker.publish.CatalogConfig;
 import io.loadgate.worker.publish.ProbeResult;
 import io.loadgate.worker.publish.PublishFence;
 import io.loadgate.worker.publish.PublishOutcome;
 import io.loadgate.worker.publish.StagedFile;
+import io.loadgate.worker.testing.Lakehouses;
 import io.loadgate.worker.testing.StagedRuns;
 import io.loadgate.worker.testing.StagedRuns.Run;
 import java.nio.file.Path;
@@ -60,13 +55,9 @@ class PublishFenceEndToEndTest {
 
     @BeforeEach
     void start() {
-        ledger = new TestLedger(new LedgerSettings(List.of(StagePath.parse(stage.toUri().toString())),
-                LedgerSettings.RecoveryMode.FAIL, 3));
-        client = HttpLedgerClient.create(LedgerClientConfig.builder(ledger.baseUrl(),
-                LedgerToken.of(ledger.workerToken)).build());
-        var lakehouse = TestDatabases.create();
-        runs = new StagedRuns(ledger, client, stage, CatalogConfig.jdbc(lakehouse.jdbcUrl(), lakehouse.user(),
-                lakehouse.password(), warehouse));
+        ledger = StagedRuns.ledger(stage);
+        client = HttpLedgerClient.create(StagedRuns.workerClient(ledger).build());
+        runs = new StagedRuns(ledger, client, stage, Lakehouses.jdbcCatalog(warehouse));
         catalogs = new TargetCatalogs(Optional.empty(), warehouse);
     }
 

@@ -25,9 +25,13 @@ import io.loadgate.api.StepApi.PublishResult;
 import io.loadgate.api.StepApi.Stage;
 import io.loadgate.api.StepApi.StartValidation;
 import io.loadgate.api.StepApi.Validations;
+import io.loadgate.ledger.LedgerSettings;
+import io.loadgate.ledger.run.StagePath;
 import io.loadgate.server.testing.TestLedger;
 import io.loadgate.worker.execution.RunContext;
 import io.loadgate.worker.ledger.LedgerClient;
+import io.loadgate.worker.ledger.LedgerClientConfig;
+import io.loadgate.worker.ledger.LedgerToken;
 import io.loadgate.worker.publish.CatalogConfig;
 import io.loadgate.worker.publish.IcebergPublisher;
 import io.loadgate.worker.publish.PublishFence;
@@ -92,6 +96,17 @@ public final class StagedRuns implements AutoCloseable {
 
     /** A chunk file written into a run's directory, reported or not. */
     public record Chunk(String location, Path file, int records) {
+    }
+
+    /** A ledger that allows {@code stageRoot} as a run's {@code hdfsRoot}, as this fixture's runs need. */
+    public static TestLedger ledger(Path stageRoot) {
+        return new TestLedger(new LedgerSettings(List.of(StagePath.parse(stageRoot.toUri().toString())),
+                LedgerSettings.RecoveryMode.FAIL, 3));
+    }
+
+    /** The worker's client of {@code ledger}, to build as is or with other retries and timeouts. */
+    public static LedgerClientConfig.Builder workerClient(TestLedger ledger) {
+        return LedgerClientConfig.builder(ledger.baseUrl(), LedgerToken.of(ledger.workerToken));
     }
 
     public TargetCatalog tables() {
