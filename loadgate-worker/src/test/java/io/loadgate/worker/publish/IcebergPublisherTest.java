@@ -6,12 +6,11 @@ import static io.loadgate.worker.publish.StagedFiles.orders;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.loadgate.ledger.testing.TestDatabases;
-import io.loadgate.ledger.testing.TestDatabases.TestDatabase;
 import io.loadgate.worker.publish.FaultInjectingCatalog.Fault;
 import io.loadgate.worker.publish.PublishOutcome.ErrorCode;
 import io.loadgate.worker.publish.PublishOutcome.Status;
 import io.loadgate.worker.testing.Fences;
+import io.loadgate.worker.testing.Lakehouses;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -39,6 +38,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class IcebergPublisherTest {
     private static final LocalDate DAY_1 = LocalDate.of(2026, 11, 28);
@@ -58,8 +59,7 @@ class IcebergPublisherTest {
 
     @BeforeEach
     void openCatalog() {
-        TestDatabase lakehouse = TestDatabases.create();
-        config = CatalogConfig.jdbc(lakehouse.jdbcUrl(), lakehouse.user(), lakehouse.password(), warehouse);
+        config = Lakehouses.jdbcCatalog(warehouse);
         realCatalog = TargetCatalog.open(config);
         faulty = new FaultInjectingCatalog(realCatalog.catalog());
         tables = new TargetCatalog(faulty);
@@ -148,29 +148,17 @@ class IcebergPublisherTest {
         assertThat(rows(realCatalog.loadTable(ORDERS_TABLE.identifier()))).containsExactlyInAnyOrderElementsOf(day2);
     }
 
-    @Test
-    void aCommitThatLandsThenReportsStateUnknownIsUnknownAndTheProbeFindsIt() {
+    @ParameterizedTest(name = "{0} is {1}")
+    @CsvSource({"LAND_THEN_STATE_UNKNOWN, COMMIT_STATE_UNKNOWN", "LAND_THEN_CONNECTION_LOST, COMMIT_INTERRUPTED"})
+    void aCommitThatLandsThenFailsWithoutAnAnswerIsUnknownAndTheProbeFindsIt(Fault fault, ErrorCode errorCode) {
         List<Record> day1 = orders(DAY_1, 1, 400);
         PublishRequest request = request(DAY_1, StagedFiles.write(staging, day1));
-        faulty.failCommits(Fault.LAND_THEN_STATE_UNKNOWN);
+        faulty.failCommits(fault);
 
         PublishOutcome outcome = publisher.publish(request);
 
         assertThat(outcome.status()).as("outcome %s", outcome).isEqualTo(Status.PUBLISH_UNKNOWN);
-        assertThat(outcome.errorCode()).isEqualTo(ErrorCode.COMMIT_STATE_UNKNOWN);
-        assertProbeFindsTheOneLandedCommit(request, day1);
-    }
-
-    @Test
-    void aCommitThatLandsThenLosesTheCatalogConnectionIsUnknownAndTheProbeFindsIt() {
-        List<Record> day1 = orders(DAY_1, 1, 400);
-        PublishRequest request = request(DAY_1, StagedFiles.write(staging, day1));
-        faulty.failCommits(Fault.LAND_THEN_CONNECTION_LOST);
-
-        PublishOutcome outcome = publisher.publish(request);
-
-        assertThat(outcome.status()).as("outcome %s", outcome).isEqualTo(Status.PUBLISH_UNKNOWN);
-        assertThat(outcome.errorCode()).isEqualTo(ErrorCode.COMMIT_INTERRUPTED);
+        assertThat(outcome.errorCode()).isEqualTo(errorCode);
         assertProbeFindsTheOneLandedCommit(request, day1);
     }
 
