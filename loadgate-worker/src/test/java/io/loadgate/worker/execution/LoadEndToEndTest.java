@@ -440,18 +440,12 @@ class LoadEndToEndTest {
 
     @Test
     void aTableChangedBehindTheLedgersBackFailsTargetValidation() throws Exception {
-        harness = new LoadHarness(dir, RecoveryMode.FAIL);
-        harness.addRows(DAY, 1, 6_000);
-        harness.startWorker(2, EnumSet.complementOf(EnumSet.of(DispatchType.VALIDATE_TARGET)));
-        RunSubmitter.Submission submission = harness.submit(harness.jobYaml("ITEMS", 2), DAY);
-        RunView published = harness.waitFor(submission.runId(), RunStatus.PUBLISHED);
-        assertThat(published.status()).isEqualTo(RunStatus.PUBLISHED);
+        RunSubmitter.Submission submission = publishedAwaitingTargetValidation();
 
         Table table = harness.catalog.loadTable(TableIdentifier.parse(LoadHarness.TABLE));
         DataFile victim = table.currentSnapshot().addedDataFiles(table.io()).iterator().next();
         table.newDelete().deleteFile(victim).commit();
-        harness.startWorker(1, EnumSet.of(DispatchType.VALIDATE_TARGET));
-        RunView run = harness.follow(submission);
+        RunView run = validateTarget(submission);
 
         assertThat(run.status()).isEqualTo(RunStatus.FAILED_TARGET_VALIDATION);
         assertThat(run.errorMessage()).contains("FAIL TARGET_COUNT");
@@ -463,11 +457,7 @@ class LoadEndToEndTest {
      */
     @Test
     void aTableWhoseFilesAreNotTheLedgersFailsTargetValidationEvenWithEqualData() throws Exception {
-        harness = new LoadHarness(dir, RecoveryMode.FAIL);
-        harness.addRows(DAY, 1, 6_000);
-        harness.startWorker(2, EnumSet.complementOf(EnumSet.of(DispatchType.VALIDATE_TARGET)));
-        RunSubmitter.Submission submission = harness.submit(harness.jobYaml("ITEMS", 2), DAY);
-        assertThat(harness.waitFor(submission.runId(), RunStatus.PUBLISHED).status()).isEqualTo(RunStatus.PUBLISHED);
+        RunSubmitter.Submission submission = publishedAwaitingTargetValidation();
 
         Table table = harness.catalog.loadTable(TableIdentifier.parse(LoadHarness.TABLE));
         DataFile victim = table.currentSnapshot().addedDataFiles(table.io()).iterator().next();
@@ -475,8 +465,7 @@ class LoadEndToEndTest {
         Files.copy(Path.of(java.net.URI.create(victim.location()).getPath()), copy);
         DataFile swapped = DataFiles.builder(table.spec()).copy(victim).withPath(copy.toUri().toString()).build();
         table.newRewrite().rewriteFiles(Set.of(victim), Set.of(swapped)).commit();
-        harness.startWorker(1, EnumSet.of(DispatchType.VALIDATE_TARGET));
-        RunView run = harness.follow(submission);
+        RunView run = validateTarget(submission);
 
         assertThat(run.status()).isEqualTo(RunStatus.FAILED_TARGET_VALIDATION);
         assertThat(run.errorMessage()).contains("FAIL TARGET_FILES").doesNotContain("TARGET_COUNT");
@@ -488,11 +477,7 @@ class LoadEndToEndTest {
      */
     @Test
     void aManifestWhoseBoundsDifferFromItsFilesFailsTargetValidation() throws Exception {
-        harness = new LoadHarness(dir, RecoveryMode.FAIL);
-        harness.addRows(DAY, 1, 6_000);
-        harness.startWorker(2, EnumSet.complementOf(EnumSet.of(DispatchType.VALIDATE_TARGET)));
-        RunSubmitter.Submission submission = harness.submit(harness.jobYaml("ITEMS", 2), DAY);
-        assertThat(harness.waitFor(submission.runId(), RunStatus.PUBLISHED).status()).isEqualTo(RunStatus.PUBLISHED);
+        RunSubmitter.Submission submission = publishedAwaitingTargetValidation();
 
         Table table = harness.catalog.loadTable(TableIdentifier.parse(LoadHarness.TABLE));
         DataFile victim = table.currentSnapshot().addedDataFiles(table.io()).iterator().next();
@@ -504,8 +489,7 @@ class LoadEndToEndTest {
                 victim.recordCount(), victim.columnSizes(), victim.valueCounts(), victim.nullValueCounts(),
                 victim.nanValueCounts(), victim.lowerBounds(), upper)).build();
         table.newRewrite().rewriteFiles(Set.of(victim), Set.of(lying)).commit();
-        harness.startWorker(1, EnumSet.of(DispatchType.VALIDATE_TARGET));
-        RunView run = harness.follow(submission);
+        RunView run = validateTarget(submission);
 
         assertThat(run.status()).isEqualTo(RunStatus.FAILED_TARGET_VALIDATION);
         assertThat(run.errorMessage()).contains("FAIL MAX:id").doesNotContain("TARGET_FILES")
@@ -519,11 +503,7 @@ class LoadEndToEndTest {
      */
     @Test
     void aFileChangedInPlaceAfterItsPublishFailsTargetValidation() throws Exception {
-        harness = new LoadHarness(dir, RecoveryMode.FAIL);
-        harness.addRows(DAY, 1, 6_000);
-        harness.startWorker(2, EnumSet.complementOf(EnumSet.of(DispatchType.VALIDATE_TARGET)));
-        RunSubmitter.Submission submission = harness.submit(harness.jobYaml("ITEMS", 2), DAY);
-        assertThat(harness.waitFor(submission.runId(), RunStatus.PUBLISHED).status()).isEqualTo(RunStatus.PUBLISHED);
+        RunSubmitter.Submission submission = publishedAwaitingTargetValidation();
 
         Path victim = Path.of(java.net.URI.create(publishedFiles().get(0)).getPath());
         byte[] bytes = Files.readAllBytes(victim);
@@ -532,8 +512,7 @@ class LoadEndToEndTest {
         assertThat(at).isPositive();
         bytes[at] = (byte) 'P';
         Files.write(victim, bytes);
-        harness.startWorker(1, EnumSet.of(DispatchType.VALIDATE_TARGET));
-        RunView run = harness.follow(submission);
+        RunView run = validateTarget(submission);
 
         assertThat(run.status()).isEqualTo(RunStatus.FAILED_TARGET_VALIDATION);
         assertThat(run.errorMessage()).contains("FAIL TARGET_FILES").doesNotContain("TARGET_COUNT")
@@ -604,6 +583,22 @@ class LoadEndToEndTest {
         for (Path file : Stream.concat(chunks.stream(), metadata.stream()).toList()) {
             assertThat(forced).as("forced").contains(file.toString(), file.getParent().toString());
         }
+    }
+
+    /** A run of 6,000 rows that workers which do not validate targets take as far as PUBLISHED. */
+    private RunSubmitter.Submission publishedAwaitingTargetValidation() throws SQLException, InterruptedException {
+        harness = new LoadHarness(dir, RecoveryMode.FAIL);
+        harness.addRows(DAY, 1, 6_000);
+        harness.startWorker(2, EnumSet.complementOf(EnumSet.of(DispatchType.VALIDATE_TARGET)));
+        RunSubmitter.Submission submission = harness.submit(harness.jobYaml("ITEMS", 2), DAY);
+        assertThat(harness.waitFor(submission.runId(), RunStatus.PUBLISHED).status()).isEqualTo(RunStatus.PUBLISHED);
+        return submission;
+    }
+
+    /** Starts a worker that only validates targets, and follows the run to its end. */
+    private RunView validateTarget(RunSubmitter.Submission submission) throws InterruptedException {
+        harness.startWorker(1, EnumSet.of(DispatchType.VALIDATE_TARGET));
+        return harness.follow(submission);
     }
 
     private static Path local(String location) {
