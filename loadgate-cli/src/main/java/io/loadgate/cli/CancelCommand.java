@@ -3,7 +3,6 @@ package io.loadgate.cli;
 import io.loadgate.api.OperatorApi.Cancel;
 import io.loadgate.api.RunApi.RunChange;
 import io.loadgate.api.RunId;
-import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -38,13 +37,7 @@ final class CancelCommand implements Runnable {
         String why = JobInput.reason(reason, Cancel.MIN_REASON);
         var client = ledger.client(LedgerOptions.Role.OPERATOR);
         RunChange change = ledger.call(client, c -> c.cancelRun(id, new Cancel(why)));
-        PrintWriter out = spec.commandLine().getOut();
-        if (ledger.json) {
-            out.println(LedgerOptions.toJson(change));
-        } else {
-            out.println(result(id, change));
-        }
-        out.flush();
+        ledger.print(spec.commandLine().getOut(), change, out -> out.println(result(id, change)));
     }
 
     /** The line a person reads; the live monitor shows the same after acting. */

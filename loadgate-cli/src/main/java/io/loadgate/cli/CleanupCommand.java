@@ -63,13 +63,7 @@ final class CleanupCommand implements Callable<Integer> {
                 reports = ledgerOptions.call(local.client(), c -> cleaner.clean(mode));
             }
         }
-        PrintWriter out = spec.commandLine().getOut();
-        if (ledgerOptions.json) {
-            out.println(LedgerOptions.toJson(reports));
-        } else {
-            print(out, reports, mode);
-        }
-        out.flush();
+        ledgerOptions.print(spec.commandLine().getOut(), reports, out -> print(out, reports, mode));
         List<RunCleanup> notDone = reports.stream().filter(r -> !r.outcome().isDone()).toList();
         if (notDone.isEmpty()) {
             return 0;

@@ -2,7 +2,6 @@ package io.loadgate.cli;
 
 import io.loadgate.api.OperatorApi.Resent;
 import io.loadgate.api.RunId;
-import java.io.PrintWriter;
 import java.util.UUID;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -45,13 +44,7 @@ final class DispatchCommand implements Runnable {
             UUID dispatch = LedgerOptions.uuid("DISPATCH_ID", dispatchId);
             var client = ledger.client(LedgerOptions.Role.OPERATOR);
             Resent resent = ledger.call(client, c -> c.resendDispatch(run, dispatch));
-            PrintWriter out = spec.commandLine().getOut();
-            if (ledger.json) {
-                out.println(LedgerOptions.toJson(resent));
-            } else {
-                out.println(result(run, resent));
-            }
-            out.flush();
+            ledger.print(spec.commandLine().getOut(), resent, out -> out.println(result(run, resent)));
         }
 
         /** The line a person reads; the live monitor shows the same after acting. */

@@ -35,21 +35,21 @@ final class KeysCommand implements Runnable {
         LedgerClient client = ledger.client(LedgerOptions.Role.READER);
         List<KeyHolders.Key> keys = ledger.call(client,
                 c -> c.allKeyHolders(LedgerOptions.key("JOB_KEY", jobKey, JobKey::of)));
-        PrintWriter out = spec.commandLine().getOut();
-        if (ledger.json) {
-            out.println(LedgerOptions.toJson(keys));
-        } else if (keys.isEmpty()) {
+        ledger.print(spec.commandLine().getOut(), keys, out -> print(out, keys));
+    }
+
+    private void print(PrintWriter out, List<KeyHolders.Key> keys) {
+        if (keys.isEmpty()) {
             out.println("No runs of job " + jobKey + ".");
-        } else {
-            Table table = new Table("BUSINESS_KEY", "IN_TARGET", "ROWS", "LOADED", "LAST_RUN", "LAST_STATUS");
-            for (KeyHolders.Key key : keys) {
-                String inTarget = key.inTargetRunId() != null ? key.inTargetRunId().toString()
-                        : key.rolledBackRunId() != null ? "none (rolled back)" : "none";
-                table.row(key.businessKey(), inTarget, key.inTargetRows(), RunsCommand.time(key.loadedAt()),
-                        key.lastRunId(), RunsCommand.status(key.lastStatus(), key.lastTargetState()));
-            }
-            table.print(out);
+            return;
         }
-        out.flush();
+        Table table = new Table("BUSINESS_KEY", "IN_TARGET", "ROWS", "LOADED", "LAST_RUN", "LAST_STATUS");
+        for (KeyHolders.Key key : keys) {
+            String inTarget = key.inTargetRunId() != null ? key.inTargetRunId().toString()
+                    : key.rolledBackRunId() != null ? "none (rolled back)" : "none";
+            table.row(key.businessKey(), inTarget, key.inTargetRows(), RunsCommand.time(key.loadedAt()),
+                    key.lastRunId(), RunsCommand.status(key.lastStatus(), key.lastTargetState()));
+        }
+        table.print(out);
     }
 }

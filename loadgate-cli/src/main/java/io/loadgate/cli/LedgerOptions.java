@@ -6,11 +6,13 @@ import io.loadgate.worker.ledger.LedgerCallException;
 import io.loadgate.worker.ledger.LedgerClient;
 import io.loadgate.worker.ledger.LedgerClientConfig;
 import io.loadgate.worker.ledger.LedgerToken;
+import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import picocli.CommandLine.Option;
 
@@ -139,6 +141,16 @@ final class LedgerOptions {
         }
         String line = e.ledgerMessage() + " (" + e.status() + " " + e.code() + ")";
         return new CliException(line, e.status() == 503 ? EXIT_UNAVAILABLE : EXIT_REFUSED);
+    }
+
+    /** With {@code --json}, {@code value} as JSON for scripts; else what {@code text} writes for a person. */
+    void print(PrintWriter out, Object value, Consumer<PrintWriter> text) {
+        if (json) {
+            out.println(toJson(value));
+        } else {
+            text.accept(out);
+        }
+        out.flush();
     }
 
     /**

@@ -90,14 +90,12 @@ final class MonitorCommand implements Runnable {
 
     private void snapshot(LedgerClient client, PrintWriter out, int columns) {
         MonitorSummary summary = ledger.call(client, LedgerClient::monitorSummary);
-        if (ledger.json) {
-            out.println(LedgerOptions.toJson(summary.fields()));
-        } else {
+        ledger.print(out, summary.fields(), screen -> {
             var state = new MonitorScreen.State(ledger.ledgerUrl(), ZonedDateTime.now(),
                     MonitorScreen.Summary.from(summary.fields()), Instant.now(), null);
-            MonitorScreen.render(state, MonitorScreen.Layout.snapshot(columns, commandLedger())).forEach(out::println);
-        }
-        out.flush();
+            MonitorScreen.render(state, MonitorScreen.Layout.snapshot(columns, commandLedger()))
+                    .forEach(screen::println);
+        });
     }
 
     /** The commands shown name the ledger only when it is not the default one. */

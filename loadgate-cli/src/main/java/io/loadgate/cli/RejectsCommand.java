@@ -62,19 +62,13 @@ final class RejectsCommand implements Runnable {
         List<URI> files = ledger.call(client, c -> c.files(id)).stream().filter(f -> f.kind() == ChunkKind.REJECTS)
                 .map(StagedFile::hdfsPath).map(URI::create).toList();
         Rejects rejects = files.isEmpty() ? new Rejects(List.of(), Map.of(), List.of()) : read(files);
-        PrintWriter out = spec.commandLine().getOut();
-        if (ledger.json) {
-            Map<String, Object> shown = new LinkedHashMap<>();
-            shown.put("runId", run.runId());
-            shown.put("rejectedCount", run.rejectedCount());
-            shown.put("files", files.stream().map(URI::toString).toList());
-            shown.put("byRule", rejects.byRule());
-            shown.put("rows", rejects.rows());
-            out.println(LedgerOptions.toJson(shown));
-        } else {
-            print(out, run, files, rejects);
-        }
-        out.flush();
+        Map<String, Object> shown = new LinkedHashMap<>();
+        shown.put("runId", run.runId());
+        shown.put("rejectedCount", run.rejectedCount());
+        shown.put("files", files.stream().map(URI::toString).toList());
+        shown.put("byRule", rejects.byRule());
+        shown.put("rows", rejects.rows());
+        ledger.print(spec.commandLine().getOut(), shown, out -> print(out, run, files, rejects));
     }
 
     /** What the files hold: the count per rule over every row, and the first {@code limit} rows in full. */

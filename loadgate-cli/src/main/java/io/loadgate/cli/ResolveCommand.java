@@ -4,7 +4,6 @@ import io.loadgate.api.OperatorApi.Resolution;
 import io.loadgate.api.OperatorApi.Resolve;
 import io.loadgate.api.RunApi.RunChange;
 import io.loadgate.api.RunId;
-import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -41,13 +40,7 @@ final class ResolveCommand implements Runnable {
         String why = JobInput.reason(reason, Resolve.MIN_REASON);
         var client = ledger.client(LedgerOptions.Role.OPERATOR);
         RunChange change = ledger.call(client, c -> c.resolvePublishUnknown(id, new Resolve(resolution, why)));
-        PrintWriter out = spec.commandLine().getOut();
-        if (ledger.json) {
-            out.println(LedgerOptions.toJson(change));
-        } else {
-            out.println(result(id, change));
-        }
-        out.flush();
+        ledger.print(spec.commandLine().getOut(), change, out -> out.println(result(id, change)));
     }
 
     /** The line a person reads; the live monitor shows the same after acting. */

@@ -86,22 +86,22 @@ final class RunsCommand implements Runnable {
             List<RunView> runs = ledger.call(client, c -> c.listRuns(new RunFilter(
                     LedgerOptions.key("--job", jobKey, JobKey::of),
                     LedgerOptions.key("--business-key", businessKey, BusinessKey::of), status, limit)));
-            PrintWriter out = spec.commandLine().getOut();
-            if (ledger.json) {
-                out.println(LedgerOptions.toJson(runs));
-            } else if (runs.isEmpty()) {
+            ledger.print(spec.commandLine().getOut(), runs, out -> print(out, runs));
+        }
+
+        private static void print(PrintWriter out, List<RunView> runs) {
+            if (runs.isEmpty()) {
                 out.println("No runs.");
-            } else {
-                Table table = new Table("RUN_ID", "JOB", "BUSINESS_KEY", "STATUS", "PARTITIONS", "ROWS", "STARTED",
-                        "ERROR");
-                for (RunView run : runs) {
-                    table.row(run.runId(), run.jobKey(), run.businessKey(), status(run),
-                            ratio(run.successPartitionCount(), run.expectedPartitionCount()),
-                            ratio(run.extractedCount(), run.sourceCount()), time(run.startedAt()), run.errorCode());
-                }
-                table.print(out);
+                return;
             }
-            out.flush();
+            Table table = new Table("RUN_ID", "JOB", "BUSINESS_KEY", "STATUS", "PARTITIONS", "ROWS", "STARTED",
+                    "ERROR");
+            for (RunView run : runs) {
+                table.row(run.runId(), run.jobKey(), run.businessKey(), status(run),
+                        ratio(run.successPartitionCount(), run.expectedPartitionCount()),
+                        ratio(run.extractedCount(), run.sourceCount()), time(run.startedAt()), run.errorCode());
+            }
+            table.print(out);
         }
     }
 
@@ -130,17 +130,11 @@ final class RunsCommand implements Runnable {
                 throw new CliException("--events must not be negative, got " + events, LedgerOptions.EXIT_USAGE);
             }
             RunDetail detail = RunDetail.read(ledger, ledger.client(LedgerOptions.Role.WORKER), id, events);
-            PrintWriter out = spec.commandLine().getOut();
-            if (ledger.json) {
-                Map<String, Object> shown = new LinkedHashMap<>();
-                shown.put("run", detail.run());
-                shown.put("validations", detail.validations());
-                shown.put("events", detail.last());
-                out.println(LedgerOptions.toJson(shown));
-            } else {
-                detail.lines(0).forEach(out::println);
-            }
-            out.flush();
+            Map<String, Object> shown = new LinkedHashMap<>();
+            shown.put("run", detail.run());
+            shown.put("validations", detail.validations());
+            shown.put("events", detail.last());
+            ledger.print(spec.commandLine().getOut(), shown, out -> detail.lines(0).forEach(out::println));
         }
     }
 
@@ -169,26 +163,26 @@ final class RunsCommand implements Runnable {
             LedgerClient client = ledger.client(LedgerOptions.Role.READER);
             MonitorHistory history = ledger.call(client, c -> c.monitorHistory(
                     LedgerOptions.key("--job", jobKey, JobKey::of), null, bucket));
-            PrintWriter out = spec.commandLine().getOut();
-            if (ledger.json) {
-                out.println(LedgerOptions.toJson(history));
-            } else if (history.rows().isEmpty()) {
+            ledger.print(spec.commandLine().getOut(), history, out -> print(out, history));
+        }
+
+        private void print(PrintWriter out, MonitorHistory history) {
+            if (history.rows().isEmpty()) {
                 out.println("No run ended since " + time(history.from()) + (jobKey == null ? "." : " in job " + jobKey
                         + "."));
-            } else {
-                Table table = new Table("JOB", bucket == MonitorHistory.Bucket.HOUR ? "HOUR" : "DAY", "OUTCOMES",
-                        "READ", "STAGED", "PUBLISHED", "LOSS", "AVG_S", "MAX_S");
-                for (MonitorHistory.Row row : history.rows()) {
-                    String outcomes = row.runsByOutcome().entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
-                            .collect(Collectors.joining(", "));
-                    table.row(row.jobKey(), time(row.bucketStart()), outcomes, row.rowsRead(), row.rowsStaged(),
-                            row.rowsPublished(), row.percentLoss() == null ? null
-                                    : String.format(Locale.ROOT, "%.2f%%", row.percentLoss()),
-                            Math.round(row.durationSecondsAvg()), Math.round(row.durationSecondsMax()));
-                }
-                table.print(out);
+                return;
             }
-            out.flush();
+            Table table = new Table("JOB", bucket == MonitorHistory.Bucket.HOUR ? "HOUR" : "DAY", "OUTCOMES",
+                    "READ", "STAGED", "PUBLISHED", "LOSS", "AVG_S", "MAX_S");
+            for (MonitorHistory.Row row : history.rows()) {
+                String outcomes = row.runsByOutcome().entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+                        .collect(Collectors.joining(", "));
+                table.row(row.jobKey(), time(row.bucketStart()), outcomes, row.rowsRead(), row.rowsStaged(),
+                        row.rowsPublished(), row.percentLoss() == null ? null
+                                : String.format(Locale.ROOT, "%.2f%%", row.percentLoss()),
+                        Math.round(row.durationSecondsAvg()), Math.round(row.durationSecondsMax()));
+            }
+            table.print(out);
         }
     }
 }
