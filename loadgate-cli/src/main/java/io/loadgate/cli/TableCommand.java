@@ -116,11 +116,11 @@ final class TableCommand implements Runnable {
                     .toList();
         }
 
-        List<TableSnapshot> newest(List<TableSnapshot> all) {
-            return all.subList(Math.max(0, all.size() - limit), all.size());
-        }
-
-        void printSnapshots(String table, List<TableSnapshot> snapshots, PrintWriter out) {
+        /** The newest {@code limit} of {@code all}, only the key's when one is given. */
+        void printSnapshots(String table, List<TableSnapshot> all, Optional<String> key, PrintWriter out) {
+            List<TableSnapshot> ofKey = all.stream().filter(s -> key.isEmpty() || key.get().equals(s.businessKey()))
+                    .toList();
+            List<TableSnapshot> snapshots = ofKey.subList(Math.max(0, ofKey.size() - limit), ofKey.size());
             if (json) {
                 printJson(out, "table", table, "snapshots", snapshots);
                 return;
@@ -196,8 +196,7 @@ final class TableCommand implements Runnable {
     static final class Snapshots extends Reading {
         @Override
         void print(Target target, Optional<String> key, PrintWriter out) {
-            printSnapshots(target.table(), newest(target.snapshots().stream()
-                    .filter(s -> key.isEmpty() || key.get().equals(s.businessKey())).toList()), out);
+            printSnapshots(target.table(), target.snapshots(), key, out);
         }
     }
 
@@ -206,8 +205,7 @@ final class TableCommand implements Runnable {
     static final class History extends Reading {
         @Override
         void print(Target target, Optional<String> key, PrintWriter out) {
-            printSnapshots(target.table(), newest(target.history().stream()
-                    .filter(s -> key.isEmpty() || key.get().equals(s.businessKey())).toList()), out);
+            printSnapshots(target.table(), target.history(), key, out);
         }
     }
 }

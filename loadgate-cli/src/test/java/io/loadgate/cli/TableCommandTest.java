@@ -37,32 +37,7 @@ class TableCommandTest {
     void anIcebergTargetIsReadThroughItsCatalog() throws Exception {
         Path job = fixture.job("TABLE_ICEBERG", "table_read");
         List<String> runs = load(job);
-        assertThat(table("show", job).out().strip()).isEqualTo("""
-                {
-                  "table" : "lake.table_read",
-                  "businessKeyColumn" : "day",
-                  "columns" : [ {
-                    "name" : "id",
-                    "type" : "long"
-                  }, {
-                    "name" : "amount",
-                    "type" : "decimal(8, 2)"
-                  }, {
-                    "name" : "label",
-                    "type" : "string"
-                  }, {
-                    "name" : "day",
-                    "type" : "date"
-                  } ],
-                  "partitions" : [ {
-                    "businessKey" : "2026-11-28",
-                    "rows" : 1500
-                  }, {
-                    "businessKey" : "2026-11-29",
-                    "rows" : 2000
-                  } ],
-                  "rows" : 3500
-                }""");
+        assertShown(job, "lake.table_read", "long", "decimal(8, 2)", "string");
         assertCountsAndSample(job, "lake.table_read");
         JsonNode snapshots = json(table("snapshots", job));
         assertThat(snapshots.get("table").asText()).isEqualTo("lake.table_read");
@@ -78,32 +53,7 @@ class TableCommandTest {
     void aWarehouseTargetIsReadInItsDatabase() throws Exception {
         Path job = fixture.warehouseJob("TABLE_DW", "table_read");
         List<String> runs = load(job);
-        assertThat(table("show", job).out().strip()).isEqualTo("""
-                {
-                  "table" : "dw.table_read",
-                  "businessKeyColumn" : "day",
-                  "columns" : [ {
-                    "name" : "id",
-                    "type" : "int8"
-                  }, {
-                    "name" : "amount",
-                    "type" : "numeric"
-                  }, {
-                    "name" : "label",
-                    "type" : "text"
-                  }, {
-                    "name" : "day",
-                    "type" : "date"
-                  } ],
-                  "partitions" : [ {
-                    "businessKey" : "2026-11-28",
-                    "rows" : 1500
-                  }, {
-                    "businessKey" : "2026-11-29",
-                    "rows" : 2000
-                  } ],
-                  "rows" : 3500
-                }""");
+        assertShown(job, "dw.table_read", "int8", "numeric", "text");
         assertCountsAndSample(job, "dw.table_read");
         JsonNode snapshots = json(table("snapshots", job));
         assertThat(runIds(snapshots)).isEqualTo(runs);
@@ -131,6 +81,36 @@ class TableCommandTest {
             runs.add(m.group(1));
         }
         return runs;
+    }
+
+    /** 'table show' of what {@link #load} loaded, the columns' types as the target names them. */
+    private static void assertShown(Path job, String name, String idType, String amountType, String labelType) {
+        assertThat(table("show", job).out().strip()).isEqualTo("""
+                {
+                  "table" : "%s",
+                  "businessKeyColumn" : "day",
+                  "columns" : [ {
+                    "name" : "id",
+                    "type" : "%s"
+                  }, {
+                    "name" : "amount",
+                    "type" : "%s"
+                  }, {
+                    "name" : "label",
+                    "type" : "%s"
+                  }, {
+                    "name" : "day",
+                    "type" : "date"
+                  } ],
+                  "partitions" : [ {
+                    "businessKey" : "2026-11-28",
+                    "rows" : 1500
+                  }, {
+                    "businessKey" : "2026-11-29",
+                    "rows" : 2000
+                  } ],
+                  "rows" : 3500
+                }""".formatted(name, idType, amountType, labelType));
     }
 
     private static void assertCountsAndSample(Path job, String name) throws Exception {
