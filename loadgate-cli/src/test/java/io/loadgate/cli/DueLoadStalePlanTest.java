@@ -94,11 +94,6 @@ class DueLoadStalePlanTest {
                 LedgerToken.of(fixture.ledger.workerToken)).build());
     }
 
-    private static long runs(String jobKey, String where) {
-        return fixture.ledger.count("SELECT count(*) FROM loadgate.load_run WHERE job_key = '" + jobKey + "'"
-                + where);
-    }
-
     @Test
     void aLoadWhosePlanAnotherLoadOvertookRunsNothingOlder() throws Exception {
         Path root = dir.resolve("drops-overtaken");
@@ -120,7 +115,7 @@ class DueLoadStalePlanTest {
         assertThat(result.exit()).as(result.toString()).isZero();
         assertThat(result.out()).as(result.toString()).contains("was created since the plan; planning again",
                 "loaded by another load meanwhile");
-        assertThat(runs("STALE_OVERTAKEN", "")).as("the older plan (one directory) never ran").isEqualTo(1);
+        assertThat(fixture.runs("STALE_OVERTAKEN")).as("the older plan (one directory) never ran").isEqualTo(1);
         assertThat(fixture.rowsBy("stale_overtaken", "load_key")).isEqualTo(Map.of("2026-11-30T14", 5L));
     }
 
@@ -149,8 +144,8 @@ class DueLoadStalePlanTest {
         assertThat(result.exit()).as(result.toString()).isZero();
         assertThat(result.out()).as(result.toString()).contains("planning again",
                 "Loaded STALE_REPLANNED: 1 of 1 due keys loaded");
-        assertThat(runs("STALE_REPLANNED", " AND status = 'SUCCESS'")).isEqualTo(1);
-        assertThat(runs("STALE_REPLANNED", "")).isEqualTo(2);
+        assertThat(fixture.runs("STALE_REPLANNED", " AND status = 'SUCCESS'")).isEqualTo(1);
+        assertThat(fixture.runs("STALE_REPLANNED")).isEqualTo(2);
         assertThat(fixture.rowsBy("stale_replanned", "load_key")).isEqualTo(Map.of("2026-11-30T14", 3L));
     }
 }

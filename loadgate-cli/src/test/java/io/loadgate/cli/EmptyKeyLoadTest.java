@@ -47,8 +47,8 @@ class EmptyKeyLoadTest {
         assertThat(refused.exit()).as(refused.toString()).isEqualTo(10);
         assertThat(refused.errLines()).as(refused.toString()).singleElement().asString()
                 .contains("EMPTY_SOURCE_BLOCKED: the source is empty", "source.allow_empty: true");
-        assertThat(fixture.ledger.count("SELECT count(*) FROM loadgate.load_run WHERE job_key = 'EMPTY_REFUSED'"
-                + " AND status = 'FAILED_MANIFEST' AND error_message LIKE 'EMPTY_SOURCE_BLOCKED: the source is empty%'"))
+        assertThat(fixture.runs("EMPTY_REFUSED",
+                " AND status = 'FAILED_MANIFEST' AND error_message LIKE 'EMPTY_SOURCE_BLOCKED: the source is empty%'"))
                 .as("the run's error names the violation, not a count").isEqualTo(1);
         assertThat(fixture.rowsByDay("empty_days")).as("a refused plan changes nothing")
                 .isEqualTo(Map.of("2026-11-28", 1500L, "2026-11-29", 2000L));

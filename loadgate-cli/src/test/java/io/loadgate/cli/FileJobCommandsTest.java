@@ -61,11 +61,6 @@ class FileJobCommandsTest {
         return runs;
     }
 
-    private static long runs(String jobKey, String where) {
-        return fixture.ledger.count("SELECT count(*) FROM loadgate.load_run WHERE job_key = '" + jobKey + "'"
-                + where);
-    }
-
     @Test
     void loadsTheDueHoursOldestFirstThenOnlyALateDirectorysHour() throws Exception {
         Path root = dir.resolve("drops-late");
@@ -89,7 +84,7 @@ class FileJobCommandsTest {
         var again = fixture.run("load", job.toString());
         assertThat(again.exit()).as(again.toString()).isZero();
         assertThat(again.out()).contains("Nothing to load for FILES_LATE: every due directory is loaded.");
-        assertThat(runs("FILES_LATE", "")).isEqualTo(2);
+        assertThat(fixture.runs("FILES_LATE")).isEqualTo(2);
 
         // A late directory of 14:00 and the 16:00 directory filled: both hours due, 14:00 replaced whole.
         lines(root, "d_20261130-1450", 20, 5);
@@ -126,7 +121,7 @@ class FileJobCommandsTest {
         assertThat(result.exit()).as(result.toString()).isEqualTo(2);
         assertThat(result.errLines()).as(result.toString()).hasSize(1);
         assertThat(result.err()).contains("Missing required option: '--business-key=KEY'");
-        assertThat(runs("FILES_TABLE", "")).isZero();
+        assertThat(fixture.runs("FILES_TABLE")).isZero();
     }
 
     @Test
@@ -144,8 +139,8 @@ class FileJobCommandsTest {
 
         assertThat(a.exit()).as(a.toString()).isZero();
         assertThat(b.exit()).as(b.toString()).isZero();
-        assertThat(runs("FILES_RACE", " AND status = 'SUCCESS'")).as(a + "\n" + b).isEqualTo(4);
-        assertThat(runs("FILES_RACE", "")).as("no run of a key twice\n" + a + "\n" + b).isEqualTo(4);
+        assertThat(fixture.runs("FILES_RACE", " AND status = 'SUCCESS'")).as(a + "\n" + b).isEqualTo(4);
+        assertThat(fixture.runs("FILES_RACE")).as("no run of a key twice\n" + a + "\n" + b).isEqualTo(4);
         // A key both loads reached is one run: the second followed the first's (its create came back idempotent).
         Map<String, String> runOfA = keyRuns(a.stdout());
         keyRuns(b.stdout()).forEach((key, run) -> {
@@ -167,14 +162,14 @@ class FileJobCommandsTest {
         var after = fixture.run("load", job.toString());
         assertThat(after.exit()).as(killed + "\n" + after).isZero();
         // The killed load's run went on in the workers; once it ended, nothing is due and nothing is held.
-        Awaitility.await().atMost(Duration.ofSeconds(120)).until(() -> runs("FILES_RACE",
+        Awaitility.await().atMost(Duration.ofSeconds(120)).until(() -> fixture.runs("FILES_RACE",
                 " AND completed_at IS NULL") == 0);
         var last = fixture.run("load", job.toString());
         assertThat(last.exit()).as(last.toString()).isZero();
         assertThat(last.out()).as(killed + "\n" + after + "\n" + last).contains("Nothing to load for FILES_RACE");
         String all = killed + "\n" + after + "\n" + last + "\n" + fixture.ledger.get("/v1/runs?jobKey=FILES_RACE").body();
-        assertThat(runs("FILES_RACE", " AND status = 'SUCCESS'")).as(all).isEqualTo(6);
-        assertThat(runs("FILES_RACE", "")).as(all).isEqualTo(6);
+        assertThat(fixture.runs("FILES_RACE", " AND status = 'SUCCESS'")).as(all).isEqualTo(6);
+        assertThat(fixture.runs("FILES_RACE")).as(all).isEqualTo(6);
         assertThat(fixture.rowsBy("files_race", "load_key")).containsEntry("2026-11-30T14", 10L)
                 .containsEntry("2026-11-30T15", 10L).hasSize(6);
     }
@@ -200,9 +195,7 @@ class FileJobCommandsTest {
                 + "2026/11/30/01\n");
 
         // A run of 02:00 is active: neither file is taken, and nothing runs.
-        Map<String, Object> busy = io.loadgate.server.testing.Runs.create("FILES_THRIVE", "2026-11-30T02");
-        busy.put("hdfsRoot", dir.resolve("stage").toUri().toString());
-        String busyRun = fixture.ledger.post("/v1/runs", busy).text("runId");
+        String busyRun = fixture.activeRun("FILES_THRIVE", "2026-11-30T02");
         var replayRefused = fixture.run("replay", job.toString(), "--dirs-file", dirs.toString());
         Files.writeString(dir.resolve("busy.txt"), "2026/11/30/03\n2026/11/30/02\n");
         var rollbackRefused = fixture.run("rollback", job.toString(), "--partitions-file", dir.resolve("busy.txt")
@@ -214,7 +207,7 @@ class FileJobCommandsTest {
         assertThat(replayRefused.out()).doesNotContain("== replay");
         assertThat(rollbackRefused.exit()).as(rollbackRefused.toString()).isEqualTo(RunOutcome.ACTIVE_RUN_EXISTS);
         assertThat(rollbackRefused.errLines()).as(rollbackRefused.toString()).hasSize(1);
-        assertThat(runs("FILES_THRIVE", "")).isEqualTo(4);
+        assertThat(fixture.runs("FILES_THRIVE")).isEqualTo(4);
         assertThat(fixture.rowsBy("files_thrive", "load_key")).as("03:00 not rolled back").isEqualTo(all);
         assertThat(fixture.ledger.send("POST", "/v1/runs/" + busyRun + "/cancel",
                 Map.of("reason", "made by the test"), fixture.ledger.operatorToken).status()).isEqualTo(200);
@@ -230,7 +223,7 @@ class FileJobCommandsTest {
         assertThat(replayed.out()).contains("replay 1/2: FILES_THRIVE business key 2026-11-30T01 (for d_20261130-0110)",
                 "replay 2/2: FILES_THRIVE business key 2026-11-30T02 (for d_20261130-0200)",
                 "Replayed FILES_THRIVE: 2 of 2 business keys succeeded, 0 failed.");
-        assertThat(runs("FILES_THRIVE", " AND status = 'SUCCESS'")).isEqualTo(5);
+        assertThat(fixture.runs("FILES_THRIVE", " AND status = 'SUCCESS'")).isEqualTo(5);
         assertThat(fixture.rowsBy("files_thrive", "load_key")).as("replaced, not doubled").isEqualTo(all);
 
         var badLine = fixture.run("rollback", job.toString(), "--partitions-file", Files.writeString(

@@ -1,8 +1,11 @@
 package io.loadgate.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.loadgate.ledger.LedgerSettings;
 import io.loadgate.ledger.run.StagePath;
 import io.loadgate.ledger.testing.TestDatabases;
+import io.loadgate.server.testing.Runs;
 import io.loadgate.server.testing.TestLedger;
 import io.loadgate.worker.execution.RunContexts;
 import io.loadgate.worker.execution.SourceCache;
@@ -89,15 +92,26 @@ final class JobFixture implements AutoCloseable {
 
     /** A job on the {@code sales} table loading into {@code lake.<table>}; {@code sourceExtra} adds source keys. */
     Path job(String jobKey, String table, String sourceExtra) throws Exception {
+        return jobReading(jobKey, table, source("public.sales", "id") + sourceExtra);
+    }
+
+    /** The source section of a job reading {@code table} of the source database, split on {@code splitColumn}. */
+    String source(String table, String splitColumn) {
+        return """
+                jdbc_url: "%s"
+                user: postgres
+                table: %s
+                split_column: %s
+                partitions: 2
+                filter: "day = CAST(:business_key AS date)"
+                """.formatted(source.jdbcUrl(), table, splitColumn);
+    }
+
+    /** A job with {@code sourceSection} as its source's keys, loading into {@code lake.<table>} by day. */
+    Path jobReading(String jobKey, String table, String sourceSection) throws Exception {
         String yaml = """
                 job_key: %s
                 source:
-                  jdbc_url: "%s"
-                  user: postgres
-                  table: public.sales
-                  split_column: id
-                  partitions: 2
-                  filter: "day = CAST(:business_key AS date)"
                 %s
                 target:
                   table: lake.%s
@@ -107,7 +121,7 @@ final class JobFixture implements AutoCloseable {
                   root: "%s"
                 validation:
                   sum: [amount]
-                """.formatted(jobKey, source.jdbcUrl(), sourceExtra.indent(2).stripTrailing(), table, lake.jdbcUrl(),
+                """.formatted(jobKey, sourceSection.indent(2).stripTrailing(), table, lake.jdbcUrl(),
                 dir.resolve("warehouse"), dir.resolve("stage").toUri());
         return Files.writeString(dir.resolve(jobKey + ".yaml"), yaml);
     }
@@ -177,6 +191,24 @@ final class JobFixture implements AutoCloseable {
             }
         }
         return rows;
+    }
+
+    /** The runs of {@code jobKey} the ledger holds, only those matching {@code andWhere} ("AND ..." SQL) if given. */
+    long runs(String jobKey, String andWhere) {
+        return ledger.count("SELECT count(*) FROM loadgate.load_run WHERE job_key = '" + jobKey + "'" + andWhere);
+    }
+
+    long runs(String jobKey) {
+        return runs(jobKey, "");
+    }
+
+    /** Creates a run of the key that stays CREATED (it has no manifest, so no worker takes it): an active run. */
+    String activeRun(String jobKey, String businessKey) {
+        Map<String, Object> busy = Runs.create(jobKey, businessKey);
+        busy.put("hdfsRoot", dir.resolve("stage").toUri().toString());
+        var created = ledger.post("/v1/runs", busy);
+        assertThat(created.status()).as(created.toString()).isEqualTo(200);
+        return created.text("runId");
     }
 
     /** The command with the fixture's {@code --ledger} and {@code --token-file} appended. */

@@ -40,10 +40,6 @@ class LoadPrechecksTest {
         fixture.close();
     }
 
-    private static long runsOf(String jobKey) {
-        return fixture.ledger.count("SELECT count(*) FROM loadgate.load_run WHERE job_key = '" + jobKey + "'");
-    }
-
     private static Path withTarget(Path job, String from, String to) throws Exception {
         String yaml = Files.readString(job);
         assertThat(yaml).contains(from);
@@ -58,7 +54,7 @@ class LoadPrechecksTest {
         assertThat(result.exit()).as(result.toString()).isEqualTo(2);
         assertThat(result.errLines()).as(result.toString()).singleElement().asString()
                 .contains("catalog", "lake.pre_catalog", "no_such_role");
-        assertThat(runsOf("PRE_CATALOG")).as("no run was created").isZero();
+        assertThat(fixture.runs("PRE_CATALOG")).as("no run was created").isZero();
     }
 
     @Test
@@ -69,7 +65,7 @@ class LoadPrechecksTest {
         assertThat(result.exit()).as(result.toString()).isEqualTo(2);
         assertThat(result.errLines()).as(result.toString()).singleElement().asString()
                 .contains("warehouse", "dw.pre_login", "no_such_role");
-        assertThat(runsOf("PRE_DW_LOGIN")).as("no run was created").isZero();
+        assertThat(fixture.runs("PRE_DW_LOGIN")).as("no run was created").isZero();
     }
 
     @Test
@@ -85,7 +81,7 @@ class LoadPrechecksTest {
         assertThat(result.exit()).as(result.toString()).isEqualTo(2);
         assertThat(result.errLines()).as(result.toString()).singleElement().asString()
                 .contains("warehouse", "Access denied").doesNotContain(System.getenv("PATH"));
-        assertThat(runsOf("PRE_DW_PASSWORD")).as("no run was created").isZero();
+        assertThat(fixture.runs("PRE_DW_PASSWORD")).as("no run was created").isZero();
     }
 
     @Test
@@ -107,8 +103,8 @@ class LoadPrechecksTest {
                 assertThat(refused.errLines()).as(refused.toString()).singleElement().asString()
                         .contains("lacks the source's new columns [channel, weight]", "target.schema: add_columns");
             }
-            assertThat(runsOf("PRE_NEW_COLUMN") + runsOf("PRE_NEW_COLUMN_DW")).as("only the first loads ran")
-                    .isEqualTo(2);
+            assertThat(fixture.runs("PRE_NEW_COLUMN") + fixture.runs("PRE_NEW_COLUMN_DW"))
+                    .as("only the first loads ran").isEqualTo(2);
 
             var setupRefused = OperatorCommandsTest.run("setup", exact.toString());
             assertThat(setupRefused.exit()).as(setupRefused.toString()).isEqualTo(2);

@@ -235,8 +235,7 @@ class MonitorTerminalTest {
             Path monitorDir = dir.resolve("home").resolve("monitor");
             assertThat(Files.exists(monitorDir) ? Files.list(monitorDir).filter(f -> f.getFileName().toString()
                     .startsWith(job)).toList() : List.of()).as("nothing written").isEmpty();
-            assertThat(fixture.ledger.count("SELECT count(*) FROM loadgate.load_run WHERE job_key = '" + job + "'"))
-                    .isEqualTo(1);
+            assertThat(fixture.runs(job)).isEqualTo(1);
 
             // y: a load of the run's spec starts in the background; the monitor says its pid and log, then its end.
             select("again", "selected: FAILED_RUN run " + failed, err);

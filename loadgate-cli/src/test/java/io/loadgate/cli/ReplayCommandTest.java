@@ -2,7 +2,6 @@ package io.loadgate.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.loadgate.server.testing.Runs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -27,10 +26,6 @@ class ReplayCommandTest {
     @AfterAll
     static void stop() {
         fixture.close();
-    }
-
-    private static long runsOf(String jobKey) {
-        return fixture.ledger.count("SELECT count(*) FROM loadgate.load_run WHERE job_key = '" + jobKey + "'");
     }
 
     @Test
@@ -58,7 +53,7 @@ class ReplayCommandTest {
         assertThat(again.out().indexOf("replay 1/2: REPLAY_OK business key 2026-11-29"))
                 .isLessThan(again.out().indexOf("replay 2/2: REPLAY_OK business key 2026-11-27"));
         assertThat(fixture.rowsByDay("replay_ok")).isEqualTo(JobFixture.ROWS_BY_DAY);
-        assertThat(runsOf("REPLAY_OK")).isEqualTo(5);
+        assertThat(fixture.runs("REPLAY_OK")).isEqualTo(5);
     }
 
     @Test
@@ -89,16 +84,14 @@ class ReplayCommandTest {
         assertThat(word.exit()).as(word.toString()).isEqualTo(2);
         assertThat(word.errLines()).hasSize(1);
         assertThat(word.err()).contains("business key 'yesterday' is not a date");
-        assertThat(runsOf("REPLAY_BAD")).isZero();
+        assertThat(fixture.runs("REPLAY_BAD")).isZero();
         assertThat(fixture.table("replay_bad")).isNull();
     }
 
     @Test
     void theFirstFailureStopsTheReplayUnlessKeepGoing() throws Exception {
         Path job = fixture.job("REPLAY_BUSY", "replay_busy");
-        Map<String, Object> busy = Runs.create("REPLAY_BUSY", "2026-11-28");
-        busy.put("hdfsRoot", dir.resolve("stage").toUri().toString());
-        assertThat(fixture.ledger.post("/v1/runs", busy).status()).isEqualTo(200);
+        fixture.activeRun("REPLAY_BUSY", "2026-11-28");
         String[] keys = {"--business-key", "2026-11-27", "--business-key", "2026-11-28", "--business-key", "2026-11-29"};
 
         var stopped = fixture.run(concat(new String[] {"replay", job.toString()}, keys));

@@ -3,7 +3,6 @@ package io.loadgate.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.loadgate.server.testing.Runs;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.stream.StreamSupport;
@@ -119,9 +118,7 @@ class RollbackCommandTest {
         var loaded = fixture.run("load", job.toString(), "--business-key", "2026-11-29");
         assertThat(loaded.exit()).as(loaded.toString()).isZero();
         long before = fixture.table("rollback_busy").currentSnapshot().snapshotId();
-        Map<String, Object> busy = Runs.create("ROLLBACK_BUSY", "2026-11-29");
-        busy.put("hdfsRoot", dir.resolve("stage").toUri().toString());
-        assertThat(fixture.ledger.post("/v1/runs", busy).status()).isEqualTo(200);
+        fixture.activeRun("ROLLBACK_BUSY", "2026-11-29");
 
         var refused = rollback(job, "2026-11-29", "--yes");
         assertThat(refused.exit()).as(refused.toString()).isEqualTo(RunOutcome.ACTIVE_RUN_EXISTS);
