@@ -57,9 +57,8 @@ final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--keep-going", description = "run every key even after a run failed")
     boolean keepGoing;
 
-    @Option(names = "--threads", paramLabel = "N", defaultValue = "4",
-            description = "worker threads when running in this process (default: ${DEFAULT-VALUE})")
-    int threads;
+    @Mixin
+    ThreadsOption threads;
 
     @Mixin
     LedgerOptions ledgerOptions;
@@ -98,7 +97,7 @@ final class ReplayCommand implements Callable<Integer> {
         // A source on the embedded PostgreSQL answers only once the ledger is up: its keys are checked then.
         List<String> named = dirsFile == null ? keys() : List.copyOf(directories.keySet());
         List<String> checked = dirsFile == null ? JobInput.canonicalKeysBeforeLedger(job, named, ledgerOptions) : named;
-        RunCommand.checkThreads(threads);
+        threads.check();
         catalogOptions.requireLedger(ledgerOptions);
         String yaml = JobInput.text(jobFile);
         if (ledgerOptions.ledgerGiven()) {
@@ -112,7 +111,7 @@ final class ReplayCommand implements Callable<Integer> {
             }
         }
         try (Interruption interruption = Interruption.install(Interruption.Mode.FINISH_OR_CANCEL)) {
-            try (LocalLoadgate local = LocalLoadgate.start(threads)) {
+            try (LocalLoadgate local = LocalLoadgate.start(threads.count)) {
                 interruption.cancelWith(local.operatorClient());
                 refuseActive(local.client(), job, directories.keySet());
                 List<String> keys = checked != null ? checked : JobInput.canonicalKeys(job, named);

@@ -55,10 +55,6 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--keep-going", description = "without --business-key: load every due key even after one failed")
     boolean keepGoing;
 
-    @Option(names = "--threads", paramLabel = "N", defaultValue = "4",
-            description = "worker threads when running in this process (default: ${DEFAULT-VALUE})")
-    int threads;
-
     @Option(names = "--no-wait", description = "with --ledger: return once extraction is over instead of following"
             + " the run to its end (a PostgreSQL snapshot lives only as long as this process)")
     boolean noWait;
@@ -67,6 +63,9 @@ final class RunCommand implements Callable<Integer> {
             + " (operator token) instead of leaving it to go on; without --ledger an interrupted run is always"
             + " cancelled, unless it has claimed its publish, which then finishes first")
     boolean cancelOnInterrupt;
+
+    @Mixin
+    ThreadsOption threads;
 
     @Mixin
     LedgerOptions ledgerOptions;
@@ -89,7 +88,7 @@ final class RunCommand implements Callable<Integer> {
             throw new CliException("--keep-going is for a load without --business-key", LedgerOptions.EXIT_USAGE);
         }
         JobInput.businessKey(job, "--business-key", businessKey);
-        checkThreads(threads);
+        threads.check();
         catalogOptions.requireLedger(ledgerOptions);
         String yaml = JobInput.text(jobFile);
         List<String> checked = JobInput.canonicalKeysBeforeLedger(job, List.of(businessKey), ledgerOptions);
@@ -110,7 +109,7 @@ final class RunCommand implements Callable<Integer> {
         }
         try (Interruption interruption = Interruption.install(Interruption.Mode.FINISH_OR_CANCEL)) {
             int exit;
-            try (LocalLoadgate local = LocalLoadgate.start(threads)) {
+            try (LocalLoadgate local = LocalLoadgate.start(threads.count)) {
                 interruption.cancelWith(local.operatorClient());
                 String localKey = key != null ? key : JobInput.canonicalKeys(job, List.of(businessKey)).get(0);
                 exit = interruption.interrupted() ? interruption.exitCode()
@@ -128,7 +127,7 @@ final class RunCommand implements Callable<Integer> {
             throw new CliException("Missing required option: '--business-key=KEY' (only a job reading files"
                     + " loads its due keys without one)", LedgerOptions.EXIT_USAGE);
         }
-        checkThreads(threads);
+        threads.check();
         catalogOptions.requireLedger(ledgerOptions);
         if (noWait || cancelOnInterrupt) {
             throw new CliException("--no-wait and --cancel-on-interrupt need --business-key", LedgerOptions.EXIT_USAGE);
@@ -146,19 +145,13 @@ final class RunCommand implements Callable<Integer> {
         }
         try (Interruption interruption = Interruption.install(Interruption.Mode.FINISH_OR_CANCEL)) {
             int exit;
-            try (LocalLoadgate local = LocalLoadgate.start(threads)) {
+            try (LocalLoadgate local = LocalLoadgate.start(threads.count)) {
                 interruption.cancelWith(local.operatorClient());
                 exit = new DueLoad(local.client(), local.sources(), local.catalogs(), job, yaml,
                         ledgerOptions)
                         .run(keepGoing, interruption);
             }
             return exit;
-        }
-    }
-
-    static void checkThreads(int threads) {
-        if (threads < 1 || threads > 256) {
-            throw new CliException("--threads must be between 1 and 256", LedgerOptions.EXIT_USAGE);
         }
     }
 

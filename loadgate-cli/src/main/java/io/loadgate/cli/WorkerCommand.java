@@ -82,9 +82,7 @@ final class WorkerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (threads < 1 || threads > 256) {
-            throw new CliException("--threads must be between 1 and 256", LedgerOptions.EXIT_USAGE);
-        }
+        ThreadsOption.check(threads);
         Optional<Duration> cleanupInterval = cleanupInterval();
         SnapshotExpiry expiry = snapshotRetention.expiry(SnapshotExpiry.Retention.DEFAULT);
         Optional<InetSocketAddress> metricsAddress = metricsAddress();
