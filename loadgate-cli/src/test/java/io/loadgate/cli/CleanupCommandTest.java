@@ -17,7 +17,6 @@ import io.loadgate.worker.testing.StagedRuns;
 import io.loadgate.worker.testing.StagedRuns.Chunk;
 import io.loadgate.worker.testing.StagedRuns.Run;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
@@ -69,8 +68,7 @@ class CleanupCommandTest {
     private OperatorCommandsTest.Result cleanup(String... args) {
         List<String> all = new ArrayList<>(List.of("cleanup"));
         all.addAll(Arrays.asList(args));
-        all.addAll(List.of("--ledger", ledger.baseUrl(), "--token-file", tokens.toString()));
-        return OperatorCommandsTest.run(all.toArray(String[]::new));
+        return OperatorCommandsTest.runOn(ledger, tokens, all.toArray(String[]::new));
     }
 
     @Test
@@ -180,7 +178,7 @@ class CleanupCommandTest {
     @Test
     void aSkippedRunExitsOneWithOneLineAndKeepsItsFiles() throws IOException {
         Map<String, String> unreachable = new HashMap<>(runs.catalogProperties());
-        unreachable.put("uri", "jdbc:postgresql://127.0.0.1:" + closedPort() + "/lakehouse");
+        unreachable.put("uri", "jdbc:postgresql://127.0.0.1:" + OperatorCommandsTest.closedPort() + "/lakehouse");
         Run run = runs.create("ORDERS", DAY_1, TABLE, unreachable);
         Chunk chunk = runs.write(run, "part-0000-chunk-000000-a1-aaaaaaaa.parquet", orders(DAY_1, 1, 5));
         runs.failManifest(run);
@@ -197,8 +195,8 @@ class CleanupCommandTest {
 
     @Test
     void anUnreachableLedgerIsOneLineAndExitThree() throws IOException {
-        var result = OperatorCommandsTest.run("cleanup", "--ledger", "http://127.0.0.1:" + closedPort(),
-                "--token-file", tokens.toString());
+        var result = OperatorCommandsTest.run("cleanup", "--ledger",
+                "http://127.0.0.1:" + OperatorCommandsTest.closedPort(), "--token-file", tokens.toString());
 
         assertThat(result.exit()).as(result.toString()).isEqualTo(3);
         assertThat(result.errLines()).singleElement().asString().startsWith("loadgate: ").contains("--ledger");
@@ -210,11 +208,5 @@ class CleanupCommandTest {
 
         assertThat(result.exit()).as(result.toString()).isEqualTo(2);
         assertThat(result.errLines()).singleElement().asString().contains("--catalog and --warehouse need --ledger");
-    }
-
-    private static int closedPort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

@@ -24,7 +24,6 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.LocalDate;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -213,9 +212,7 @@ final class JobFixture implements AutoCloseable {
 
     /** The command with the fixture's {@code --ledger} and {@code --token-file} appended. */
     OperatorCommandsTest.Result run(String... args) {
-        List<String> all = new ArrayList<>(List.of(args));
-        all.addAll(List.of("--ledger", ledger.baseUrl(), "--token-file", tokens.toString()));
-        return OperatorCommandsTest.run(all.toArray(String[]::new));
+        return OperatorCommandsTest.runOn(ledger, tokens, args);
     }
 
     /** The table as the catalog has it now, or null when it does not exist. */

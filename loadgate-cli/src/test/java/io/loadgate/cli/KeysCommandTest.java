@@ -6,8 +6,6 @@ import io.loadgate.server.testing.Runs;
 import io.loadgate.server.testing.TestLedger;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -35,9 +33,7 @@ class KeysCommandTest {
     }
 
     private static OperatorCommandsTest.Result cli(String... args) {
-        List<String> all = new ArrayList<>(Arrays.asList(args));
-        all.addAll(List.of("--ledger", ledger.baseUrl(), "--token-file", tokens.toString()));
-        return OperatorCommandsTest.run(all.toArray(String[]::new));
+        return OperatorCommandsTest.runOn(ledger, tokens, args);
     }
 
     @Test

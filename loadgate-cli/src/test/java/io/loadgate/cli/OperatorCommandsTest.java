@@ -76,6 +76,11 @@ class OperatorCommandsTest {
 
     /** The command with {@code --ledger} and {@code --token-file} of the test ledger appended. */
     static Result ledgerRun(String... args) {
+        return runOn(ledger, tokens, args);
+    }
+
+    /** The command with {@code --ledger} of {@code ledger} and {@code --token-file tokens} appended. */
+    static Result runOn(TestLedger ledger, Path tokens, String... args) {
         List<String> all = new ArrayList<>(Arrays.asList(args));
         all.addAll(List.of("--ledger", ledger.baseUrl(), "--token-file", tokens.toString()));
         return run(all.toArray(String[]::new));
