@@ -46,26 +46,27 @@ class LoadPrechecksTest {
         return Files.writeString(job, yaml.replace(from, to));
     }
 
+    /** Loads 2026-11-29: exit 2, one line naming {@code words}, no run of {@code jobKey} created; that line. */
+    private static String assertRefusedBeforeTheRun(Path job, String jobKey, String... words) {
+        var result = fixture.run("load", job.toString(), "--business-key", "2026-11-29");
+        assertThat(result.exit()).as(result.toString()).isEqualTo(2);
+        assertThat(result.errLines()).as(result.toString()).singleElement().asString().contains(words);
+        assertThat(fixture.runs(jobKey)).as("no run was created").isZero();
+        return result.errLines().get(0);
+    }
+
     @Test
     void anIcebergCatalogThatRefusesTheCredentialsStopsTheLoadBeforeTheRun() throws Exception {
         Path job = withTarget(fixture.job("PRE_CATALOG", "pre_catalog"), "jdbc.user: postgres",
                 "jdbc.user: no_such_role");
-        var result = fixture.run("load", job.toString(), "--business-key", "2026-11-29");
-        assertThat(result.exit()).as(result.toString()).isEqualTo(2);
-        assertThat(result.errLines()).as(result.toString()).singleElement().asString()
-                .contains("catalog", "lake.pre_catalog", "no_such_role");
-        assertThat(fixture.runs("PRE_CATALOG")).as("no run was created").isZero();
+        assertRefusedBeforeTheRun(job, "PRE_CATALOG", "catalog", "lake.pre_catalog", "no_such_role");
     }
 
     @Test
     void aWarehouseThatRefusesTheLoginStopsTheLoadBeforeTheRun() throws Exception {
         Path job = withTarget(fixture.warehouseJob("PRE_DW_LOGIN", "pre_login"), "user: postgres}",
                 "user: no_such_role}");
-        var result = fixture.run("load", job.toString(), "--business-key", "2026-11-29");
-        assertThat(result.exit()).as(result.toString()).isEqualTo(2);
-        assertThat(result.errLines()).as(result.toString()).singleElement().asString()
-                .contains("warehouse", "dw.pre_login", "no_such_role");
-        assertThat(fixture.runs("PRE_DW_LOGIN")).as("no run was created").isZero();
+        assertRefusedBeforeTheRun(job, "PRE_DW_LOGIN", "warehouse", "dw.pre_login", "no_such_role");
     }
 
     @Test
@@ -77,11 +78,8 @@ class LoadPrechecksTest {
         String yaml = Files.readString(job).replaceAll("database: \\{[^\n]*\\}",
                 "database: {jdbc_url: \"" + MARIADB + "\", user: root, password_env: PATH}");
         Files.writeString(job, yaml);
-        var result = fixture.run("load", job.toString(), "--business-key", "2026-11-29");
-        assertThat(result.exit()).as(result.toString()).isEqualTo(2);
-        assertThat(result.errLines()).as(result.toString()).singleElement().asString()
-                .contains("warehouse", "Access denied").doesNotContain(System.getenv("PATH"));
-        assertThat(fixture.runs("PRE_DW_PASSWORD")).as("no run was created").isZero();
+        assertThat(assertRefusedBeforeTheRun(job, "PRE_DW_PASSWORD", "warehouse", "Access denied"))
+                .doesNotContain(System.getenv("PATH"));
     }
 
     @Test

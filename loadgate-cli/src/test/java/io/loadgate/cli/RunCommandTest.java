@@ -38,14 +38,14 @@ class RunCommandTest {
 
     @Test
     void aGoodJobLoadsAndExitsZeroWithASummary() throws Exception {
-        var result = run(job("SALES_OK", fixture.source("public.sales", "id")), "2026-11-29");
+        var result = run(fixture.job("SALES_OK", "sales"), "2026-11-29");
         assertThat(result.exit()).as(result.toString()).isZero();
         assertThat(result.out()).contains("SUCCESS", "rows        source 2,000", "SUM:amount", "PASS");
     }
 
     @Test
     void anActiveRunForTheKeyIsItsOwnExitCode() throws Exception {
-        Path job = job("SALES_BUSY", fixture.source("public.sales", "id"));
+        Path job = fixture.job("SALES_BUSY", "sales");
         fixture.activeRun("SALES_BUSY", "2026-11-29");
         var result = run(job, "2026-11-29");
         assertThat(result.exit()).as(result.toString()).isEqualTo(RunOutcome.ACTIVE_RUN_EXISTS);
@@ -57,19 +57,18 @@ class RunCommandTest {
     void badJobsFailWithOneLineAndExitTwo() throws Exception {
         Map<String, Path> cases = new java.util.LinkedHashMap<>();
         cases.put("unknown key 'colour'", Files.writeString(dir.resolve("unknown.yaml"),
-                Files.readString(job("SALES_A", fixture.source("public.sales", "id"))) + "colour: red\n"));
+                Files.readString(fixture.job("SALES_A", "sales")) + "colour: red\n"));
         cases.put("nosuch", job("SALES_B", fixture.source("public.nosuch", "id")));
         cases.put("label", job("SALES_C", fixture.source("public.sales", "label")));
         cases.put("missing", job("SALES_D", fixture.source("public.sales", "missing")));
-        cases.put("SALES_PASSWORD", job("SALES_E", fixture.source("public.sales", "id")
-                + "password_env: SALES_PASSWORD\n"));
+        cases.put("SALES_PASSWORD", fixture.job("SALES_E", "sales", "password_env: SALES_PASSWORD\n"));
         for (var c : cases.entrySet()) {
             var result = run(c.getValue(), "2026-11-29");
             assertThat(result.exit()).as(c.getKey() + "\n" + result).isEqualTo(2);
             assertThat(result.errLines()).as(c.getKey() + "\n" + result).hasSize(1);
             assertThat(result.err()).as(c.getKey()).contains(c.getKey()).doesNotContain("Exception", "\tat ");
         }
-        var badKey = run(job("SALES_G", fixture.source("public.sales", "id")), "no spaces allowed");
+        var badKey = run(fixture.job("SALES_G", "sales"), "no spaces allowed");
         assertThat(badKey.exit()).isEqualTo(2);
         assertThat(fixture.ledger.get("/v1/runs?jobKey=SALES_B").body()).isEmpty();
     }
@@ -86,7 +85,7 @@ class RunCommandTest {
 
     @Test
     void aDateKeyWithoutDashesIsRecordedInItsIsoForm() throws Exception {
-        Path job = job("SALES_NODASH", fixture.source("public.sales", "id"));
+        Path job = fixture.job("SALES_NODASH", "sales");
         var result = run(job, "20261129");
         assertThat(result.exit()).as(result.toString()).isZero();
         assertThat(result.out()).contains("business key 2026-11-29,");
@@ -97,7 +96,7 @@ class RunCommandTest {
 
     @Test
     void oneDayGivenInTwoFormsIsOneActiveRun() throws Exception {
-        Path job = job("SALES_TWOFORMS", fixture.source("public.sales", "id"));
+        Path job = fixture.job("SALES_TWOFORMS", "sales");
         fixture.activeRun("SALES_TWOFORMS", "2026-11-29");
         var result = run(job, "20261129");
         assertThat(result.exit()).as(result.toString()).isEqualTo(RunOutcome.ACTIVE_RUN_EXISTS);
@@ -106,7 +105,7 @@ class RunCommandTest {
 
     @Test
     void aKeyTheColumnCannotHoldIsRefusedBeforeARunExists() throws Exception {
-        Path job = job("SALES_WORDS", fixture.source("public.sales", "id"));
+        Path job = fixture.job("SALES_WORDS", "sales");
         for (String key : new String[] {"yesterday", "2026-02-30", "29-11-2026"}) {
             var result = run(job, key);
             assertThat(result.exit()).as(result.toString()).isEqualTo(2);
