@@ -11,7 +11,7 @@ public final class Main {
      * ledger client must not repeat by itself (an operator's resolve) fails outright. Read when the client's class
      * loads, so set before any request.
      */
-    static final String HTTP_KEEPALIVE_SECONDS = "20";
+    private static final String HTTP_KEEPALIVE_SECONDS = "20";
 
     private Main() {
     }
