@@ -1,7 +1,6 @@
 package io.loadgate.bench;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -102,13 +101,7 @@ final class LiveHeapSampler implements AutoCloseable {
     }
 
     private Sample histogram() throws IOException, InterruptedException {
-        Path jcmd = Path.of(ProcessHandle.current().info().command().orElseThrow()).resolveSibling("jcmd");
-        Process process = new ProcessBuilder(jcmd.toString(), Long.toString(pid), "GC.class_histogram")
-                .redirectErrorStream(true).start();
-        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
-            throw new IOException("jcmd " + pid + " GC.class_histogram failed: " + out);
-        }
+        String out = Jcmd.run(pid, "GC.class_histogram");
         Instant at = Instant.now();
         List<String> top = new ArrayList<>();
         for (String line : out.split("\n")) {

@@ -46,9 +46,12 @@ final class ScaleBench {
      * (claims, a source connection, a chunk file's setup, the ledger's calls, Iceberg's commit): three loads leave
      * them interpreted or barely compiled in both JVMs, the worker's and this one's ledger. Loads of 10,000 rows took
      * 0.32 s after five warm-ups and 0.17 s after forty (2026-12-04 22:08): half of a small load's fixed cost was
-     * cold code, which a long-running worker and ledger, loading many runs, do not run.
+     * cold code, which a long-running worker and ledger, loading many runs, do not run. Forty still left the JIT
+     * compiling through the measured loads: per 1,000,000-row load 70 compilations and 385 ms of the compiler
+     * threads' time in the worker, 41 and 346 ms in this JVM; after two hundred, 24 and 231 ms, 14 and 133 ms
+     * (2026-12-06, `jcmd PerfCounter.print`, the figures each run now prints).
      */
-    private static final int SMALL_WARMUP_LOADS = 40;
+    private static final int SMALL_WARMUP_LOADS = 200;
     private static final long SMALL_WARMUP_ROWS = 10_000;
     /**
      * The measured load, repeated: neighbouring loads of one size on this shared 2-core machine differed by up to 30%,
@@ -100,13 +103,14 @@ final class ScaleBench {
 
     /**
      * One size: its COPY passes, its median load (and every repeat's wall), the worker's peak RSS, heap and ledger
-     * calls (of the first repeat), the median run's ledger rows.
+     * calls (of the first repeat), the median run's ledger rows, and the JIT's work in the worker's JVM and the bench's
+     * (ledger and submitter) over all the measured loads.
      */
     record Size(long rows, List<CopyBaseline.Measurement> copies, BenchLoadgate.Submitted load, List<Duration> walls,
                 long peakRssKib, WorkerProcess.HeapPeaks heap, List<LiveHeapSampler.Sample> liveHeap,
                 int liveHeapSkipped,
                 Map<String, Long> workerCalls, Map<String, Double> callMillis, long submitterCalls,
-                LedgerRows ledgerRows, String loadAverage) {
+                LedgerRows ledgerRows, Jcmd.Jit workerJit, Jcmd.Jit ledgerJit, String loadAverage) {
         double copyRowsPerSecond() {
             return copies.stream().mapToDouble(CopyBaseline.Measurement::rowsPerSecond).max().orElseThrow();
         }
@@ -193,18 +197,24 @@ final class ScaleBench {
             int liveHeapSkipped = 0;
             Map<String, Long> calls = new TreeMap<>();
             Map<String, Double> callMillis = new TreeMap<>();
+            Jcmd.Jit workerJit;
+            Jcmd.Jit ledgerJit;
             try (WorkerProcess worker = WorkerProcess.start(options.cli(), ledger, options.partitions(), WORKER_HEAP,
                     "scale-" + rows)) {
                 System.out.printf("  worker pid %d (-Xmx%s, %d threads)%n", worker.pid(), WORKER_HEAP,
                         options.partitions());
                 try {
                     if (options.warmupRows() > 0) {
-                        warmUp(ledger, options, stage, options.warmupRows(), options.warmupLoads(), "warmup");
+                        warmUp(ledger, worker, options, stage, options.warmupRows(), options.warmupLoads(),
+                                "warmup");
                     }
-                    warmUp(ledger, options, stage, SMALL_WARMUP_ROWS, options.smallWarmupLoads(), "small_warmup");
+                    warmUp(ledger, worker, options, stage, SMALL_WARMUP_ROWS, options.smallWarmupLoads(),
+                            "small_warmup");
                     List<BenchLoadgate.Submitted> loads = new ArrayList<>();
                     int repeats = options.repeats(rows);
                     Map<String, WorkerProcess.CallTotals> first = worker.ledgerCallTotals();
+                    Jcmd.Jit workerJitBefore = Jcmd.Jit.of(worker.pid());
+                    Jcmd.Jit ledgerJitBefore = Jcmd.Jit.of(ProcessHandle.current().pid());
                     for (int repeat = 1; repeat <= repeats; repeat++) {
                         Map<String, Long> before = worker.ledgerCalls();
                         System.out.printf("  load %d of %d: %,d rows with %d partitions ...%n", repeat,
@@ -230,6 +240,8 @@ final class ScaleBench {
                                     / (totals.count() - before.count()));
                         }
                     });
+                    workerJit = Jcmd.Jit.of(worker.pid()).since(workerJitBefore);
+                    ledgerJit = Jcmd.Jit.of(ProcessHandle.current().pid()).since(ledgerJitBefore);
                     walls = loads.stream().map(BenchLoadgate.Submitted::wall).toList();
                     loaded = Bench.medianBy(loads, Comparator.comparing(BenchLoadgate.Submitted::wall));
                     peakRss = worker.peakRssKib();
@@ -279,7 +291,7 @@ final class ScaleBench {
             }
             long submitterCalls = loaded.calls().stream().filter(c -> !c.isLeaseWait()).count();
             return new Size(rows, copies, loaded, walls, peakRss, peakHeap, liveHeap, liveHeapSkipped, calls,
-                    callMillis, submitterCalls, ledgerRows, load.summary());
+                    callMillis, submitterCalls, ledgerRows, workerJit, ledgerJit, load.summary());
         }
     }
 
@@ -295,10 +307,15 @@ final class ScaleBench {
                 runId, runId, runId, runId, runId).orElseThrow());
     }
 
-    /** {@code loads} unreported loads of the {@code rows}-row table, each into a table of its own. */
-    private static void warmUp(BenchLoadgate ledger, Options options, Path stage, long rows, int loads, String name)
-            throws Exception {
+    /**
+     * {@code loads} unreported loads of the {@code rows}-row table, each into a table of its own, the worker's metrics
+     * read before each as before a measured load: otherwise the JIT compiles their exposition during the measured
+     * loads only (a fifth of the worker's compilations there, 2026-12-06).
+     */
+    private static void warmUp(BenchLoadgate ledger, WorkerProcess worker, Options options, Path stage, long rows,
+                               int loads, String name) throws Exception {
         for (int warmup = 1; warmup <= loads; warmup++) {
+            worker.ledgerCalls();
             System.out.printf("  warm-up load %d of %d, %,d rows (not reported) ...%n", warmup, loads, rows);
             ledger.submit("scale " + name + " " + warmup, BenchTable.jobYaml(options.server()
                     + BenchTable.database(rows), "SCALE_" + name.toUpperCase(Locale.ROOT) + "_" + warmup,
@@ -388,6 +405,12 @@ final class ScaleBench {
         });
         out.append("| submitter (createRun, registerManifest, ...) |");
         sizes.forEach(s -> out.append(" %d |".formatted(s.submitterCalls())));
+        out.append("\n\nThe JIT during the measured loads, per load (`jcmd PID PerfCounter.print`: `sun.ci.totalCompiles`,"
+                + " and `java.ci.totalTime`, the compiler threads' time, which the two cores' other threads could not"
+                + " use meanwhile): ");
+        out.append(sizes.stream().map(s -> "%,d rows: worker %s, bench JVM %s".formatted(s.rows(),
+                s.workerJit().perLoad(s.walls().size()), s.ledgerJit().perLoad(s.walls().size())))
+                .collect(Collectors.joining("; "))).append('.');
         out.append("\n\nCOPY passes (two before the load, one after): ");
         out.append(sizes.stream().map(s -> "%,d rows: %s".formatted(s.rows(), s.copies().stream()
                 .map(c -> "%,.0f".formatted(c.rowsPerSecond())).collect(Collectors.joining(", ")))).collect(
@@ -560,7 +583,7 @@ final class ScaleBench {
                     System.err.println("""
                             usage: bench/run --scale [--sizes 1000000,5000000,25000000] [--partitions 2] [--home DIR]
                                                      [--results FILE] [--server URL] [--no-warmup]
-                                                     [--warmup-rows 1000000] [--warmup-loads 3] [--small-warmup-loads 40]
+                                                     [--warmup-rows 1000000] [--warmup-loads 3] [--small-warmup-loads 200]
                                                      [--repeats 3] [--no-live-heap]
                                                      [--cli loadgate-cli/target]""");
                     System.exit(2);
