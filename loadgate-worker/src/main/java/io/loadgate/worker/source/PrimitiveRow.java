@@ -1,5 +1,7 @@
 package io.loadgate.worker.source;
 
+import org.apache.parquet.io.api.Binary;
+
 /**
  * The current row of a {@link PartitionRows}, its values read as primitives in the representation Parquet stores,
  * so a chunk writer puts them into its columns with no object per value ({@link PartitionRows#primitiveRow}).
@@ -30,8 +32,13 @@ public interface PrimitiveRow {
     /** DOUBLE. */
     double doubleValue(int index);
 
-    /** STRING: its UTF-8 bytes, in an array of its own (a Parquet dictionary keeps the arrays it is given). */
-    byte[] utf8(int index);
+    /**
+     * STRING: its UTF-8 bytes, as a view of the row's own bytes valid only until the next row
+     * ({@link Binary#fromReusedByteArray}): what a Parquet column writer keeps of a value (a dictionary entry, a
+     * page's minimum or maximum) it copies, and only then. A copy of every text value was a tenth of a table
+     * extraction's allocation in a profile (bench/RESULTS.md, 2026-12-06).
+     */
+    Binary utf8(int index);
 
     /** DATE: days from 1970-01-01. */
     long epochDay(int index);

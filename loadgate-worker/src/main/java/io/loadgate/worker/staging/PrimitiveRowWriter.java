@@ -70,7 +70,7 @@ final class PrimitiveRowWriter implements ParquetValueWriter<PrimitiveRow> {
             case FLOAT -> (column, rl, row, i) -> column.writeFloat(rl, row.floatValue(i));
             case DOUBLE -> (column, rl, row, i) -> column.writeDouble(rl, row.doubleValue(i));
             case BOOLEAN -> (column, rl, row, i) -> column.writeBoolean(rl, row.booleanValue(i));
-            case STRING -> (column, rl, row, i) -> column.writeBinary(rl, Binary.fromConstantByteArray(row.utf8(i)));
+            case STRING -> (column, rl, row, i) -> column.writeBinary(rl, row.utf8(i));
             case DATE -> (column, rl, row, i) -> column.writeInteger(rl, ChunkRecordWriter.day(row.epochDay(i)));
             case TIMESTAMP -> (column, rl, row, i) -> column.writeLong(rl, row.epochMicros(i));
             case DECIMAL -> {

@@ -20,6 +20,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
@@ -34,6 +35,7 @@ import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.parquet.ParquetValueWriter;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.MessageType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -232,6 +234,7 @@ class ChunkRecordWriterTest {
     private static final class RecordRow implements PrimitiveRow {
         private static final OffsetDateTime EPOCH = OffsetDateTime.of(1970, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC);
         private Record record;
+        private byte[] reused = new byte[0];
 
         @Override
         public boolean isNull(int index) {
@@ -263,9 +266,19 @@ class ChunkRecordWriterTest {
             return (Double) record.get(index);
         }
 
+        /**
+         * Into one array, overwritten by the next call, past a few bytes of another value: as PrimitiveRow allows, so
+         * a writer that kept the view rather than copying it would write some later value in its place.
+         */
         @Override
-        public byte[] utf8(int index) {
-            return ((String) record.get(index)).getBytes(StandardCharsets.UTF_8);
+        public Binary utf8(int index) {
+            byte[] utf8 = ((String) record.get(index)).getBytes(StandardCharsets.UTF_8);
+            if (reused.length < utf8.length + 3) {
+                reused = new byte[utf8.length + 3];
+            }
+            Arrays.fill(reused, (byte) '?');
+            System.arraycopy(utf8, 0, reused, 3, utf8.length);
+            return Binary.fromReusedByteArray(reused, 3, utf8.length);
         }
 
         @Override

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import org.apache.parquet.io.api.Binary;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyOut;
 import org.postgresql.core.BaseConnection;
@@ -299,9 +300,8 @@ final class PgCopyRows implements PartitionRows, PrimitiveRow {
     }
 
     @Override
-    public byte[] utf8(int index) {
-        int at = at(index);
-        return Arrays.copyOfRange(buffer, at, at + lengths[index]);
+    public Binary utf8(int index) {
+        return Binary.fromReusedByteArray(buffer, at(index), lengths[index]);
     }
 
     @Override
