@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.LocalDate;
+import java.util.Optional;
 
 /**
  * The benchmark's source: {@code public.bench_rows} in database {@code bench} of the machine's PostgreSQL, made
@@ -131,6 +132,13 @@ final class BenchTable {
     /** The job a load runs, as the YAML a user would write. */
     static String jobYaml(String sourceUrl, String jobKey, String targetTable, int partitions, String stageRoot,
                           String compression) {
+        return jobYaml(sourceUrl, jobKey, targetTable, partitions, stageRoot, compression,
+                BenchLoadgate.rowsPerChunk());
+    }
+
+    /** {@link #jobYaml} with its own {@code staging.rows_per_chunk}, or empty for the default. */
+    static String jobYaml(String sourceUrl, String jobKey, String targetTable, int partitions, String stageRoot,
+                          String compression, Optional<Integer> rowsPerChunk) {
         return """
                 job_key: %s
                 source:
@@ -159,7 +167,7 @@ final class BenchTable {
                 """.formatted(jobKey, sourceUrl, TABLE, partitions,
                         BenchLoadgate.metricsTiming().name().toLowerCase(java.util.Locale.ROOT), targetTable, stageRoot,
                         compression, BenchLoadgate.compressionLevel().map(level -> "\n  compression_level: " + level)
-                                .orElse("") + BenchLoadgate.rowsPerChunk().map(rows -> "\n  rows_per_chunk: " + rows)
+                                .orElse("") + rowsPerChunk.map(rows -> "\n  rows_per_chunk: " + rows)
                                 .orElse(""));
     }
 }

@@ -42,6 +42,14 @@ final class ScaleBench {
      */
     private static final int WARMUP_LOADS = 3;
     /**
+     * Those warm-ups' chunks: a 1,000,000-row warm-up's 500,000-row partitions would each fill less than one chunk of
+     * the default million rows, so the code of a partition of several chunks (a chunk's roll-over, the key sets of
+     * several files merged) would first be compiled during the larger sizes' measured loads. A JIT log of a
+     * 5,000,000-row worker's three measured loads (2026-12-06) had 397 compilations queued in them, among them that
+     * code; a long-running worker has compiled it.
+     */
+    private static final int WARMUP_ROWS_PER_CHUNK = 100_000;
+    /**
      * Then this many loads of {@link #SMALL_WARMUP_ROWS} rows, for the steps a load takes once whatever its size
      * (claims, a source connection, a chunk file's setup, the ledger's calls, Iceberg's commit): three loads leave
      * them interpreted or barely compiled in both JVMs, the worker's and this one's ledger. Loads of 10,000 rows took
@@ -206,10 +214,10 @@ final class ScaleBench {
                 try {
                     if (options.warmupRows() > 0) {
                         warmUp(ledger, worker, options, stage, options.warmupRows(), options.warmupLoads(),
-                                "warmup");
+                                "warmup", Optional.of(warmupRowsPerChunk()));
                     }
                     warmUp(ledger, worker, options, stage, SMALL_WARMUP_ROWS, options.smallWarmupLoads(),
-                            "small_warmup");
+                            "small_warmup", BenchLoadgate.rowsPerChunk());
                     List<BenchLoadgate.Submitted> loads = new ArrayList<>();
                     int repeats = options.repeats(rows);
                     Map<String, WorkerProcess.CallTotals> first = worker.ledgerCallTotals();
@@ -313,15 +321,20 @@ final class ScaleBench {
      * loads only (a fifth of the worker's compilations there, 2026-12-06).
      */
     private static void warmUp(BenchLoadgate ledger, WorkerProcess worker, Options options, Path stage, long rows,
-                               int loads, String name) throws Exception {
+                               int loads, String name, Optional<Integer> rowsPerChunk) throws Exception {
         for (int warmup = 1; warmup <= loads; warmup++) {
             worker.ledgerCalls();
             System.out.printf("  warm-up load %d of %d, %,d rows (not reported) ...%n", warmup, loads, rows);
             ledger.submit("scale " + name + " " + warmup, BenchTable.jobYaml(options.server()
                     + BenchTable.database(rows), "SCALE_" + name.toUpperCase(Locale.ROOT) + "_" + warmup,
-                    "lake.scale_" + name + "_" + warmup, options.partitions(), stage.toUri().toString(), "zstd"),
-                    BenchTable.DAY.toString());
+                    "lake.scale_" + name + "_" + warmup, options.partitions(), stage.toUri().toString(), "zstd",
+                    rowsPerChunk), BenchTable.DAY.toString());
         }
+    }
+
+    /** {@link #WARMUP_ROWS_PER_CHUNK}, or the measured loads' chunk when {@code BENCH_ROWS_PER_CHUNK} is smaller. */
+    private static int warmupRowsPerChunk() {
+        return Math.min(WARMUP_ROWS_PER_CHUNK, BenchLoadgate.rowsPerChunk().orElse(Integer.MAX_VALUE));
     }
 
     /** The run's events, each at its milliseconds since the first: where a load's fixed time goes. */
@@ -349,8 +362,8 @@ final class ScaleBench {
                 .append(options.partitions()).append("`, bin/loadgate's class path, `-Xmx").append(WORKER_HEAP)
                 .append("`), a new one per size, ")
                 .append(options.warmupRows() > 0
-                        ? "after %d unreported warm-up load(s) of %,d rows in it".formatted(options.warmupLoads(),
-                                options.warmupRows())
+                        ? "after %d unreported warm-up load(s) of %,d rows in it (%,d rows per chunk)".formatted(
+                                options.warmupLoads(), options.warmupRows(), warmupRowsPerChunk())
                         : "without a warm-up load")
                 .append(options.smallWarmupLoads() > 0
                         ? ", then %d of %,d rows (the steps a load takes once, compiled as in a long-running worker and ledger)"
