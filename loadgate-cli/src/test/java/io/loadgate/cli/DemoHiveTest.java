@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -75,12 +77,26 @@ class DemoHiveTest {
         return m.find() ? Optional.of(Long.parseLong(m.group(1))) : Optional.empty();
     }
 
-    /** A killed demo leaves its embedded PostgreSQL (a server of its own) running: the postmaster's pid file says. */
+    /**
+     * A killed demo leaves its embedded PostgreSQL (a server of its own) running: the postmaster's pid file says. It is
+     * waited for, so that the temporary directory is not deleted while the server still writes into it (a delete that
+     * failed on {@code pg_multixact}, 2026-12-06).
+     */
     private static void stopEmbeddedPostgres(Path home) throws Exception {
         Path pidFile = home.resolve("pg").resolve("postmaster.pid");
         if (Files.exists(pidFile)) {
             List<String> lines = Files.readAllLines(pidFile);
-            ProcessHandle.of(Long.parseLong(lines.get(0).strip())).ifPresent(ProcessHandle::destroy);
+            Optional<ProcessHandle> postmaster = ProcessHandle.of(Long.parseLong(lines.get(0).strip()));
+            if (postmaster.isPresent()) {
+                // SIGTERM: a smart shutdown, which ends once the killed demo's connections have gone.
+                postmaster.get().destroy();
+                try {
+                    postmaster.get().onExit().get(1, TimeUnit.MINUTES);
+                } catch (TimeoutException e) {
+                    postmaster.get().destroyForcibly();
+                    postmaster.get().onExit().get(1, TimeUnit.MINUTES);
+                }
+            }
         }
     }
 }
