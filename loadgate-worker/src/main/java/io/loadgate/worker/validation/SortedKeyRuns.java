@@ -21,9 +21,16 @@ import java.util.PriorityQueue;
  * </ul>
  * A stretch of consecutive keys (a surrogate key's chunk: its count is its range's width) is that interval, so it is
  * kept as its bounds and never written: a staging validation of 5,000,000 sequential keys spent 17% of its CPU
- * writing runs a byte per key (bench/RESULTS.md, 2026-12-02), and an overlap still merges it value by value. A
- * buffer of a few such stretches (a file load's chunk: the lines of several files, each a range of ids) is kept as
- * several intervals; two partitions' chunks then interleave by range without sharing a key, and nothing is merged.
+ * writing runs a byte per key (bench/RESULTS.md, 2026-12-02), and an overlap still merges it value by value. The
+ * stretch the keys are climbing is followed as they arrive (its bounds, and a repeat within it dropped), so a
+ * chunk of a surrogate key does not go through the buffer: filling it, for a split key, only to find a few
+ * intervals there grew the buffer from 4 Ki to 1 Mi keys for every chunk (16 MB allocated, 6% of a worker's
+ * allocation, 2026-12-06). A stretch ends at a gap (an interval once it has {@link #MIN_INTERVAL} keys, else keys in
+ * the buffer); a key below a long stretch is a key out of place and goes to the buffer; and when the buffer is
+ * compacted, the intervals and its keys are cut again into maximal stretches, so the keys that came early fill the
+ * gaps they left. A buffer of a few stretches
+ * (a file load's chunk: the lines of several files, each a range of ids) is kept as several intervals; two
+ * partitions' chunks then interleave by range without sharing a key, and nothing is merged.
  * Keys that arrive in ascending order are not sorted again: the buffer keeps those at its front and the few that
  * arrive below the last (a heap table's rows slightly out of key order) at its back, and compacting sorts only the
  * latter and merges the two. Sorting a chunk's million nearly ordered keys was two thirds of a staging validation's
@@ -36,8 +43,9 @@ final class SortedKeyRuns {
     /** The fewest consecutive keys kept as an interval; shorter stretches stay keys. */
     static final int MIN_INTERVAL = 64;
     /**
-     * The most intervals one buffer is kept as: beyond that its keys are written, so the intervals in memory stay a
-     * bounded few per chunk and per full buffer (and each stands for at least {@link #MIN_INTERVAL} keys).
+     * The most intervals one buffer is kept as, and the most stretches followed as they arrive between two
+     * {@link #runOut}s: beyond that their keys are written, so the intervals in memory stay a bounded few per chunk and
+     * per full buffer (and each stands for at least {@link #MIN_INTERVAL} keys).
      */
     static final int MAX_INTERVALS = 1024;
     private static final int FIRST_BUFFER = 1 << 12;
@@ -51,11 +59,17 @@ final class SortedKeyRuns {
     private final List<Run> runs = new ArrayList<>();
     // buffer[0, size) holds keys in ascending order (repeats allowed); the last `below` slots of the buffer hold the
     // keys that arrived below the key then last at the front, in any order.
-    private long[] buffer = new long[FIRST_BUFFER];
+    private long[] buffer;
     private int size;
     private int below;
     // Whether buffer[0, size) is sorted and free of repeats and nothing is below (so after compact(), until an add).
     private boolean compacted = true;
+    // The stretch [bottom, top] the keys are climbing, when `climbing`: every buffered key is below `bottom`.
+    private boolean climbing;
+    private long bottom;
+    private long top;
+    // Stretches made intervals as they ended since the last runOut().
+    private int stretchIntervals;
     private SpillFile spill;
 
     SortedKeyRuns() {
@@ -68,9 +82,51 @@ final class SortedKeyRuns {
             throw new IllegalArgumentException("runLength must be at least 2, got " + runLength);
         }
         this.runLength = runLength;
+        this.buffer = new long[Math.min(FIRST_BUFFER, runLength)];
     }
 
     void add(long value) {
+        if (climbing) {
+            // top + 1 overflows at the end of a long, where no key follows.
+            if (value == top + 1 && top != Long.MAX_VALUE) {
+                top = value;
+                return;
+            }
+            if (value >= bottom && value <= top) {
+                return;
+            }
+            // Below a long stretch: a key out of place. Below a short one, the short one was out of place.
+            if (value < bottom && top - bottom >= MIN_INTERVAL - 1) {
+                keep(value);
+                return;
+            }
+            endStretch();
+        }
+        climbing = true;
+        bottom = value;
+        top = value;
+    }
+
+    /**
+     * Ends the climbed stretch, which lies above every buffered key: an interval when it is long enough and one is
+     * allowed, else keys.
+     */
+    private void endStretch() {
+        climbing = false;
+        if (top - bottom >= MIN_INTERVAL - 1 && stretchIntervals < MAX_INTERVALS) {
+            stretchIntervals++;
+            runs.add(climbed());
+            return;
+        }
+        for (long key = bottom; ; key++) {
+            keep(key);
+            if (key == top) {
+                return;
+            }
+        }
+    }
+
+    private void keep(long value) {
         if (size + below == buffer.length) {
             if (buffer.length < runLength) {
                 long[] larger = new long[Math.min(runLength, buffer.length * 2)];
@@ -115,6 +171,14 @@ final class SortedKeyRuns {
         for (int i = 0; i < other.size; i++) {
             add(other.buffer[i]);
         }
+        if (other.climbing) {
+            // An interval however short: one per united set.
+            runs.add(other.climbed());
+        }
+    }
+
+    private Run climbed() {
+        return new Run(bottom, top, top - bottom + 1, null, 0, true);
     }
 
     /** The number of distinct values added so far. Adding may go on afterwards. */
@@ -123,6 +187,9 @@ final class SortedKeyRuns {
         List<Run> all = new ArrayList<>(runs);
         if (size > 0) {
             all.add(new Run(buffer[0], buffer[size - 1], size, null, 0, false));
+        }
+        if (climbing) {
+            all.add(climbed());
         }
         return RunGroups.distinct(all, Run::min, Run::max, Comparator.<Long>naturalOrder(), Run::count, this::merged);
     }
@@ -261,6 +328,7 @@ final class SortedKeyRuns {
      * where its keys allow, else one run written to the spill file.
      */
     private void runOut() {
+        stretchIntervals = 0;
         compact();
         takeIntervals();
         if (size > runLength / 2) {
@@ -269,41 +337,83 @@ final class SortedKeyRuns {
     }
 
     /**
-     * Takes every stretch of at least {@link #MIN_INTERVAL} consecutive keys out of the compacted buffer as an
-     * interval run, unless there are more than {@link #MAX_INTERVALS} of them; the other keys stay, in order. A chunk
-     * read in nearly key order is a few long stretches and some keys out of place (a heap table's rows moved by
-     * updates, or loaded concurrently): the stretches become intervals, the few keys stay buffered, and nothing is
-     * written.
+     * Re-cuts the intervals held and the compacted buffer's keys into their maximal stretches of consecutive keys: a
+     * stretch that holds an interval becomes one interval (the keys of the buffer in it are repeats, or the strays that
+     * filled its gaps), a stretch of the buffer's keys alone becomes an interval when it has at least
+     * {@link #MIN_INTERVAL} keys, unless there are more than {@link #MAX_INTERVALS} such, and every other key stays in
+     * order in the buffer. A chunk read in nearly key order is a few long stretches and some keys out of place (a heap
+     * table's rows moved by updates, or loaded concurrently): the stretches climbed as the keys arrived broke at every
+     * key that had come early, those keys fill the breaks here, and the chunk ends as a few intervals and the keys
+     * still out of place, with nothing written. The same keys either way, so the same count.
      */
     private void takeIntervals() {
+        int stretches = countStretches();
+        boolean ownIntervals = stretches <= MAX_INTERVALS;
+        List<Run> intervals = new ArrayList<>();
+        List<Run> others = new ArrayList<>();
+        for (Run run : runs) {
+            (run.interval() ? intervals : others).add(run);
+        }
+        if (intervals.isEmpty() && (stretches == 0 || !ownIntervals)) {
+            return;
+        }
+        intervals.sort(Comparator.comparingLong(Run::min));
+        runs.clear();
+        runs.addAll(others);
+        int next = 0;
+        int key = 0;
+        int kept = 0;
+        while (next < intervals.size() || key < size) {
+            boolean fromInterval = key == size || (next < intervals.size() && intervals.get(next).min() <= buffer[key]);
+            int firstKey = key;
+            long low;
+            long high;
+            if (fromInterval) {
+                low = intervals.get(next).min();
+                high = intervals.get(next++).max();
+            } else {
+                low = buffer[key];
+                high = buffer[key++];
+            }
+            while (true) {
+                if (next < intervals.size() && reaches(intervals.get(next).min(), high)) {
+                    high = Math.max(high, intervals.get(next++).max());
+                    fromInterval = true;
+                } else if (key < size && reaches(buffer[key], high)) {
+                    high = Math.max(high, buffer[key++]);
+                } else {
+                    break;
+                }
+            }
+            if (fromInterval || (ownIntervals && key - firstKey >= MIN_INTERVAL)) {
+                runs.add(new Run(low, high, high - low + 1, null, 0, true));
+            } else {
+                System.arraycopy(buffer, firstKey, buffer, kept, key - firstKey);
+                kept += key - firstKey;
+            }
+        }
+        size = kept;
+    }
+
+    /** Whether {@code value} is at most one above {@code high}: it extends, or lies in, a stretch ending there. */
+    private static boolean reaches(long value, long high) {
+        return high == Long.MAX_VALUE || value <= high + 1;
+    }
+
+    /** The compacted buffer's stretches of at least {@link #MIN_INTERVAL} consecutive keys. */
+    private int countStretches() {
         int stretches = 0;
         int from = 0;
         for (int i = 1; i <= size; i++) {
             // Sorted and distinct: a gap ends a stretch.
             if (i == size || buffer[i] != buffer[i - 1] + 1) {
-                if (i - from >= MIN_INTERVAL && ++stretches > MAX_INTERVALS) {
-                    return;
-                }
-                from = i;
-            }
-        }
-        if (stretches == 0) {
-            return;
-        }
-        int kept = 0;
-        from = 0;
-        for (int i = 1; i <= size; i++) {
-            if (i == size || buffer[i] != buffer[i - 1] + 1) {
                 if (i - from >= MIN_INTERVAL) {
-                    runs.add(new Run(buffer[from], buffer[i - 1], i - from, null, 0, true));
-                } else {
-                    System.arraycopy(buffer, from, buffer, kept, i - from);
-                    kept += i - from;
+                    stretches++;
                 }
                 from = i;
             }
         }
-        size = kept;
+        return stretches;
     }
 
     private void spillBuffer() {
@@ -330,6 +440,11 @@ final class SortedKeyRuns {
      * written to {@code spill} at {@code offset}, or those of the in-memory buffer when {@code spill} is null.
      */
     private record Run(long min, long max, long count, SpillFile spill, long offset, boolean interval) {
+    }
+
+    /** The intervals held (besides the stretch being climbed): each a run kept as its bounds. */
+    int intervals() {
+        return (int) runs.stream().filter(Run::interval).count();
     }
 
     /** Whether a run went to a temporary file. */

@@ -7,7 +7,7 @@ import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** Runs of 64 keys make every case spill many times: the counts must equal a plain set's. */
+/** Runs of 64 keys (a buffer of at most 64) make every case spill many times: the counts must equal a plain set's. */
 class SortedKeyRunsTest {
     private static final int RUN = 64;
 
@@ -68,9 +68,10 @@ class SortedKeyRunsTest {
         assertThat(all.count()).isEqualTo(48_000);
         assertThat(all.spilled()).isFalse();
 
-        // More stretches than a buffer is kept as: written, and still counted exactly.
-        SortedKeyRuns scattered = new SortedKeyRuns(1 << 17);
-        int stretches = SortedKeyRuns.MAX_INTERVALS + 6;
+        // More stretches than are kept as intervals: the first MAX_INTERVALS as they end, then a buffer of twice as
+        // many, which are too many for intervals and so written; still counted exactly.
+        SortedKeyRuns scattered = new SortedKeyRuns(2 * SortedKeyRuns.MAX_INTERVALS * SortedKeyRuns.MIN_INTERVAL);
+        int stretches = 3 * SortedKeyRuns.MAX_INTERVALS + 6;
         for (int stretch = 0; stretch < stretches; stretch++) {
             for (long id = stretch * 1_000L; id < stretch * 1_000L + SortedKeyRuns.MIN_INTERVAL; id++) {
                 scattered.add(id);
@@ -198,12 +199,74 @@ class SortedKeyRunsTest {
     @Test
     void aDuplicateAcrossTwoSpilledRunsIsCountedOnce() {
         SortedKeyRuns keys = new SortedKeyRuns(RUN);
-        for (long k = 0; k < 1_000; k++) {
+        for (long k = 0; k < 2_000; k += 2) {
             keys.add(k);
         }
         // One repeat far away in the stream, long after the run holding 500 was spilled.
         keys.add(500);
+        assertThat(keys.spilled()).isTrue();
         assertThat(keys.count()).isEqualTo(1_000);
+    }
+
+    @Test
+    void aChunkWhoseKeysCameEarlyOrInTwoStreamsEndsAsOneIntervalWithASmallBuffer() {
+        // The scale bench's chunks as a heap table returns them: rows moved by updates (every 715th key of the first
+        // hundred thousand) come first, then the range in order without them, with a stretch where two streams of
+        // it alternate by blocks of 300 keys (rows that moved together).
+        SortedKeyRuns chunk = new SortedKeyRuns(SortedKeyRuns.DEFAULT_RUN);
+        Set<Long> early = new HashSet<>();
+        for (long k = 500; k < 100_000; k += 715) {
+            chunk.add(k);
+            early.add(k);
+        }
+        int largestBuffer = 0;
+        for (long k = 0; k < 1_000_000; k++) {
+            long key = k >= 400_000 && k < 460_000 ? interleaved(k - 400_000) + 400_000 : k;
+            if (!early.contains(key)) {
+                chunk.add(key);
+            }
+            largestBuffer = Math.max(largestBuffer, chunk.bufferLength());
+        }
+        chunk.settle();
+        assertThat(chunk.count()).isEqualTo(1_000_000);
+        assertThat(chunk.spilled()).isFalse();
+        assertThat(chunk.intervals()).as("the early keys fill the gaps they left").isEqualTo(1);
+        // The second stream's blocks, below a long stretch, went to the buffer: 30,000 keys, not a million.
+        assertThat(largestBuffer).isLessThanOrEqualTo(1 << 15);
+    }
+
+    /** The first 60,000 keys from 0 in two streams, [0, 30,000) and [30,000, 60,000), alternating blocks of 300. */
+    private static long interleaved(long i) {
+        long block = i / 300;
+        long stream = block % 2;
+        return stream * 30_000 + (block / 2) * 300 + i % 300;
+    }
+
+    @Test
+    void aSurrogateKeysChunkNeverEntersTheBuffer() {
+        // A chunk of a million consecutive keys, a repeat now and then, and one key below them all: the buffer
+        // stays at its first size (it grew to a million keys when the stretch was found only once it was full).
+        SortedKeyRuns chunk = new SortedKeyRuns(SortedKeyRuns.DEFAULT_RUN);
+        int firstBuffer = chunk.bufferLength();
+        for (long k = 1; k <= 1_000_000; k++) {
+            chunk.add(k);
+            if (k % 1_000 == 0) {
+                chunk.add(k - 500);
+            }
+        }
+        chunk.add(-7);
+        assertThat(chunk.bufferLength()).isEqualTo(firstBuffer);
+        chunk.settle();
+        assertThat(chunk.count()).isEqualTo(1_000_001);
+        assertThat(chunk.spilled()).isFalse();
+        // United with another chunk's set that is still climbing its stretch, overlapping this one's end.
+        SortedKeyRuns next = new SortedKeyRuns(SortedKeyRuns.DEFAULT_RUN);
+        for (long k = 999_991; k <= 1_500_000; k++) {
+            next.add(k);
+        }
+        chunk.addAll(next);
+        assertThat(chunk.count()).isEqualTo(1_500_001);
+        assertThat(chunk.bufferLength()).isEqualTo(firstBuffer);
     }
 
     @Test
