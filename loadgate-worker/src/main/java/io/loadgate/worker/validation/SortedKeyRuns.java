@@ -22,13 +22,13 @@ import java.util.PriorityQueue;
  * A stretch of consecutive keys (a surrogate key's chunk: its count is its range's width) is that interval, so it is
  * kept as its bounds and never written: a staging validation of 5,000,000 sequential keys spent 17% of its CPU
  * writing runs a byte per key (bench/RESULTS.md, 2026-12-02), and an overlap still merges it value by value. The
- * stretch the keys are climbing is followed as they arrive (its bounds, and a repeat within it dropped), so a
- * chunk of a surrogate key does not go through the buffer: filling it, for a split key, only to find a few
- * intervals there grew the buffer from 4 Ki to 1 Mi keys for every chunk (16 MB allocated, 6% of a worker's
- * allocation, 2026-12-06). A stretch ends at a gap (an interval once it has {@link #MIN_INTERVAL} keys, else keys in
- * the buffer); a key below a long stretch is a key out of place and goes to the buffer; and when the buffer is
- * compacted, the intervals and its keys are cut again into maximal stretches, so the keys that came early fill the
- * gaps they left. A buffer of a few stretches
+ * stretches the keys are climbing ({@link #CLIMBS} at once) are followed as they arrive (their bounds, and a repeat
+ * within one dropped), so a chunk of a surrogate key does not go through the buffer: filling it, for a split key, only
+ * to find a few intervals there grew the buffer from 4 Ki to 1 Mi keys for every chunk (16 MB allocated, 6% of a
+ * worker's allocation, 2026-12-06). A key that extends no climb starts one, in place of the one least recently
+ * extended (a stream that has ended, or a key out of place); a climb given up is an interval once it has
+ * {@link #MIN_INTERVAL} keys, else keys in the buffer. When the buffer is compacted, the intervals and its keys are cut
+ * again into maximal stretches, so the keys that came early fill the gaps they left. A buffer of a few stretches
  * (a file load's chunk: the lines of several files, each a range of ids) is kept as several intervals; two
  * partitions' chunks then interleave by range without sharing a key, and nothing is merged.
  * Keys that arrive in ascending order are not sorted again: the buffer keeps those at its front and the few that
@@ -50,6 +50,17 @@ final class SortedKeyRuns {
     static final int MAX_INTERVALS = 1024;
     private static final int FIRST_BUFFER = 1 << 12;
     /**
+     * The stretches climbed at once: as many streams of ascending keys as a chunk interleaves (a parallel scan's
+     * workers, rows moved together by an update), and one for the keys out of place among them, which give up their
+     * climbs to one another.
+     */
+    static final int CLIMBS = 4;
+    /**
+     * Keys in a row that extend no climb before climbing stops, until two keys in a row are consecutive: random keys
+     * climbing cost a third more time to count than keys buffered straight away (2026-12-06).
+     */
+    static final int MISSES = 256;
+    /**
      * Keys spanning fewer than this many values per key are compacted by their bits ({@link #compactDense}): at most
      * a bit per value spanned, an eighth of the keys' own bytes.
      */
@@ -64,10 +75,15 @@ final class SortedKeyRuns {
     private int below;
     // Whether buffer[0, size) is sorted and free of repeats and nothing is below (so after compact(), until an add).
     private boolean compacted = true;
-    // The stretch [bottom, top] the keys are climbing, when `climbing`: every buffered key is below `bottom`.
-    private boolean climbing;
-    private long bottom;
-    private long top;
+    // The stretches [bottoms[i], tops[i]] the keys are climbing, i < climbs, the one a key last extended first.
+    private final long[] bottoms = new long[CLIMBS];
+    private final long[] tops = new long[CLIMBS];
+    private int climbs;
+    // Keys that started a climb since a key last extended one; past MISSES, keys go straight to the buffer (`direct`)
+    // until two in a row are consecutive.
+    private int misses;
+    private boolean direct;
+    private long previous;
     // Stretches made intervals as they ended since the last runOut().
     private int stretchIntervals;
     private SpillFile spill;
@@ -86,36 +102,63 @@ final class SortedKeyRuns {
     }
 
     void add(long value) {
-        if (climbing) {
-            // top + 1 overflows at the end of a long, where no key follows.
-            if (value == top + 1 && top != Long.MAX_VALUE) {
-                top = value;
-                return;
-            }
-            if (value >= bottom && value <= top) {
-                return;
-            }
-            // Below a long stretch: a key out of place. Below a short one, the short one was out of place.
-            if (value < bottom && top - bottom >= MIN_INTERVAL - 1) {
+        if (direct) {
+            if (value != previous + 1 || previous == Long.MAX_VALUE) {
+                previous = value;
                 keep(value);
                 return;
             }
-            endStretch();
+            direct = false;
+            misses = 0;
         }
-        climbing = true;
-        bottom = value;
-        top = value;
+        for (int i = 0; i < climbs; i++) {
+            // tops[i] + 1 overflows at the end of a long, where no key follows.
+            if (value == tops[i] + 1 && tops[i] != Long.MAX_VALUE) {
+                tops[i] = value;
+                misses = 0;
+                if (i > 0) {
+                    toFront(i);
+                }
+                return;
+            }
+            if (value >= bottoms[i] && value <= tops[i]) {
+                return;
+            }
+        }
+        if (++misses > MISSES) {
+            // Keys in no order (a hashed or random key): climbs that end a key long would cost more than they save.
+            direct = true;
+            previous = value;
+            keep(value);
+            return;
+        }
+        if (climbs == CLIMBS) {
+            endLeastRecentClimb();
+        }
+        System.arraycopy(bottoms, 0, bottoms, 1, climbs);
+        System.arraycopy(tops, 0, tops, 1, climbs);
+        bottoms[0] = value;
+        tops[0] = value;
+        climbs++;
     }
 
-    /**
-     * Ends the climbed stretch, which lies above every buffered key: an interval when it is long enough and one is
-     * allowed, else keys.
-     */
-    private void endStretch() {
-        climbing = false;
+    private void toFront(int i) {
+        long bottom = bottoms[i];
+        long top = tops[i];
+        System.arraycopy(bottoms, 0, bottoms, 1, i);
+        System.arraycopy(tops, 0, tops, 1, i);
+        bottoms[0] = bottom;
+        tops[0] = top;
+    }
+
+    /** Ends the last climb: an interval when it is long enough and one is allowed, else keys in the buffer. */
+    private void endLeastRecentClimb() {
+        climbs--;
+        long bottom = bottoms[climbs];
+        long top = tops[climbs];
         if (top - bottom >= MIN_INTERVAL - 1 && stretchIntervals < MAX_INTERVALS) {
             stretchIntervals++;
-            runs.add(climbed());
+            runs.add(interval(bottom, top));
             return;
         }
         for (long key = bottom; ; key++) {
@@ -171,14 +214,14 @@ final class SortedKeyRuns {
         for (int i = 0; i < other.size; i++) {
             add(other.buffer[i]);
         }
-        if (other.climbing) {
-            // An interval however short: one per united set.
-            runs.add(other.climbed());
+        // Intervals however short: a few per united set.
+        for (int i = 0; i < other.climbs; i++) {
+            runs.add(interval(other.bottoms[i], other.tops[i]));
         }
     }
 
-    private Run climbed() {
-        return new Run(bottom, top, top - bottom + 1, null, 0, true);
+    private static Run interval(long min, long max) {
+        return new Run(min, max, max - min + 1, null, 0, true);
     }
 
     /** The number of distinct values added so far. Adding may go on afterwards. */
@@ -188,8 +231,8 @@ final class SortedKeyRuns {
         if (size > 0) {
             all.add(new Run(buffer[0], buffer[size - 1], size, null, 0, false));
         }
-        if (climbing) {
-            all.add(climbed());
+        for (int i = 0; i < climbs; i++) {
+            all.add(interval(bottoms[i], tops[i]));
         }
         return RunGroups.distinct(all, Run::min, Run::max, Comparator.<Long>naturalOrder(), Run::count, this::merged);
     }
@@ -386,7 +429,7 @@ final class SortedKeyRuns {
                 }
             }
             if (fromInterval || (ownIntervals && key - firstKey >= MIN_INTERVAL)) {
-                runs.add(new Run(low, high, high - low + 1, null, 0, true));
+                runs.add(interval(low, high));
             } else {
                 System.arraycopy(buffer, firstKey, buffer, kept, key - firstKey);
                 kept += key - firstKey;

@@ -214,6 +214,7 @@ class SortedKeyRunsTest {
         // hundred thousand) come first, then the range in order without them, with a stretch where two streams of
         // it alternate by blocks of 300 keys (rows that moved together).
         SortedKeyRuns chunk = new SortedKeyRuns(SortedKeyRuns.DEFAULT_RUN);
+        int firstBuffer = chunk.bufferLength();
         Set<Long> early = new HashSet<>();
         for (long k = 500; k < 100_000; k += 715) {
             chunk.add(k);
@@ -231,8 +232,35 @@ class SortedKeyRunsTest {
         assertThat(chunk.count()).isEqualTo(1_000_000);
         assertThat(chunk.spilled()).isFalse();
         assertThat(chunk.intervals()).as("the early keys fill the gaps they left").isEqualTo(1);
-        // The second stream's blocks, below a long stretch, went to the buffer: 30,000 keys, not a million.
-        assertThat(largestBuffer).isLessThanOrEqualTo(1 << 15);
+        // Both streams climbed, the early keys buffered: the buffer never grew.
+        assertThat(largestBuffer).isEqualTo(firstBuffer);
+    }
+
+    @Test
+    void blocksReadBackwardsAndStreamsInterleavedEndAsIntervalsWithoutGrowingTheBuffer() {
+        // Blocks of 1,000 ascending keys in descending order (pages read backwards), then CLIMBS - 1 streams
+        // interleaved key by key, then a repeat of every key at the end.
+        SortedKeyRuns keys = new SortedKeyRuns(SortedKeyRuns.DEFAULT_RUN);
+        int firstBuffer = keys.bufferLength();
+        for (long block = 499; block >= 0; block--) {
+            for (long k = block * 1_000; k < (block + 1) * 1_000; k++) {
+                keys.add(k);
+            }
+        }
+        int streams = SortedKeyRuns.CLIMBS - 1;
+        for (long k = 0; k < 100_000; k++) {
+            for (int stream = 0; stream < streams; stream++) {
+                keys.add(1_000_000L * (stream + 1) + k);
+            }
+        }
+        keys.add(42);
+        keys.add(1_000_000L + 99_999);
+        assertThat(keys.bufferLength()).isEqualTo(firstBuffer);
+        keys.settle();
+        assertThat(keys.count()).isEqualTo(500_000 + streams * 100_000L);
+        assertThat(keys.spilled()).isFalse();
+        assertThat(keys.intervals()).as("the blocks joined when the buffer was compacted")
+                .isLessThanOrEqualTo(1 + streams);
     }
 
     /** The first 60,000 keys from 0 in two streams, [0, 30,000) and [30,000, 60,000), alternating blocks of 300. */
@@ -240,6 +268,26 @@ class SortedKeyRunsTest {
         long block = i / 300;
         long stream = block % 2;
         return stream * 30_000 + (block / 2) * 300 + i % 300;
+    }
+
+    @Test
+    void keysInNoOrderGoStraightToTheBufferAndAStretchAfterThemIsClimbedAgain() {
+        Random random = new Random(21);
+        SortedKeyRuns keys = new SortedKeyRuns(SortedKeyRuns.DEFAULT_RUN);
+        Set<Long> expected = new HashSet<>();
+        for (int i = 0; i < 10_000; i++) {
+            long k = random.nextLong();
+            keys.add(k);
+            expected.add(k);
+        }
+        int buffered = keys.bufferLength();
+        for (long k = 0; k < 200_000; k++) {
+            keys.add(k);
+            expected.add(k);
+        }
+        assertThat(keys.bufferLength()).as("the stretch climbed, not buffered").isEqualTo(buffered);
+        keys.settle();
+        assertThat(keys.count()).isEqualTo(expected.size());
     }
 
     @Test
