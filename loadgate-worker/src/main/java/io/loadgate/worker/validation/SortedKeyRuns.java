@@ -407,11 +407,13 @@ final class SortedKeyRuns {
         int key = 0;
         int kept = 0;
         while (next < intervals.size() || key < size) {
-            boolean fromInterval = key == size || (next < intervals.size() && intervals.get(next).min() <= buffer[key]);
+            // A stretch starts at the lower of the next interval and the next buffered key.
+            boolean holdsInterval = key == size
+                    || (next < intervals.size() && intervals.get(next).min() <= buffer[key]);
             int firstKey = key;
             long low;
             long high;
-            if (fromInterval) {
+            if (holdsInterval) {
                 low = intervals.get(next).min();
                 high = intervals.get(next++).max();
             } else {
@@ -421,14 +423,14 @@ final class SortedKeyRuns {
             while (true) {
                 if (next < intervals.size() && reaches(intervals.get(next).min(), high)) {
                     high = Math.max(high, intervals.get(next++).max());
-                    fromInterval = true;
+                    holdsInterval = true;
                 } else if (key < size && reaches(buffer[key], high)) {
                     high = Math.max(high, buffer[key++]);
                 } else {
                     break;
                 }
             }
-            if (fromInterval || (ownIntervals && key - firstKey >= MIN_INTERVAL)) {
+            if (holdsInterval || (ownIntervals && key - firstKey >= MIN_INTERVAL)) {
                 runs.add(interval(low, high));
             } else {
                 System.arraycopy(buffer, firstKey, buffer, kept, key - firstKey);
@@ -485,7 +487,7 @@ final class SortedKeyRuns {
     private record Run(long min, long max, long count, SpillFile spill, long offset, boolean interval) {
     }
 
-    /** The intervals held (besides the stretch being climbed): each a run kept as its bounds. */
+    /** The intervals held (besides the stretches being climbed): each a run kept as its bounds. */
     int intervals() {
         return (int) runs.stream().filter(Run::interval).count();
     }
