@@ -239,7 +239,7 @@ class SortedKeyRunsTest {
     @Test
     void blocksReadBackwardsAndStreamsInterleavedEndAsIntervalsWithoutGrowingTheBuffer() {
         // Blocks of 1,000 ascending keys in descending order (pages read backwards), then CLIMBS - 1 streams
-        // interleaved key by key, then a repeat of every key at the end.
+        // interleaved key by key, then two repeats: one of a block's keys, one of a stream's.
         SortedKeyRuns keys = new SortedKeyRuns(SortedKeyRuns.DEFAULT_RUN);
         int firstBuffer = keys.bufferLength();
         for (long block = 499; block >= 0; block--) {
