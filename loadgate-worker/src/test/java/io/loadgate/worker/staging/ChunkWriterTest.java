@@ -32,6 +32,11 @@ import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.page.DataPage;
+import org.apache.parquet.column.page.DictionaryPage;
+import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.column.page.PageReader;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
@@ -179,6 +184,40 @@ class ChunkWriterTest {
         assertThat(codecs(atOne.path())).containsOnly(CompressionCodecName.ZSTD);
         assertThat(atNineteen.byteCount()).as("the same rows, compressed harder").isLessThan(atOne.byteCount());
         assertThat(atNineteen.recordCount()).isEqualTo(atOne.recordCount()).isEqualTo(20_000);
+    }
+
+    @Test
+    void everyPageIsUnderHalfAG1Region() throws IOException {
+        // Names of 200 characters, each its own: the name column is ~8 MB, its dictionary given up for plain pages.
+        List<Record> rows = records(40_000);
+        for (Record row : rows) {
+            String name = (String) row.get(5);
+            if (name != null) {
+                row.set(5, name + "-" + UUID.nameUUIDFromBytes(name.getBytes(java.nio.charset.StandardCharsets.UTF_8)).toString().repeat(5));
+            }
+        }
+        URI runDirectory = dir.toUri();
+        StagedChunk chunk = new ChunkWriter(HADOOP, runDirectory, SCHEMA, new StagingSpec(runDirectory, 100_000, Compression.ZSTD))
+                .writePartition(new ChunkNaming("0000", 1, TOKEN), rows.iterator()).get(0);
+
+        List<Integer> pageSizes = new ArrayList<>();
+        try (ParquetFileReader reader = ParquetFileReader.open(HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(chunk.path()), HADOOP))) {
+            for (PageReadStore group = reader.readNextRowGroup(); group != null; group = reader.readNextRowGroup()) {
+                for (ColumnDescriptor column : reader.getFileMetaData().getSchema().getColumns()) {
+                    PageReader pages = group.getPageReader(column);
+                    DictionaryPage dictionary = pages.readDictionaryPage();
+                    if (dictionary != null) {
+                        pageSizes.add(dictionary.getUncompressedSize());
+                    }
+                    for (DataPage page = pages.readPage(); page != null; page = pages.readPage()) {
+                        pageSizes.add(page.getUncompressedSize());
+                    }
+                }
+            }
+        }
+        // A reader holds a page decompressed in one array: from half of G1's 1 MiB region up, a humongous object.
+        assertThat(pageSizes.stream().mapToLong(Integer::longValue).sum()).as("the pages' bytes").isGreaterThan(8_000_000L);
+        assertThat(pageSizes).allSatisfy(size -> assertThat(size).isLessThan(512 << 10));
     }
 
     @Test

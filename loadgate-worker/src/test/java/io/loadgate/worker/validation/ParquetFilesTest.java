@@ -5,15 +5,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.loadgate.worker.testing.GenericParquet;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
+import org.apache.parquet.bytes.ByteBufferAllocator;
+import org.apache.parquet.bytes.HeapByteBufferAllocator;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.page.DataPage;
 import org.apache.parquet.column.page.DataPageV1;
@@ -33,6 +37,7 @@ class ParquetFilesTest {
             Types.NestedField.required(1, "id", Types.LongType.get()),
             Types.NestedField.optional(2, "note", Types.StringType.get()));
     private static final int ROWS = 30_000;
+
 
     @TempDir
     Path dir;
@@ -76,6 +81,44 @@ class ParquetFilesTest {
         }
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"zstd", "uncompressed"})
+    void aColumnChunkIsReadInBuffersUnderHalfAG1Region(String codec) throws IOException {
+        // One row group, pages of 1 MiB: the note column's chunk is several times the largest buffer, and its pages
+        // cross from one buffer into the next.
+        InputFile file = new LocalInputFile(write(codec, 64 << 20, 1 << 20, 96));
+        List<Integer> allocated = new ArrayList<>();
+        HeapByteBufferAllocator heap = new HeapByteBufferAllocator();
+        ByteBufferAllocator recording = new ByteBufferAllocator() {
+            @Override
+            public ByteBuffer allocate(int size) {
+                allocated.add(size);
+                return heap.allocate(size);
+            }
+
+            @Override
+            public void release(ByteBuffer buffer) {
+                heap.release(buffer);
+            }
+
+            @Override
+            public boolean isDirect() {
+                return false;
+            }
+        };
+
+        List<byte[]> expected = pages(ParquetFileReader.open(file));
+        List<byte[]> read = pages(ParquetFiles.open(file, recording));
+
+        assertThat(read).hasSameSizeAs(expected);
+        for (int i = 0; i < expected.size(); i++) {
+            assertThat(read.get(i)).as("page %d", i).isEqualTo(expected.get(i));
+        }
+        // Half of the 1 MiB region G1 gives a heap under 2 GiB: a larger array is a humongous object.
+        assertThat(allocated).allSatisfy(size -> assertThat(size).isLessThan(512 << 10));
+        assertThat(allocated.stream().mapToLong(Integer::longValue).sum()).isGreaterThan(1L << 20);
+    }
+
     @Test
     void aZstdPageIsDecompressedByReadCodecs() throws IOException {
         Path path = write("zstd", 131_072, 16_384);
@@ -115,11 +158,21 @@ class ParquetFilesTest {
     }
 
     private Path write(String codec, int rowGroupBytes, int pageBytes) {
+        return write(codec, rowGroupBytes, pageBytes, 0);
+    }
+
+    /** With {@code randomHexDigits} > 0, each note is as many random hex digits: a column that compresses little. */
+    private Path write(String codec, int rowGroupBytes, int pageBytes, int randomHexDigits) {
+        Random random = new Random(42);
         List<Record> rows = new ArrayList<>(ROWS);
         for (long i = 0; i < ROWS; i++) {
             Record r = GenericRecord.create(SCHEMA);
             r.setField("id", i * 7_919);
-            r.setField("note", i % 11 == 0 ? null : "note " + (i * 31 % 9_973));
+            StringBuilder note = new StringBuilder("note " + (i * 31 % 9_973));
+            while (note.length() < randomHexDigits) {
+                note.append(Long.toHexString(random.nextLong()));
+            }
+            r.setField("note", i % 11 == 0 ? null : note.toString());
             rows.add(r);
         }
         return GenericParquet.write(dir.resolve(codec + ".parquet").toFile(), SCHEMA, rows, Map.of(
