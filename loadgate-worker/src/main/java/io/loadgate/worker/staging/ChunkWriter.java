@@ -15,10 +15,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.FileAppender;
-import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.parquet.ParquetValueWriter;
 import org.apache.parquet.schema.MessageType;
 import org.slf4j.Logger;
@@ -91,7 +88,7 @@ public final class ChunkWriter {
         requireNonNull(naming, "naming is null");
         requireNonNull(rows, "rows is null");
         List<StagedChunk> chunks = new ArrayList<>();
-        // A chunk is started only when a row is waiting: Iceberg creates a Parquet file lazily, on its first row.
+        // A chunk is started only when a row is waiting: a chunk of no rows is never made.
         while (rows.hasNext()) {
             chunks.add(writeChunk(naming, chunks.size(), rows, writerFunction));
         }
@@ -103,13 +100,10 @@ public final class ChunkWriter {
         Path path = fs.makeQualified(new Path(runDirectory, naming.fileName(chunkIndex)));
         DigestingOutputFile file = new DigestingOutputFile(StagingFileSystems.newFile(fs, path));
         long records = 0;
-        try {
-            FileAppender<T> appender = appender(file, schema, staging, writerFunction);
-            try (appender) {
-                while (records < staging.rowsPerChunk() && rows.hasNext()) {
-                    appender.add(rows.next());
-                    records++;
-                }
+        try (StagedParquetWriter<T> writer = new StagedParquetWriter<>(file, schema, staging, PAGE_BYTES, writerFunction)) {
+            while (records < staging.rowsPerChunk() && rows.hasNext()) {
+                writer.add(rows.next());
+                records++;
             }
         } catch (IOException | RuntimeException e) {
             if (file.created()) {
@@ -125,23 +119,10 @@ public final class ChunkWriter {
         return chunk;
     }
 
-    /** A Parquet appender of Iceberg generic records, as every staged file is written. */
-    static FileAppender<Record> appender(DigestingOutputFile file, Schema schema, StagingSpec staging) throws IOException {
-        return appender(file, schema, staging, ChunkRecordWriter::create);
-    }
-
-    private static <T> FileAppender<T> appender(DigestingOutputFile file, Schema schema, StagingSpec staging,
-                                                BiFunction<Schema, MessageType, ParquetValueWriter<?>> writerFunction)
+    /** A Parquet writer of Iceberg generic records, as every staged file is written. */
+    static StagedParquetWriter<Record> recordWriter(DigestingOutputFile file, Schema schema, StagingSpec staging)
             throws IOException {
-        Parquet.WriteBuilder writer = Parquet.write(file)
-                .schema(schema)
-                .createWriterFunc(writerFunction)
-                .set(TableProperties.PARQUET_COMPRESSION, staging.compression().icebergName())
-                .set(TableProperties.PARQUET_PAGE_SIZE_BYTES, Integer.toString(PAGE_BYTES));
-        if (staging.compressionLevel() != null) {
-            writer.set(TableProperties.PARQUET_COMPRESSION_LEVEL, staging.compressionLevel().toString());
-        }
-        return writer.build();
+        return new StagedParquetWriter<>(file, schema, staging, PAGE_BYTES, ChunkRecordWriter::create);
     }
 
     private void deleteQuietly(Path path, Exception failure) {

@@ -15,7 +15,6 @@ import org.apache.hadoop.fs.Path;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.FileAppender;
 import org.apache.iceberg.types.Types;
 
 /**
@@ -40,7 +39,7 @@ public final class RejectsWriter implements AutoCloseable {
     private final int reasonPosition;
     private final int rawLinePosition;
     private DigestingOutputFile file;
-    private FileAppender<Record> appender;
+    private StagedParquetWriter<Record> appender;
     private long records;
     private boolean finished;
 
@@ -118,7 +117,7 @@ public final class RejectsWriter implements AutoCloseable {
         try {
             if (appender == null) {
                 file = new DigestingOutputFile(StagingFileSystems.newFile(fs, path));
-                appender = ChunkWriter.appender(file, schema, staging);
+                appender = ChunkWriter.recordWriter(file, schema, staging);
             }
             appender.add(row);
         } catch (IOException e) {
@@ -152,41 +151,9 @@ public final class RejectsWriter implements AutoCloseable {
             return finish(chunkIndex).orElseThrow(() -> new IllegalStateException("the rejects file is finished"));
         }
         finished = true;
-        // Iceberg's appender creates its file on the first row; parquet-mr's writer writes a file of no row group.
         file = new DigestingOutputFile(StagingFileSystems.newFile(fs, path));
-        org.apache.parquet.io.OutputFile out = new org.apache.parquet.io.OutputFile() {
-            @Override
-            public org.apache.parquet.io.PositionOutputStream create(long blockSizeHint) {
-                org.apache.iceberg.io.PositionOutputStream stream = file.create();
-                return new org.apache.parquet.io.DelegatingPositionOutputStream(stream) {
-                    @Override
-                    public long getPos() throws IOException {
-                        return stream.getPos();
-                    }
-                };
-            }
-
-            @Override
-            public org.apache.parquet.io.PositionOutputStream createOrOverwrite(long blockSizeHint) {
-                return create(blockSizeHint);
-            }
-
-            @Override
-            public boolean supportsBlockSize() {
-                return false;
-            }
-
-            @Override
-            public long defaultBlockSize() {
-                return 0;
-            }
-        };
         try {
-            org.apache.parquet.hadoop.ParquetFileWriter writer = new org.apache.parquet.hadoop.ParquetFileWriter(out,
-                    org.apache.iceberg.parquet.ParquetSchemaUtil.convert(schema, "table"),
-                    org.apache.parquet.hadoop.ParquetFileWriter.Mode.CREATE, 0, 0);
-            writer.start();
-            writer.end(java.util.Map.of());
+            ChunkWriter.recordWriter(file, schema, staging).close();
         } catch (IOException e) {
             throw new UncheckedIOException("writing rejects file " + path + " failed: " + e.getMessage(), e);
         }

@@ -57,7 +57,7 @@ class ChunkWriterTest {
             SourceColumn.of("at", ColumnType.TIMESTAMP),
             SourceColumn.of("at_tz", ColumnType.TIMESTAMPTZ),
             SourceColumn.of("raw", ColumnType.BINARY));
-    private static final Schema SCHEMA = SourceSchemas.toIceberg(COLUMNS);
+    static final Schema SCHEMA = SourceSchemas.toIceberg(COLUMNS);
     private static final Configuration HADOOP = new Configuration();
 
     @TempDir
@@ -249,7 +249,7 @@ class ChunkWriterTest {
         assertThat(sha256(Path.of(first.path()))).as("the first file is untouched").isEqualTo(first.checksum());
     }
 
-    private static List<Record> records(int count) {
+    static List<Record> records(int count) {
         List<Record> records = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             GenericRecord record = GenericRecord.create(SCHEMA);
