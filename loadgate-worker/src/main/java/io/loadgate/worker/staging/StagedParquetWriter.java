@@ -50,6 +50,7 @@ final class StagedParquetWriter<T> implements Closeable {
     private static final int COLUMN_INDEX_TRUNCATE_LENGTH = 64;
     static final ByteBufferAllocator DIRECT = new FreedDirectBuffers();
 
+    private final String location;
     private final long rowGroupBytes;
     private final ByteBufferAllocator pageAllocator;
     private final ParquetProperties properties;
@@ -79,6 +80,7 @@ final class StagedParquetWriter<T> implements Closeable {
         requireNonNull(output, "output is null");
         requireNonNull(schema, "schema is null");
         requireNonNull(staging, "staging is null");
+        this.location = output.location();
         this.rowGroupBytes = rowGroupBytes;
         this.pageAllocator = requireNonNull(pageAllocator, "pageAllocator is null");
         this.properties = ParquetProperties.builder()
@@ -154,7 +156,7 @@ final class StagedParquetWriter<T> implements Closeable {
             file.endBlock();
             columns.close();
         } catch (IOException e) {
-            throw new UncheckedIOException("writing a row group of " + type.getName() + " failed", e);
+            throw new UncheckedIOException("writing a row group of " + location + " failed: " + e.getMessage(), e);
         } finally {
             pages.close();
         }

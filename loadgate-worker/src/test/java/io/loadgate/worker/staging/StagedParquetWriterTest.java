@@ -35,7 +35,7 @@ class StagedParquetWriterTest {
 
     @Test
     void writesTheBytesOfIcebergsWriterWithTheSameSettings() throws IOException {
-        List<Record> rows = records(30_000);
+        List<Record> rows = records(12_000);
         List<StagingSpec> settings = List.of(
                 spec(Compression.ZSTD, null), spec(Compression.ZSTD, 1), spec(Compression.ZSTD, 19),
                 spec(Compression.SNAPPY, null), spec(Compression.GZIP, null), spec(Compression.UNCOMPRESSED, null));
@@ -105,16 +105,18 @@ class StagedParquetWriterTest {
     void aDirectBufferReleasedReturnsItsMemoryAtOnce() {
         BufferPoolMXBean direct = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
                 .filter(pool -> pool.getName().equals("direct")).findFirst().orElseThrow();
-        int size = 64 << 20;
+        long size = 64 << 20;
+        // Other threads of the test JVM may take or free a few small direct buffers meanwhile.
+        long noise = 4 << 20;
         long before = direct.getMemoryUsed();
-        ByteBuffer buffer = StagedParquetWriter.DIRECT.allocate(size);
+        ByteBuffer buffer = StagedParquetWriter.DIRECT.allocate((int) size);
         long allocated = direct.getMemoryUsed();
         StagedParquetWriter.DIRECT.release(buffer);
+        long released = direct.getMemoryUsed();
 
         assertThat(buffer.isDirect()).isTrue();
-        assertThat(allocated - before).isGreaterThanOrEqualTo(size);
-        assertThat(allocated - direct.getMemoryUsed()).as("freed without waiting for a collection")
-                .isGreaterThanOrEqualTo(size);
+        assertThat(allocated - before).isBetween(size - noise, size + noise);
+        assertThat(allocated - released).as("freed without waiting for a collection").isBetween(size - noise, size + noise);
     }
 
     @Test
