@@ -6,6 +6,7 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Dictionary;
@@ -66,11 +67,20 @@ final class ColumnPages {
     /**
      * Reads every page of the chunk: each non-null value, widened to a long, to {@code sink} (none when it is null)
      * and the number of nulls returned. Fails on a page it does not decode or bytes that do not hold what the page
-     * header says; {@code rows} is the row group's, which the levels must account for.
+     * header says; {@code rows} is the row group's, which the levels must account for. Each page's bytes go to
+     * {@code done} once read, before the next page is: nothing here keeps them.
      */
-    static long read(PageReader pages, ColumnDescriptor column, long rows, LongSink sink) throws IOException {
+    static long read(PageReader pages, ColumnDescriptor column, long rows, LongSink sink, Consumer<BytesInput> done)
+            throws IOException {
         boolean int32 = column.getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.INT32;
-        long[] dictionary = sink == null ? null : dictionary(pages.readDictionaryPage(), column, int32);
+        long[] dictionary = null;
+        if (sink != null) {
+            DictionaryPage page = pages.readDictionaryPage();
+            dictionary = dictionary(page, column, int32);
+            if (page != null) {
+                done.accept(page.getBytes());
+            }
+        }
         boolean optional = column.getMaxDefinitionLevel() == 1;
         long nulls = 0;
         long values = 0;
@@ -79,8 +89,10 @@ final class ColumnPages {
             ByteBuffer data;
             Encoding encoding;
             int defined;
+            BytesInput read;
             if (page instanceof DataPageV1 v1) {
-                ByteBuffer bytes = buffer(v1.getBytes());
+                read = v1.getBytes();
+                ByteBuffer bytes = buffer(read);
                 int start = 0;
                 defined = count;
                 if (optional && v1.getDlEncoding() == Encoding.RLE) {
@@ -104,7 +116,8 @@ final class ColumnPages {
                     ByteBuffer levels = buffer(v2.getDefinitionLevels());
                     defined = ones(levels, 0, levels.limit(), count, column);
                 }
-                data = buffer(v2.getData());
+                read = v2.getData();
+                data = buffer(read);
                 encoding = v2.getDataEncoding();
             } else {
                 throw malformed(column, "a page of " + page.getClass().getSimpleName());
@@ -114,6 +127,7 @@ final class ColumnPages {
             if (sink != null) {
                 decode(data, encoding, defined, int32, dictionary, column, sink);
             }
+            done.accept(read);
         }
         if (values != rows) {
             throw malformed(column, values + " values for " + rows + " rows");

@@ -151,7 +151,9 @@ final class ColumnarMetrics {
      */
     boolean measure(InputFile file, MetricCalculator calculator) throws IOException {
         requireNonNull(calculator, "calculator is null");
-        try (ParquetFileReader reader = ParquetFiles.open(file)) {
+        // The pages ColumnPages has read are handed back to the codecs, to decompress the next page into.
+        ReadCodecs codecs = ParquetFiles.codecs();
+        try (ParquetFileReader reader = ParquetFiles.open(file, codecs)) {
             MessageType fileSchema = reader.getFileMetaData().getSchema();
             List<org.apache.parquet.schema.Type> projected = new ArrayList<>();
             for (Planned planned : columns) {
@@ -196,7 +198,8 @@ final class ColumnarMetrics {
                         ColumnChunkMetaData chunk = chunk(block, column.descriptor);
                         if (column.byPages() && chunk != null && ColumnPages.decodes(chunk, column.descriptor, column.planned.valuesNeeded())) {
                             long nulls = ColumnPages.read(group.getPageReader(column.descriptor), column.descriptor,
-                                    groupRows, loneKey ? ((LongColumn) column).keySink(integerKey) : column.pageSink());
+                                    groupRows, loneKey ? ((LongColumn) column).keySink(integerKey) : column.pageSink(),
+                                    codecs::recycle);
                             column.addNulls(nulls);
                             if (loneKey) {
                                 if (nulls > 0) {

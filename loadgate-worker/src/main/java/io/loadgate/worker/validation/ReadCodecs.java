@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.github.luben.zstd.ZstdDecompressCtx;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import org.apache.parquet.bytes.ByteBufferAllocator;
 import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
@@ -59,29 +60,61 @@ final class ReadCodecs implements CompressionCodecFactory {
         }
     }
 
-    /** ZSTD pages decompressed by one native context, reused page after page. */
+    /**
+     * Takes back {@code page}, a page this reader's ZSTD decompressor made, whose reader has read it to its end and
+     * keeps nothing of it: the next page is decompressed into its array. Bytes this did not make are ignored.
+     */
+    void recycle(BytesInput page) {
+        if (zstd != null) {
+            zstd.recycle(page);
+        }
+    }
+
+    /**
+     * ZSTD pages decompressed by one native context, reused page after page, into arrays that are reused too when
+     * their reader {@link #recycle recycles} them. Why: staging validation's decompressed pages were half of what a
+     * worker allocated while it measured a load's files (1.5 of 2.5 GB in the last 3 s of a 25,000,000-row load,
+     * JFR), so many young collections in a second that G1 took the pause time for a sign to grow the heap. Only a
+     * page handed back is written over: a reader that keeps a page's bytes (parquet-java's dictionaries, a string's
+     * extremes) never hands them back.
+     */
     static final class ZstdPages implements BytesInputDecompressor {
         private final ZstdDecompressCtx context = new ZstdDecompressCtx();
+        // A compressed page across two of its chunk's read buffers is copied into this first, reused page after page.
+        private final Scratch input = new Scratch();
+        // The last page made, and its array; an array handed back, the next page's.
+        private BytesInput lent;
+        private byte[] lentArray;
+        private byte[] spare;
 
         @Override
         public BytesInput decompress(BytesInput bytes, int uncompressedSize) throws IOException {
-            ByteBuffer compressed = bytes.toByteBuffer();
-            byte[] page = new byte[uncompressedSize];
+            ByteBuffer compressed = bytes.toByteBuffer(input, unused -> { });
+            if (!compressed.hasArray()) {
+                compressed = input.allocate(compressed.remaining()).put(compressed.duplicate()).flip();
+            }
+            byte[] page = spare != null && spare.length >= uncompressedSize ? spare : new byte[uncompressedSize];
+            spare = null;
             int size;
             try {
-                if (compressed.hasArray()) {
-                    size = context.decompressByteArray(page, 0, uncompressedSize, compressed.array(),
-                            compressed.arrayOffset() + compressed.position(), compressed.remaining());
-                } else {
-                    byte[] copy = new byte[compressed.remaining()];
-                    compressed.duplicate().get(copy);
-                    size = context.decompressByteArray(page, 0, uncompressedSize, copy, 0, copy.length);
-                }
+                size = context.decompressByteArray(page, 0, uncompressedSize, compressed.array(),
+                        compressed.arrayOffset() + compressed.position(), compressed.remaining());
             } catch (RuntimeException e) {
                 throw new IOException("cannot decompress a ZSTD page: " + e.getMessage(), e);
             }
             requireSize(size, uncompressedSize);
-            return BytesInput.from(page);
+            // Not BytesInput.from(byte[], ...): it boxes the length for a debug log, page after page.
+            lent = BytesInput.from(ByteBuffer.wrap(page, 0, uncompressedSize));
+            lentArray = page;
+            return lent;
+        }
+
+        void recycle(BytesInput page) {
+            if (page != null && page == lent) {
+                spare = lentArray;
+                lent = null;
+                lentArray = null;
+            }
         }
 
         /** As parquet-java's heap decompressor does it: the input read past the page, the page put into the output. */
@@ -103,6 +136,28 @@ final class ReadCodecs implements CompressionCodecFactory {
             if (size != expected) {
                 throw new IOException("a ZSTD page decompressed to " + size + " bytes, its header says " + expected);
             }
+        }
+    }
+
+    /** Heap buffers over one array, grown as needed: each allocation's bytes are the previous one's, written over. */
+    private static final class Scratch implements ByteBufferAllocator {
+        private byte[] bytes = new byte[0];
+
+        @Override
+        public ByteBuffer allocate(int size) {
+            if (bytes.length < size) {
+                bytes = new byte[size];
+            }
+            return ByteBuffer.wrap(bytes, 0, size);
+        }
+
+        @Override
+        public void release(ByteBuffer buffer) {
+        }
+
+        @Override
+        public boolean isDirect() {
+            return false;
         }
     }
 }

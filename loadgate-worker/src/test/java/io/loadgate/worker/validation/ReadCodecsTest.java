@@ -98,4 +98,66 @@ class ReadCodecsTest {
             zstd.release();
         }
     }
+
+    @Test
+    void onlyThePageLastMadeAndHandedBackIsDecompressedIntoAgain() throws IOException {
+        byte[] a = text("first ", 3_000);
+        byte[] b = text("second ", 2_000);
+        byte[] c = text("third ", 1_000);
+        ReadCodecs.ZstdPages zstd = new ReadCodecs.ZstdPages();
+        try {
+            BytesInput first = zstd.decompress(BytesInput.from(Zstd.compress(a)), a.length);
+            BytesInput second = zstd.decompress(BytesInput.from(Zstd.compress(b)), b.length);
+            assertThat(array(second)).as("a page not handed back is kept").isNotSameAs(array(first));
+
+            zstd.recycle(second);
+            BytesInput third = zstd.decompress(BytesInput.from(Zstd.compress(c)), c.length);
+            assertThat(array(third)).as("a larger page's array holds a smaller page").isSameAs(array(second));
+            assertThat(third.size()).isEqualTo(c.length);
+            assertThat(third.toByteArray()).isEqualTo(c);
+            assertThat(first.toByteArray()).isEqualTo(a);
+
+            // Bytes this did not make, and a page made before the last, are not taken back.
+            zstd.recycle(BytesInput.from(new byte[c.length]));
+            zstd.recycle(first);
+            BytesInput fourth = zstd.decompress(BytesInput.from(Zstd.compress(b)), b.length);
+            assertThat(array(fourth)).isNotSameAs(array(third)).isNotSameAs(array(first));
+            assertThat(third.toByteArray()).isEqualTo(c);
+            assertThat(first.toByteArray()).isEqualTo(a);
+            assertThat(fourth.toByteArray()).isEqualTo(b);
+
+            // A page larger than the array handed back gets one of its own size.
+            zstd.recycle(fourth);
+            byte[] large = text("a larger page ", 10_000);
+            assertThat(zstd.decompress(BytesInput.from(Zstd.compress(large)), large.length).toByteArray())
+                    .isEqualTo(large);
+        } finally {
+            zstd.release();
+        }
+    }
+
+    @Test
+    void aCompressedPageAcrossTwoReadBuffersIsDecompressedAsOne() throws IOException {
+        ReadCodecs.ZstdPages zstd = new ReadCodecs.ZstdPages();
+        try {
+            // Twice, the second page smaller: both are copied into the same scratch array first.
+            for (byte[] page : List.of(text("a page in two buffers ", 4_000), text("another ", 500))) {
+                byte[] frame = Zstd.compress(page);
+                int cut = frame.length / 3;
+                BytesInput split = BytesInput.from(List.of(ByteBuffer.wrap(frame, 0, cut).slice(),
+                        ByteBuffer.wrap(frame, cut, frame.length - cut).slice()));
+                assertThat(zstd.decompress(split, page.length).toByteArray()).isEqualTo(page);
+            }
+        } finally {
+            zstd.release();
+        }
+    }
+
+    private static byte[] text(String word, int times) {
+        return word.repeat(times).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] array(BytesInput page) throws IOException {
+        return page.toByteBuffer().array();
+    }
 }
