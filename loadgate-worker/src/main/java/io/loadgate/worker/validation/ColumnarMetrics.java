@@ -151,9 +151,10 @@ final class ColumnarMetrics {
      */
     boolean measure(InputFile file, MetricCalculator calculator) throws IOException {
         requireNonNull(calculator, "calculator is null");
-        // The pages ColumnPages has read are handed back to the codecs, to decompress the next page into.
+        // The pages ColumnPages has read are handed back to the codecs, to decompress the next page into, and a
+        // column's chunk buffers are read into again once its row group is closed: nothing here keeps their bytes.
         ReadCodecs codecs = ParquetFiles.codecs();
-        try (ParquetFileReader reader = ParquetFiles.open(file, codecs)) {
+        try (ParquetFileReader reader = ParquetFiles.open(file, new ReadBuffers(), codecs)) {
             MessageType fileSchema = reader.getFileMetaData().getSchema();
             List<org.apache.parquet.schema.Type> projected = new ArrayList<>();
             for (Planned planned : columns) {
@@ -501,6 +502,17 @@ final class ColumnarMetrics {
             }
         }
 
+        /**
+         * {@code v}'s bytes in an array of their own. Not {@link Binary#copy()}: it returns a constant value itself,
+         * and a value of an uncompressed page is a slice of its chunk's read buffer, read into again (ReadBuffers)
+         * once the row group is closed.
+         */
+        private static Binary copy(Binary v) {
+            byte[] bytes = new byte[v.length()];
+            v.toByteBuffer().duplicate().get(bytes);
+            return Binary.fromConstantByteArray(bytes);
+        }
+
         @Override
         void appendKey(DistinctKeys.EncodedKey key) throws IOException {
             if (isNull) {
@@ -614,14 +626,24 @@ final class ColumnarMetrics {
             Binary v = reader.getBinary();
             value = v;
             if (ordered) {
-                // Copied when kept: a reader may reuse the bytes of the value it returned.
                 if (min == null || UTF8_ORDER.compare(v, min) < 0) {
-                    min = v.copy();
+                    min = copy(v);
                 }
                 if (max == null || UTF8_ORDER.compare(v, max) > 0) {
-                    max = v.copy();
+                    max = copy(v);
                 }
             }
+        }
+
+        /**
+         * {@code v}'s bytes in an array of their own. Not {@link Binary#copy()}: it returns a constant value itself,
+         * and a value of an uncompressed page is a slice of its chunk's read buffer, read into again (ReadBuffers)
+         * once the row group is closed.
+         */
+        private static Binary copy(Binary v) {
+            byte[] bytes = new byte[v.length()];
+            v.toByteBuffer().duplicate().get(bytes);
+            return Binary.fromConstantByteArray(bytes);
         }
 
         @Override

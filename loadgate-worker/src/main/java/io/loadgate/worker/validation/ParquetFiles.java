@@ -46,20 +46,17 @@ public final class ParquetFiles {
         return open(file, allocator, codecs());
     }
 
-    /**
-     * A reader of {@code file} that decompresses its pages with {@code codecs} (of {@link #codecs()}, for this reader
-     * alone), which it releases when it closes: its caller can hand the pages it has read back to them.
-     */
-    static ParquetFileReader open(InputFile file, ReadCodecs codecs) throws IOException {
-        return open(file, new HeapByteBufferAllocator(), codecs);
-    }
-
     /** The codecs of a reader: ZSTD by {@link ReadCodecs}, the others by parquet-java's factory. */
     static ReadCodecs codecs() {
         return new ReadCodecs(new CodecFactory(new HadoopParquetConfiguration(DEFAULTS), 0));
     }
 
-    private static ParquetFileReader open(InputFile file, ByteBufferAllocator allocator, ReadCodecs codecs)
+    /**
+     * A reader of {@code file} whose column chunks are read into buffers of {@code allocator} and whose pages are
+     * decompressed by {@code codecs} (of {@link #codecs()}, for this reader alone), which it releases when it closes:
+     * its caller can hand the pages it has read back to them.
+     */
+    static ParquetFileReader open(InputFile file, ByteBufferAllocator allocator, ReadCodecs codecs)
             throws IOException {
         requireNonNull(file, "file is null");
         return ParquetFileReader.open(file, ParquetReadOptions.builder(new HadoopParquetConfiguration(DEFAULTS))
