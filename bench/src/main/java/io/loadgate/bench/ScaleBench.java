@@ -221,6 +221,7 @@ final class ScaleBench {
                     List<BenchLoadgate.Submitted> loads = new ArrayList<>();
                     int repeats = options.repeats(rows);
                     Map<String, WorkerProcess.CallTotals> first = worker.ledgerCallTotals();
+                    long gcLogMark = worker.gcLogLines();
                     Jcmd.Jit workerJitBefore = Jcmd.Jit.of(worker.pid());
                     Jcmd.Jit ledgerJitBefore = Jcmd.Jit.of(ProcessHandle.current().pid());
                     for (int repeat = 1; repeat <= repeats; repeat++) {
@@ -253,7 +254,7 @@ final class ScaleBench {
                     walls = loads.stream().map(BenchLoadgate.Submitted::wall).toList();
                     loaded = Bench.medianBy(loads, Comparator.comparing(BenchLoadgate.Submitted::wall));
                     peakRss = worker.peakRssKib();
-                    peakHeap = worker.heapPeaks();
+                    peakHeap = worker.heapPeaks(gcLogMark);
                     if (options.liveHeap()) {
                         System.out.printf("  the same load again, its live heap sampled every %d s (not timed), until"
                                 + " %d samples ...%n", LIVE_HEAP_EVERY.toSeconds(), LIVE_HEAP_SAMPLES);
@@ -380,7 +381,7 @@ final class ScaleBench {
         out.append("\n\n");
         out.append("| rows | wall (submit → SUCCESS), median | every load's wall | rows/s | COPY rows/s (best of 3)"
                 + " | × COPY | ns per row | per row ÷ mean | plan / extract / after (s) | worker peak RSS"
-                + " | worker heap committed, peak | worker heap after marking, peak"
+                + " | worker heap committed, peak in the measured loads | worker heap after marking, peak in them"
                 + " | ledger calls (of them heartbeats)"
                 + " | ledger rows: partitions / chunks / events / dispatches / validations | load average |\n"
                 + "|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---|\n");

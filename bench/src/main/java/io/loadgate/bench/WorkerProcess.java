@@ -16,6 +16,7 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * A worker in a JVM of its own, started as the distribution starts one: {@code loadgate worker} with bin/loadgate's
@@ -119,21 +120,34 @@ final class WorkerProcess implements AutoCloseable {
         return status("VmHWM");
     }
 
+    /** How many lines the worker's {@code -Xlog:gc} has so far: where {@link #heapPeaks} of what follows begins. */
+    long gcLogLines() throws IOException {
+        if (!Files.exists(gcLog)) {
+            return 0;
+        }
+        try (Stream<String> lines = Files.lines(gcLog)) {
+            return lines.count();
+        }
+    }
+
     /**
-     * The worker's heap so far, from its {@code -Xlog:gc}: {@code afterMarkingMib}, the most heap a marking left in
+     * The worker's heap since line {@code from} of its {@code -Xlog:gc}: {@code afterMarkingMib}, the most heap a marking left in
      * use (the heap after each G1 remark or full collection: what was reachable then, plus what was allocated while
      * marking, which unlike RSS does not follow G1's sizing of the heap to the allocation rate; a young collection's
      * figure is not used, it still counts the old generation's garbage, which only a marking finds), and
      * {@code committedMib}, the most heap G1 had committed after any collection: most of RSS, and what G1 sizes by
-     * its pause-time ratio rather than by what is reachable.
+     * its pause-time ratio rather than by what is reachable. Not from the log's start: the JVM commits its initial
+     * heap (1/64 of the machine's memory, 380 MiB on the bench machine) before its first collection, and G1 gives
+     * most of it up at its first marking, during the warm-ups; a peak over the whole log was that figure at every size.
      */
-    HeapPeaks heapPeaks() throws IOException {
+    HeapPeaks heapPeaks(long from) throws IOException {
         if (!Files.exists(gcLog)) {
             return new HeapPeaks(0, 0);
         }
         long afterMarking = 0;
         long committed = 0;
-        for (String line : Files.readAllLines(gcLog)) {
+        List<String> lines = Files.readAllLines(gcLog);
+        for (String line : lines.subList((int) Math.min(from, lines.size()), lines.size())) {
             Matcher m = HEAP_AFTER_GC.matcher(line);
             if (m.find()) {
                 committed = Math.max(committed, Long.parseLong(m.group(2)));
