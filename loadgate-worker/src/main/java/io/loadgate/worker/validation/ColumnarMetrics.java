@@ -502,17 +502,6 @@ final class ColumnarMetrics {
             }
         }
 
-        /**
-         * {@code v}'s bytes in an array of their own. Not {@link Binary#copy()}: it returns a constant value itself,
-         * and a value of an uncompressed page is a slice of its chunk's read buffer, read into again (ReadBuffers)
-         * once the row group is closed.
-         */
-        private static Binary copy(Binary v) {
-            byte[] bytes = new byte[v.length()];
-            v.toByteBuffer().duplicate().get(bytes);
-            return Binary.fromConstantByteArray(bytes);
-        }
-
         @Override
         void appendKey(DistinctKeys.EncodedKey key) throws IOException {
             if (isNull) {
