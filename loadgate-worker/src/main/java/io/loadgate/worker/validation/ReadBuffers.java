@@ -28,9 +28,16 @@ final class ReadBuffers implements ByteBufferAllocator {
         return ByteBuffer.allocate(size);
     }
 
+    /** Fails on a buffer released twice: it would be handed out to two readers at once. */
     @Override
     public void release(ByteBuffer buffer) {
-        released.push(buffer.array());
+        byte[] array = buffer.array();
+        for (byte[] free : released) {
+            if (free == array) {
+                throw new IllegalStateException("a read buffer of " + array.length + " bytes released twice");
+            }
+        }
+        released.push(array);
     }
 
     @Override

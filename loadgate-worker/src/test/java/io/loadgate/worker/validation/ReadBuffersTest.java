@@ -1,6 +1,7 @@
 package io.loadgate.worker.validation;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
@@ -26,5 +27,16 @@ class ReadBuffersTest {
                 .hasSize(1_001);
         assertThat(buffers.allocate(1_000).array()).isSameAs(first.array());
         assertThat(buffers.isDirect()).isFalse();
+    }
+
+    @Test
+    void aBufferReleasedTwiceFails() {
+        ReadBuffers buffers = new ReadBuffers();
+        ByteBuffer buffer = buffers.allocate(100);
+        buffers.release(buffer);
+        assertThatThrownBy(() -> buffers.release(buffer)).isInstanceOf(IllegalStateException.class)
+                .hasMessage("a read buffer of 100 bytes released twice");
+        assertThat(buffers.allocate(100).array()).isSameAs(buffer.array());
+        assertThat(buffers.allocate(100).array()).as("handed out once").isNotSameAs(buffer.array());
     }
 }
