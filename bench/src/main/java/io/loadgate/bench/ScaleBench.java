@@ -189,6 +189,11 @@ final class ScaleBench {
         }
     }
 
+    /** The heap after marking in a size's measured loads, or "none" when they ran no marking. */
+    private static String marked(Size size) {
+        return size.heap().afterMarkingMib() == 0 ? "none" : "%,d MiB".formatted(size.heap().afterMarkingMib());
+    }
+
     private static Size measure(BenchLoadgate ledger, Options options, Path stage, long rows, String user)
             throws Exception {
         String sourceUrl = options.server() + BenchTable.database(rows);
@@ -389,14 +394,14 @@ final class ScaleBench {
         for (Size s : sizes) {
             RunView end = s.load().end();
             LedgerRows r = s.ledgerRows();
-            out.append(("| %,d | %.1f s | %s | %,.0f | %,.0f | %.2f | %.0f | %.2f | %.2f / %.2f / %.2f | %,d MiB | %,d MiB | %,d MiB"
+            out.append(("| %,d | %.1f s | %s | %,.0f | %,.0f | %.2f | %.0f | %.2f | %.2f / %.2f / %.2f | %,d MiB | %,d MiB | %s"
                     + " | %d (%d) |")
                     .formatted(s.rows(), s.wallSeconds(), seconds(s.walls()), s.rowsPerSecond(), s.copyRowsPerSecond(),
                             s.rowsPerSecond() / s.copyRowsPerSecond(), s.nanosPerRow(), s.nanosPerRow() / meanPerRow,
                             Duration.between(s.load().startedAt(), end.startedAt()).toMillis() / 1e3,
                             Duration.between(end.startedAt(), end.extractCompletedAt()).toMillis() / 1e3,
                             Duration.between(end.extractCompletedAt(), end.completedAt()).toMillis() / 1e3,
-                            s.peakRssKib() >> 10, s.heap().committedMib(), s.heap().afterMarkingMib(), s.ledgerCalls(),
+                            s.peakRssKib() >> 10, s.heap().committedMib(), marked(s), s.ledgerCalls(),
                             s.workerCalls("heartbeat") + s.workerCalls("heartbeatValidation")))
                     .append(" %d / %d / %d / %d / %d (%d) | %s |\n".formatted(r.partitions(), r.chunks(), r.events(),
                             r.dispatches(), r.validations(), r.total(), s.loadAverage()));
@@ -492,13 +497,15 @@ final class ScaleBench {
                 .mapToDouble(s -> s.copyRowsPerSecond() / s.rowsPerSecond()).summaryStatistics();
         DoubleSummaryStatistics rss = sizes.stream().mapToDouble(Size::peakRssKib).summaryStatistics();
         DoubleSummaryStatistics committed = sizes.stream().mapToDouble(s -> s.heap().committedMib()).summaryStatistics();
-        DoubleSummaryStatistics heap = sizes.stream().mapToDouble(s -> s.heap().afterMarkingMib()).summaryStatistics();
+        // A size whose measured loads ran no marking has no such figure (G1 marks when its old generation fills).
+        DoubleSummaryStatistics heap = sizes.stream().filter(s -> s.heap().afterMarkingMib() > 0)
+                .mapToDouble(s -> s.heap().afterMarkingMib()).summaryStatistics();
         Size first = sizes.get(0);
         Size last = sizes.get(sizes.size() - 1);
         return ("Whole-load time per row (each size's median load): %.0f–%.0f ns, %+.0f%% / %+.0f%% of the mean (goal ±%.0f%%: %s). The same in"
                 + " units of the size's own COPY time per row (%.2f–%.2f): %+.0f%% / %+.0f%% (%s). Worker peak RSS:"
                 + " %,d–%,d MiB, the largest size at %.2f× the smallest's (%s), of which G1's committed heap %,d–%,d MiB; its heap after marking at its peak:"
-                + " %,d–%,d MiB, the largest size at %.2f× the smallest's (%s). Ledger rows per run: %d at %,d rows,"
+                + " %s. Ledger rows per run: %d at %,d rows,"
                 + " %d at %,d rows (%.1f× for %.0f× the rows; chunks %d → %d).").formatted(
                 perRow.getMin(), perRow.getMax(), pct(perRow.getMin(), perRow.getAverage()),
                 pct(perRow.getMax(), perRow.getAverage()), 100 * PER_ROW_TOLERANCE, within(perRow),
@@ -507,10 +514,15 @@ final class ScaleBench {
                 (long) rss.getMin() >> 10, (long) rss.getMax() >> 10, (double) last.peakRssKib() / first.peakRssKib(),
                 last.peakRssKib() <= first.peakRssKib() * (1 + PER_ROW_TOLERANCE) ? "flat within 15%" : "**grows**",
                 (long) committed.getMin(), (long) committed.getMax(),
-                (long) heap.getMin(), (long) heap.getMax(),
-                (double) last.heap().afterMarkingMib() / Math.max(1, first.heap().afterMarkingMib()),
-                last.heap().afterMarkingMib() <= first.heap().afterMarkingMib() * (1 + PER_ROW_TOLERANCE)
-                        ? "flat within 15%" : "**grows**",
+                heap.getCount() == 0 ? "no marking in any size's measured loads"
+                        : first.heap().afterMarkingMib() == 0 || last.heap().afterMarkingMib() == 0
+                        ? "%,d–%,d MiB in the %d size(s) whose measured loads ran a marking".formatted(
+                                (long) heap.getMin(), (long) heap.getMax(), heap.getCount())
+                        : "%,d–%,d MiB, the largest size at %.2f× the smallest's (%s)".formatted(
+                                (long) heap.getMin(), (long) heap.getMax(),
+                                (double) last.heap().afterMarkingMib() / first.heap().afterMarkingMib(),
+                                last.heap().afterMarkingMib() <= first.heap().afterMarkingMib() * (1 + PER_ROW_TOLERANCE)
+                                        ? "flat within 15%" : "**grows**"),
                 first.ledgerRows().total(), first.rows(), last.ledgerRows().total(), last.rows(),
                 (double) last.ledgerRows().total() / first.ledgerRows().total(), (double) last.rows() / first.rows(),
                 first.ledgerRows().chunks(), last.ledgerRows().chunks());
