@@ -41,11 +41,6 @@ public final class ParquetFiles {
         return open(file, new HeapByteBufferAllocator(), codecs());
     }
 
-    /** A reader of {@code file} whose column chunks are read into buffers of {@code allocator}. */
-    static ParquetFileReader open(InputFile file, ByteBufferAllocator allocator) throws IOException {
-        return open(file, allocator, codecs());
-    }
-
     /** The codecs of a reader: ZSTD by {@link ReadCodecs}, the others by parquet-java's factory. */
     static ReadCodecs codecs() {
         return new ReadCodecs(new CodecFactory(new HadoopParquetConfiguration(DEFAULTS), 0));

@@ -108,7 +108,7 @@ class ParquetFilesTest {
         };
 
         List<byte[]> expected = pages(ParquetFileReader.open(file));
-        List<byte[]> read = pages(ParquetFiles.open(file, recording));
+        List<byte[]> read = pages(ParquetFiles.open(file, recording, ParquetFiles.codecs()));
 
         assertThat(read).hasSameSizeAs(expected);
         for (int i = 0; i < expected.size(); i++) {
