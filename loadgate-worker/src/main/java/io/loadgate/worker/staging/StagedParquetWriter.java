@@ -32,7 +32,8 @@ import org.apache.parquet.schema.MessageType;
 /**
  * Writes one staged Parquet file as Iceberg's {@code Parquet.write} does with the same settings (the same bytes,
  * StagedParquetWriterTest), except where a row group's compressed pages wait until the row group is written: here
- * in direct memory, freed as soon as it is written, rather than on the heap.
+ * in direct memory, freed as soon as it is written, rather than on the heap; and a dictionary its column gave up on
+ * the first page is let go then ({@link DictionaryFallbacks}).
  *
  * <p>Why: a partition's writer holds its chunk's pages (~15 MB for a million rows of the bench's table) for as long
  * as the chunk takes to write, long enough that G1 copies them into the old generation, where they die with the
@@ -87,6 +88,7 @@ final class StagedParquetWriter<T> implements Closeable {
                 .withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0)
                 .withPageSize(pageBytes)
                 .withDictionaryPageSize(DICTIONARY_PAGE_BYTES)
+                .withValuesWriterFactory(new DictionaryFallbacks())
                 .build();
         this.type = ParquetSchemaUtil.convert(schema, "table");
         this.values = (ParquetValueWriter<T>) writerFunction.apply(schema, type);

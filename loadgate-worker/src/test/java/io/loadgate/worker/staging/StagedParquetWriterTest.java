@@ -14,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,22 +41,45 @@ class StagedParquetWriterTest {
                 spec(Compression.ZSTD, null), spec(Compression.ZSTD, 1), spec(Compression.ZSTD, 19),
                 spec(Compression.SNAPPY, null), spec(Compression.GZIP, null), spec(Compression.UNCOMPRESSED, null));
         for (StagingSpec staging : settings) {
-            byte[] ours = write("ours", staging, rows);
-            Path theirs = dir.resolve("iceberg.parquet");
-            Files.deleteIfExists(theirs);
-            Parquet.WriteBuilder builder = Parquet.write(org.apache.iceberg.Files.localOutput(theirs.toFile()))
-                    .schema(SCHEMA)
-                    .createWriterFunc(ChunkRecordWriter::create)
-                    .set(TableProperties.PARQUET_COMPRESSION, staging.compression().icebergName())
-                    .set(TableProperties.PARQUET_PAGE_SIZE_BYTES, Integer.toString(ChunkWriter.PAGE_BYTES));
-            if (staging.compressionLevel() != null) {
-                builder.set(TableProperties.PARQUET_COMPRESSION_LEVEL, staging.compressionLevel().toString());
-            }
-            try (FileAppender<Record> appender = builder.build()) {
-                appender.addAll(rows);
-            }
-            assertThat(ours).as("%s", staging).isEqualTo(Files.readAllBytes(theirs));
+            assertThat(write("ours", staging, rows)).as("%s", staging).isEqualTo(icebergs(staging, rows));
         }
+    }
+
+    @Test
+    void writesTheBytesOfIcebergsWriterOverPagesOfColumnsThatGaveUpTheirDictionary() throws IOException {
+        // A page of 20,000 rows: a column of a new value every row gives up its dictionary on its first page and
+        // writes five more without it; the raw bytes, 256 values, keep theirs.
+        List<Record> rows = records(110_000);
+        StagingSpec staging = spec(Compression.ZSTD, null);
+        byte[] ours = write("ours", staging, rows);
+
+        assertThat(ours).isEqualTo(icebergs(staging, rows));
+        Map<String, Boolean> dictionaries = new HashMap<>();
+        try (ParquetFileReader reader = ParquetFileReader.open(HadoopInputFile.fromPath(
+                new org.apache.hadoop.fs.Path(dir.resolve("ours.parquet").toUri()),
+                new org.apache.hadoop.conf.Configuration()))) {
+            reader.getRowGroups().get(0).getColumns()
+                    .forEach(chunk -> dictionaries.put(chunk.getPath().toDotString(), chunk.hasDictionaryPage()));
+        }
+        assertThat(dictionaries).containsEntry("id", false).containsEntry("amount", false)
+                .containsEntry("name", false).containsEntry("raw", true);
+    }
+
+    private byte[] icebergs(StagingSpec staging, List<Record> rows) throws IOException {
+        Path theirs = dir.resolve("iceberg.parquet");
+        Files.deleteIfExists(theirs);
+        Parquet.WriteBuilder builder = Parquet.write(org.apache.iceberg.Files.localOutput(theirs.toFile()))
+                .schema(SCHEMA)
+                .createWriterFunc(ChunkRecordWriter::create)
+                .set(TableProperties.PARQUET_COMPRESSION, staging.compression().icebergName())
+                .set(TableProperties.PARQUET_PAGE_SIZE_BYTES, Integer.toString(ChunkWriter.PAGE_BYTES));
+        if (staging.compressionLevel() != null) {
+            builder.set(TableProperties.PARQUET_COMPRESSION_LEVEL, staging.compressionLevel().toString());
+        }
+        try (FileAppender<Record> appender = builder.build()) {
+            appender.addAll(rows);
+        }
+        return Files.readAllBytes(theirs);
     }
 
     @Test
