@@ -2,6 +2,7 @@ package io.loadgate.worker.source.jdbc;
 
 import static java.util.Objects.requireNonNull;
 
+import io.loadgate.worker.job.SourceMetricsTiming;
 import io.loadgate.worker.job.SourceSpec;
 import io.loadgate.worker.job.ValidationSpec;
 import io.loadgate.worker.source.ColumnType;
@@ -13,12 +14,16 @@ import io.loadgate.worker.source.Source;
 import io.loadgate.worker.source.SourceColumn;
 import io.loadgate.worker.source.SourceException;
 import io.loadgate.worker.source.SourcePlan;
+import io.loadgate.worker.validation.MetricSet;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
@@ -38,6 +43,11 @@ import org.slf4j.LoggerFactory;
  * holder's connections ({@code reader_connections} of them, shared by all partitions). A {@code snapshotRef}
  * from another process, or from a closed holder, gives {@link SnapshotExpiredException}. The user needs the
  * RELOAD privilege for the lock.
+ *
+ * <p>The source's metrics measured during extraction ({@link SourceMetricsTiming#DURING_EXTRACTION}) need the same
+ * snapshot after planning, so their connections are opened under the same lock, beside the readers': one for the
+ * totals and, when the job asks for DUPLICATE_KEYS, one for its {@code GROUP BY}, as PostgreSQL's run side by side.
+ * They are the holder's until the metrics are measured, and never a partition's.
  */
 public final class MariaDbSnapshotSource implements Source {
     private static final Logger LOG = LoggerFactory.getLogger(MariaDbSnapshotSource.class);
@@ -45,6 +55,7 @@ public final class MariaDbSnapshotSource implements Source {
     private static final Map<String, PooledHolder> HOLDERS = new ConcurrentHashMap<>();
 
     private final SourceSpec source;
+    private final ValidationSpec validation;
     private final Map<String, String> environment;
     private final int readerConnections;
     private final SnapshotQueries queries;
@@ -54,6 +65,7 @@ public final class MariaDbSnapshotSource implements Source {
      */
     public MariaDbSnapshotSource(SourceSpec source, ValidationSpec validation, Map<String, String> environment, int readerConnections) {
         this.source = requireNonNull(source, "source is null");
+        this.validation = requireNonNull(validation, "validation is null");
         this.environment = Map.copyOf(environment);
         if (!source.jdbcUrl().startsWith("jdbc:mariadb:") && !source.jdbcUrl().startsWith("jdbc:mysql:")) {
             throw new SourceException("source.jdbc_url is not a MariaDB or MySQL URL: " + SourceConnections.masked(source.jdbcUrl()));
@@ -71,12 +83,28 @@ public final class MariaDbSnapshotSource implements Source {
 
     @Override
     public SnapshotHolder openSnapshot(String businessKey) {
+        return openSnapshot(businessKey, SourceMetricsTiming.WHILE_PLANNING);
+    }
+
+    /**
+     * {@link SourceMetricsTiming#AUTO} is resolved by where the URL says the server is ({@link #onThisHost}):
+     * MariaDB cannot tell a session the address it reached the server on, as PostgreSQL's
+     * {@code inet_server_addr()} does.
+     */
+    @Override
+    public SnapshotHolder openSnapshot(String businessKey, SourceMetricsTiming timing) {
+        requireNonNull(timing, "timing is null");
+        if (timing == SourceMetricsTiming.AUTO) {
+            timing = onThisHost(source.jdbcUrl()) ? SourceMetricsTiming.WHILE_PLANNING : SourceMetricsTiming.DURING_EXTRACTION;
+            LOG.debug("source.metrics auto: {}", timing);
+        }
+        int measuring = timing == SourceMetricsTiming.WHILE_PLANNING ? 0 : validation.primaryKey().isEmpty() ? 1 : 2;
         List<Connection> connections = new ArrayList<>();
         try {
             Connection lock = connect();
             try {
                 execute(lock, "FLUSH TABLES WITH READ LOCK");
-                for (int i = 0; i < readerConnections; i++) {
+                for (int i = 0; i < readerConnections + measuring; i++) {
                     Connection connection = connect();
                     connections.add(connection);
                     execute(connection, "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ");
@@ -87,8 +115,10 @@ public final class MariaDbSnapshotSource implements Source {
                 SourceConnections.closeQuietly(lock);
             }
             String snapshotRef = UUID.randomUUID().toString();
-            SourcePlan plan = queries.measure(connections.get(0), snapshotRef, businessKey);
-            PooledHolder holder = new PooledHolder(plan, connections);
+            SourcePlan plan = queries.measure(connections.get(0), snapshotRef, businessKey, null, timing, false,
+                    Optional::empty);
+            PooledHolder holder = new PooledHolder(plan, businessKey, connections.subList(0, readerConnections),
+                    connections.subList(readerConnections, connections.size()));
             HOLDERS.put(snapshotRef, holder);
             LOG.info("holding snapshot {} on {} connections: {} rows in {} partitions", snapshotRef, connections.size(),
                     plan.split().rowCount(), plan.partitions().size());
@@ -99,6 +129,19 @@ public final class MariaDbSnapshotSource implements Source {
         } catch (RuntimeException e) {
             connections.forEach(SourceConnections::closeQuietly);
             throw e;
+        }
+    }
+
+    /**
+     * Whether the URL's one host is this host (a loopback name or address, or one of its interfaces'). A URL of
+     * several hosts, or of another form, counts as elsewhere.
+     */
+    static boolean onThisHost(String jdbcUrl) {
+        try {
+            String host = new URI(jdbcUrl.substring("jdbc:".length())).getHost();
+            return host != null && SourceConnections.isLocalAddress(host);
+        } catch (URISyntaxException e) {
+            return false;
         }
     }
 
@@ -146,20 +189,52 @@ public final class MariaDbSnapshotSource implements Source {
         }
     }
 
-    /** The connections that see the snapshot; a reader borrows one for the length of a partition. */
-    private static final class PooledHolder implements SnapshotHolder {
+    /**
+     * The connections that see the snapshot: a reader borrows one for the length of a partition; the measuring ones,
+     * when the plan left the metrics out, are used once, by {@link #sourceMetrics}.
+     */
+    private final class PooledHolder implements SnapshotHolder {
         private final SourcePlan plan;
+        private final String businessKey;
         private final BlockingQueue<Connection> idle;
+        private final List<Connection> measuring;
+        private MetricSet measured;
         private volatile boolean closed;
 
-        PooledHolder(SourcePlan plan, List<Connection> connections) {
+        PooledHolder(SourcePlan plan, String businessKey, List<Connection> readers, List<Connection> measuring) {
             this.plan = plan;
-            this.idle = new LinkedBlockingQueue<>(connections);
+            this.businessKey = businessKey;
+            this.idle = new LinkedBlockingQueue<>(readers);
+            this.measuring = List.copyOf(measuring);
         }
 
         @Override
         public SourcePlan plan() {
             return plan;
+        }
+
+        /** Measured once, on the measuring connections, which are closed after. */
+        @Override
+        public synchronized MetricSet sourceMetrics() {
+            if (plan.sourceMetrics().isPresent()) {
+                return plan.sourceMetrics().get();
+            }
+            if (measured == null) {
+                if (closed) {
+                    throw new SnapshotExpiredException("snapshot " + plan.snapshotRef()
+                            + " was released before the source's metrics were measured", null);
+                }
+                try {
+                    Connection side = measuring.size() > 1 ? measuring.get(1) : null;
+                    measured = queries.measureMetrics(measuring.get(0), businessKey, side == null ? null : () -> side,
+                            false);
+                } catch (SQLException e) {
+                    throw queries.failure(e);
+                } finally {
+                    measuring.forEach(SourceConnections::closeQuietly);
+                }
+            }
+            return measured;
         }
 
         @Override
@@ -195,6 +270,7 @@ public final class MariaDbSnapshotSource implements Source {
             }
         }
 
+        /** Closes the measuring connections too: metrics not measured by then cannot be any more. */
         @Override
         public void close() {
             if (closed) {
@@ -205,6 +281,7 @@ public final class MariaDbSnapshotSource implements Source {
             for (Connection connection = idle.poll(); connection != null; connection = idle.poll()) {
                 SourceConnections.closeQuietly(connection);
             }
+            measuring.forEach(SourceConnections::closeQuietly);
             LOG.info("released snapshot {}", plan.snapshotRef());
         }
     }

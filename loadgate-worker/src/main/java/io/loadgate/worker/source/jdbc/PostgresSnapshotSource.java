@@ -15,9 +15,6 @@ import io.loadgate.worker.source.SourceColumn;
 import io.loadgate.worker.source.SourceException;
 import io.loadgate.worker.source.SourcePlan;
 import io.loadgate.worker.validation.MetricSet;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.NetworkInterface;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -294,17 +291,7 @@ public final class PostgresSnapshotSource implements Source {
             rs.next();
             address = rs.getString(1);
         }
-        return address == null || isLocalAddress(address);
-    }
-
-    /** {@code address} is an IP literal, as PostgreSQL prints it: parsing it needs no name lookup. */
-    static boolean isLocalAddress(String address) {
-        try {
-            InetAddress inet = InetAddress.getByName(address);
-            return inet.isLoopbackAddress() || inet.isAnyLocalAddress() || NetworkInterface.getByInetAddress(inet) != null;
-        } catch (IOException e) {
-            return false;
-        }
+        return address == null || SourceConnections.isLocalAddress(address);
     }
 
     /**

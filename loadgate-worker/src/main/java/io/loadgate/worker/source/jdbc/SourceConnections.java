@@ -3,6 +3,9 @@ package io.loadgate.worker.source.jdbc;
 import io.loadgate.worker.job.SourceSpec;
 import io.loadgate.worker.source.SourceException;
 import io.loadgate.worker.source.SourceUnavailableException;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -61,6 +64,19 @@ public final class SourceConnections {
         }
         int newline = message.indexOf('\n');
         return newline < 0 ? message : message.substring(0, newline);
+    }
+
+    /**
+     * Whether {@code address} is this host's: a loopback address, the wildcard, or one of its interfaces'. An IP
+     * literal (as PostgreSQL prints one) needs no lookup; a name is looked up, and one that does not resolve is not.
+     */
+    static boolean isLocalAddress(String address) {
+        try {
+            InetAddress inet = InetAddress.getByName(address);
+            return inet.isLoopbackAddress() || inet.isAnyLocalAddress() || NetworkInterface.getByInetAddress(inet) != null;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** Rolls back and closes; a connection that is already broken only needs closing. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.loadgate.worker.job.Compression;
+import io.loadgate.worker.job.SourceMetricsTiming;
 import io.loadgate.worker.job.SourceSpec;
 import io.loadgate.worker.job.StagingSpec;
 import io.loadgate.worker.job.ValidationSpec;
@@ -144,8 +145,70 @@ class MariaDbSnapshotSourceTest {
                 .hasMessageContaining("is not held in this process");
     }
 
+    @Test
+    void measuresTheMetricsLaterAtTheSnapshotOnConnectionsOfTheirOwn() throws Exception {
+        String table = TABLE + "_later";
+        execute("CREATE TABLE " + table + " LIKE " + TABLE);
+        execute("INSERT INTO " + table + " SELECT * FROM " + TABLE);
+        try {
+            // One reader connection: a partition holds it while the metrics are measured.
+            MariaDbSnapshotSource source = new MariaDbSnapshotSource(spec(table), VALIDATION, Map.of(), 1);
+            Map<String, String> planned;
+            try (SnapshotHolder holder = source.openSnapshot("any", SourceMetricsTiming.WHILE_PLANNING)) {
+                planned = holder.plan().sourceMetrics().orElseThrow().values();
+            }
+            try (SnapshotHolder holder = source.openSnapshot("any", SourceMetricsTiming.DURING_EXTRACTION)) {
+                SourcePlan plan = holder.plan();
+                assertThat(plan.sourceMetrics()).isEmpty();
+                execute("INSERT INTO " + table + " SELECT row_id + 200000, id, 'new', 1, created, flag FROM " + table
+                        + " WHERE row_id <= 500");
+                execute("UPDATE " + table + " SET label = 'changed', price = price + 1 WHERE row_id % 40 = 1");
+                try (PartitionRows rows = source.readPartition(plan.snapshotRef(), plan.partitions().get(0), "any")) {
+                    assertThat(rows.next()).isTrue();
+                    assertThat(holder.sourceMetrics().values()).as("the same SQL at the same snapshot").isEqualTo(planned);
+                }
+                assertThat(holder.sourceMetrics().values()).as("measured once").isEqualTo(planned);
+            }
+            try (SnapshotHolder holder = source.openSnapshot("any", SourceMetricsTiming.WHILE_PLANNING)) {
+                assertThat(holder.plan().sourceMetrics().orElseThrow().values()).as("after the commits")
+                        .isNotEqualTo(planned);
+            }
+        } finally {
+            execute("DROP TABLE IF EXISTS " + table);
+        }
+    }
+
+    @Test
+    void metricsLeftForLaterCannotBeMeasuredOnceTheSnapshotIsReleased() {
+        SnapshotHolder holder = new MariaDbSnapshotSource(spec(), VALIDATION, Map.of(), 1)
+                .openSnapshot("any", SourceMetricsTiming.DURING_EXTRACTION);
+        holder.close();
+
+        assertThatThrownBy(holder::sourceMetrics).isInstanceOf(SnapshotExpiredException.class)
+                .hasMessageContaining("released before the source's metrics were measured");
+    }
+
+    @Test
+    void autoMeasuresTheMetricsWhilePlanningFromAServerOnThisHost() {
+        try (SnapshotHolder holder = new MariaDbSnapshotSource(spec(), VALIDATION, Map.of(), 1)
+                .openSnapshot("any", SourceMetricsTiming.AUTO)) {
+            assertThat(holder.plan().sourceMetrics()).as("the test server listens on 127.0.0.1").isPresent();
+        }
+        assertThat(MariaDbSnapshotSource.onThisHost("jdbc:mariadb://127.0.0.1:3306/test")).isTrue();
+        assertThat(MariaDbSnapshotSource.onThisHost("jdbc:mysql://localhost/test?useSSL=false")).isTrue();
+        assertThat(MariaDbSnapshotSource.onThisHost("jdbc:mariadb://[::1]:3306/test")).isTrue();
+        assertThat(MariaDbSnapshotSource.onThisHost("jdbc:mariadb://198.51.100.254:3306/test")).isFalse();
+        assertThat(MariaDbSnapshotSource.onThisHost("jdbc:mariadb://127.0.0.1,127.0.0.2/test")).as("several hosts")
+                .isFalse();
+        assertThat(MariaDbSnapshotSource.onThisHost("jdbc:mariadb:replication://127.0.0.1/test")).isFalse();
+    }
+
     private static SourceSpec spec() {
-        return new SourceSpec(URL, "root", null, TABLE, null, null, "id", 4, null, 1_000);
+        return spec(TABLE);
+    }
+
+    private static SourceSpec spec(String table) {
+        return new SourceSpec(URL, "root", null, table, null, null, "id", 4, null, 1_000);
     }
 
     private static void execute(String sql) throws SQLException {

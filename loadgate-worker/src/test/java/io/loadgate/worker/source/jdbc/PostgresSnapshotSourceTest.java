@@ -417,10 +417,10 @@ class PostgresSnapshotSourceTest {
         try (Connection c = db.connect()) {
             assertThat(PostgresSnapshotSource.onThisHost(c)).isTrue();
         }
-        assertThat(PostgresSnapshotSource.isLocalAddress("127.0.0.1")).isTrue();
-        assertThat(PostgresSnapshotSource.isLocalAddress("::1")).isTrue();
+        assertThat(SourceConnections.isLocalAddress("127.0.0.1")).isTrue();
+        assertThat(SourceConnections.isLocalAddress("::1")).isTrue();
         // TEST-NET-2 (RFC 5737), which no host is given (this machine has an address of TEST-NET-1).
-        assertThat(PostgresSnapshotSource.isLocalAddress("198.51.100.254")).isFalse();
+        assertThat(SourceConnections.isLocalAddress("198.51.100.254")).isFalse();
     }
 
     private record StagedRun(SourcePlan plan, Schema schema, List<URI> files, List<Record> records) {
