@@ -74,12 +74,6 @@ final class SnapshotQueries {
         Optional<SplitRange> read() throws SQLException;
     }
 
-    /** Measures with one connection, one query after the other. */
-    SourcePlan measure(Connection connection, String snapshotRef, String businessKey) throws SQLException {
-        return measure(connection, snapshotRef, businessKey, null, SourceMetricsTiming.WHILE_PLANNING, false,
-                Optional::empty);
-    }
-
     /** {@link SourceSql#splitRange}: cheap only where an index gives the ends; the caller bounds its time. */
     SplitRange splitRange(Connection connection, String businessKey) throws SQLException {
         try (PreparedStatement statement = sql.splitRange(businessKey).prepare(connection);
