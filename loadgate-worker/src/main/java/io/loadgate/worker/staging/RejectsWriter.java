@@ -39,7 +39,7 @@ public final class RejectsWriter implements AutoCloseable {
     private final int reasonPosition;
     private final int rawLinePosition;
     private DigestingOutputFile file;
-    private StagedParquetWriter<Record> appender;
+    private StagedParquetWriter<Record> writer;
     private long records;
     private boolean finished;
 
@@ -115,11 +115,11 @@ public final class RejectsWriter implements AutoCloseable {
         }
         row.set(reasonPosition, reason);
         try {
-            if (appender == null) {
+            if (writer == null) {
                 file = new DigestingOutputFile(StagingFileSystems.newFile(fs, path));
-                appender = ChunkWriter.recordWriter(file, schema, staging);
+                writer = ChunkWriter.recordWriter(file, schema, staging);
             }
-            appender.add(row);
+            writer.add(row);
         } catch (IOException e) {
             throw new UncheckedIOException("writing rejects file " + path + " failed: " + e.getMessage(), e);
         }
@@ -129,15 +129,15 @@ public final class RejectsWriter implements AutoCloseable {
     /** Closes the file; the chunk to report as the partition's {@code chunkIndex}, or empty when nothing was rejected. */
     public Optional<StagedChunk> finish(int chunkIndex) {
         finished = true;
-        if (appender == null) {
+        if (writer == null) {
             return Optional.empty();
         }
         try {
-            appender.close();
+            writer.close();
         } catch (IOException e) {
             throw new UncheckedIOException("closing rejects file " + path + " failed: " + e.getMessage(), e);
         }
-        appender = null;
+        writer = null;
         return Optional.of(new StagedChunk(chunkIndex, path.toUri(), records, file.byteCount(), file.sha256Hex()));
     }
 
@@ -147,7 +147,7 @@ public final class RejectsWriter implements AutoCloseable {
      * planned, 0 rows emitted, 0 staged). A rejects chunk, so nothing of it is ever published.
      */
     public StagedChunk finishEvenIfEmpty(int chunkIndex) {
-        if (appender != null || finished) {
+        if (writer != null || finished) {
             return finish(chunkIndex).orElseThrow(() -> new IllegalStateException("the rejects file is finished"));
         }
         finished = true;
@@ -163,15 +163,15 @@ public final class RejectsWriter implements AutoCloseable {
     /** Abandons an unfinished file (the partition failed): it is deleted rather than left half-written. */
     @Override
     public void close() {
-        if (appender == null) {
+        if (writer == null) {
             return;
         }
         try {
-            appender.close();
+            writer.close();
         } catch (IOException | RuntimeException e) {
             // The file is deleted next; a failure to close it changes nothing the ledger will see.
         }
-        appender = null;
+        writer = null;
         try {
             fs.delete(path, false);
         } catch (IOException e) {
