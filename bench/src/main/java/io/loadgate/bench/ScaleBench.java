@@ -497,7 +497,6 @@ final class ScaleBench {
                 .mapToDouble(s -> s.copyRowsPerSecond() / s.rowsPerSecond()).summaryStatistics();
         DoubleSummaryStatistics rss = sizes.stream().mapToDouble(Size::peakRssKib).summaryStatistics();
         DoubleSummaryStatistics committed = sizes.stream().mapToDouble(s -> s.heap().committedMib()).summaryStatistics();
-        // A size whose measured loads ran no marking has no such figure (G1 marks when its old generation fills).
         DoubleSummaryStatistics heap = sizes.stream().filter(s -> s.heap().afterMarkingMib() > 0)
                 .mapToDouble(s -> s.heap().afterMarkingMib()).summaryStatistics();
         Size first = sizes.get(0);
@@ -514,18 +513,30 @@ final class ScaleBench {
                 (long) rss.getMin() >> 10, (long) rss.getMax() >> 10, (double) last.peakRssKib() / first.peakRssKib(),
                 last.peakRssKib() <= first.peakRssKib() * (1 + PER_ROW_TOLERANCE) ? "flat within 15%" : "**grows**",
                 (long) committed.getMin(), (long) committed.getMax(),
-                heap.getCount() == 0 ? "no marking in any size's measured loads"
-                        : first.heap().afterMarkingMib() == 0 || last.heap().afterMarkingMib() == 0
-                        ? "%,d–%,d MiB in the %d size(s) whose measured loads ran a marking".formatted(
-                                (long) heap.getMin(), (long) heap.getMax(), heap.getCount())
-                        : "%,d–%,d MiB, the largest size at %.2f× the smallest's (%s)".formatted(
-                                (long) heap.getMin(), (long) heap.getMax(),
-                                (double) last.heap().afterMarkingMib() / first.heap().afterMarkingMib(),
-                                last.heap().afterMarkingMib() <= first.heap().afterMarkingMib() * (1 + PER_ROW_TOLERANCE)
-                                        ? "flat within 15%" : "**grows**"),
+                afterMarking(first, last, heap),
                 first.ledgerRows().total(), first.rows(), last.ledgerRows().total(), last.rows(),
                 (double) last.ledgerRows().total() / first.ledgerRows().total(), (double) last.rows() / first.rows(),
                 first.ledgerRows().chunks(), last.ledgerRows().chunks());
+    }
+
+    /**
+     * The verdict on the heap after marking, from {@code marked}: the sizes whose measured loads ran a marking. A size
+     * without one has no such figure (G1 marks when its old generation fills), so the smallest and the largest size
+     * compare only when both have one.
+     */
+    private static String afterMarking(Size first, Size last, DoubleSummaryStatistics marked) {
+        if (marked.getCount() == 0) {
+            return "no marking in any size's measured loads";
+        }
+        long smallest = first.heap().afterMarkingMib();
+        long largest = last.heap().afterMarkingMib();
+        if (smallest == 0 || largest == 0) {
+            return "%,d–%,d MiB in the %d size(s) whose measured loads ran a marking".formatted(
+                    (long) marked.getMin(), (long) marked.getMax(), marked.getCount());
+        }
+        return "%,d–%,d MiB, the largest size at %.2f× the smallest's (%s)".formatted((long) marked.getMin(),
+                (long) marked.getMax(), (double) largest / smallest,
+                largest <= smallest * (1 + PER_ROW_TOLERANCE) ? "flat within 15%" : "**grows**");
     }
 
     /**
